@@ -1,0 +1,341 @@
+/*
+ * kbench — a trustworthy evaluator for GPU kernels.
+ *
+ * kbench loads a task (the contract a kernel must meet), compiles a candidate
+ * kernel, runs it against the task's reference on the same inputs, compares
+ * every output, times it against a baseline and returns a verdict.
+ *
+ * ABI rules (see docs/c-api.md):
+ *  - Every type the library may need to change is an opaque handle.
+ *  - Options structs begin with `version`; initialise them with the matching
+ *    `..._INIT` macro or `..._init()` function. A version the library does not
+ *    know is rejected with KB_ERR_UNSUPPORTED_VERSION. A numeric option left at
+ *    0 means "the documented default".
+ *  - Every function returning kb_status sets a thread-local detail message,
+ *    readable with kb_last_error(), when it fails.
+ *  - Every *_destroy function accepts NULL.
+ *  - Status and verdict values are never renumbered; new ones are appended.
+ *
+ * Ownership: a function that hands out a handle through an `out` parameter
+ * transfers it to the caller, who releases it with the matching *_destroy.
+ * A `const char*` returned by an accessor is owned by the handle it was read
+ * from and stays valid until that handle is destroyed, unless stated otherwise.
+ * Input strings and buffers are copied; the caller keeps ownership of them.
+ *
+ * Threads: kb_task and kb_kernel are immutable after creation and may be
+ * shared between threads. A kb_context may be used by one thread at a time,
+ * except kb_compile, which may run on several threads at once against the
+ * same context (compilation is CPU work and is meant to run ahead of the GPU).
+ */
+#ifndef KBENCH_H
+#define KBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KB_VERSION_MAJOR 0
+#define KB_VERSION_MINOR 1
+#define KB_VERSION_PATCH 0
+/* major*10000 + minor*100 + patch, as kb_version_number() returns it. */
+#define KB_VERSION_NUMBER (KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define KB_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define KB_API __attribute__((visibility("default")))
+#else
+#define KB_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status and errors                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* What an API call did. A candidate kernel that fails is NOT an API error:
+ * kb_compare and kb_score return KB_OK with a verdict in the result. A status
+ * other than KB_OK means kbench could not produce the result asked for. */
+typedef enum kb_status {
+    KB_OK = 0,
+    KB_ERR_INVALID_ARGUMENT = 1,    /* NULL where a value is required, bad index, ... */
+    KB_ERR_UNSUPPORTED_VERSION = 2, /* an options struct's version is unknown */
+    KB_ERR_IO = 3,                  /* a file could not be read or written */
+    KB_ERR_TASK_INVALID = 4,        /* the task (or a launch plan) is malformed; detail names the JSON path */
+    KB_ERR_COMPILE = 5,             /* kb_compile: the code did not compile; detail holds the log */
+    KB_ERR_NO_DEVICE = 6,           /* no CUDA driver or no such device */
+    KB_ERR_CUDA = 7,                /* kbench's own device work failed; detail names the CUresult */
+    KB_ERR_OUT_OF_MEMORY = 8,       /* host or device memory exhausted */
+    KB_ERR_REFERENCE_FAILED = 9,    /* the task's reference or baseline failed: the task is broken */
+    KB_ERR_CONTEXT_LOST = 10,       /* an in-process candidate crashed the CUDA context; create a new
+                                       context in a new process, or use worker isolation */
+    KB_ERR_WORKER = 11,             /* the worker process could not be started or spoke nonsense */
+    KB_ERR_NOT_FOUND = 12,          /* a result field, case or file that does not exist */
+    KB_ERR_INTERNAL = 13            /* a bug in kbench; please report the detail */
+} kb_status;
+
+/* A static English name for a status, e.g. "task invalid". Never NULL. */
+KB_API const char* kb_status_string(kb_status status);
+
+/* The detail of the last failing call on this thread: the JSON path of a bad
+ * task field, the compiler log excerpt, the CUresult name. Never NULL (an empty
+ * string when there is none). Valid until the next kbench call on this thread. */
+KB_API const char* kb_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* KB_VERSION_NUMBER of the library actually loaded. */
+KB_API unsigned kb_version_number(void);
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. Static storage. */
+KB_API const char* kb_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Verdicts                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum kb_verdict {
+    KB_VERDICT_NONE = -1,              /* the result carries no verdict (kb_run_reference, kb_time) */
+    KB_VERDICT_PASS = 0,
+    KB_VERDICT_COMPILE_ERROR = 1,
+    KB_VERDICT_LAUNCH_ERROR = 2,       /* the launch plan could not be launched (limits, arguments) */
+    KB_VERDICT_RUNTIME_ERROR = 3,      /* the kernel crashed (illegal address, trap, ...) */
+    KB_VERDICT_TIMEOUT = 4,
+    KB_VERDICT_WRONG_ANSWER = 5,
+    KB_VERDICT_INPUT_MODIFIED = 6,     /* an `in` buffer changed */
+    KB_VERDICT_OUTPUT_NOT_WRITTEN = 7, /* output elements still hold the poison pattern */
+    KB_VERDICT_OUT_OF_BOUNDS_WRITE = 8,/* a guard zone around a buffer changed */
+    KB_VERDICT_NONDETERMINISTIC = 9    /* repeated runs on the same inputs disagree */
+} kb_verdict;
+
+/* "pass", "compile_error", ... as used in the JSON. Never NULL. */
+KB_API const char* kb_verdict_string(kb_verdict verdict);
+
+/* ------------------------------------------------------------------------ */
+/* Opaque handles                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct kb_context kb_context; /* a device, its worker, caches and options */
+typedef struct kb_task kb_task;       /* a parsed, validated task; immutable */
+typedef struct kb_kernel kb_kernel;   /* a compiled kernel plus its launch plan; immutable */
+typedef struct kb_result kb_result;   /* a JSON document with typed accessors; immutable */
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Where candidate kernels run. */
+typedef enum kb_isolation {
+    KB_ISOLATION_DEFAULT = 0,    /* the library's default: see docs/c-api.md */
+    KB_ISOLATION_IN_PROCESS = 1, /* in the caller's process: fastest, for trusted kernels only */
+    KB_ISOLATION_WORKER = 2      /* in a kbench-worker process that a crash or hang cannot escape */
+} kb_isolation;
+
+/* The device ordinal that asks for no device: a compile-only context, which
+ * validates tasks and compiles (to PTX unless `arch` says otherwise). */
+#define KB_DEVICE_NONE (-1)
+
+#define KB_CONTEXT_OPTIONS_VERSION 1
+typedef struct kb_context_options {
+    unsigned version;        /* KB_CONTEXT_OPTIONS_VERSION */
+    int device;              /* CUDA device ordinal; KB_DEVICE_NONE for compile-only */
+    kb_isolation isolation;
+    const char* arch;        /* target such as "sm_90" or "sm_90a"; NULL: the device's own */
+    const char* cache_dir;   /* directory for the compiled-code cache; NULL: memory only.
+                                Also read from KBENCH_CACHE_DIR when NULL. */
+    const char* cuda_home;   /* CUDA toolkit root for headers and nvcc; NULL: $CUDA_HOME,
+                                then the toolkit kbench was built against */
+    const char* worker_path; /* kbench-worker executable; NULL: found beside the library */
+    double timeout_s;        /* deadline of one worker request; 0: from the task (default) */
+    unsigned flags;          /* KB_CONTEXT_* bits */
+} kb_context_options;
+
+/* Compile to PTX even when a device is present (cubin is the default). */
+#define KB_CONTEXT_EMIT_PTX 0x1u
+/* Never fall back to nvcc when NVRTC rejects the code. */
+#define KB_CONTEXT_NO_NVCC_FALLBACK 0x2u
+
+#define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u }
+
+/* Fill *opts with defaults for the given struct version. */
+KB_API kb_status kb_context_options_init(kb_context_options* opts, unsigned version);
+
+/* Number of CUDA devices; 0 (and KB_OK) when there is no driver or no device. */
+KB_API kb_status kb_device_count(int* out);
+
+/* Create a context. opts may be NULL for defaults (device 0). Returns
+ * KB_ERR_NO_DEVICE when a device was asked for and none is usable. On success
+ * the caller owns *out. */
+KB_API kb_status kb_context_create(const kb_context_options* opts, kb_context** out);
+KB_API void kb_context_destroy(kb_context* ctx);
+
+/* A JSON description of the context: device name, architecture, memory, L2
+ * size, clocks, isolation, compiler versions. Owned by ctx. */
+KB_API const char* kb_context_json(const kb_context* ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Tasks                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Parse and validate a task. `source` is either JSON text (its first
+ * non-space character is '{') or the path of a task file. Relative paths in
+ * the task (source_file) resolve against the file's folder, or the current
+ * directory for JSON text. On failure kb_last_error() names the JSON path
+ * of the offending field and what was expected. */
+KB_API kb_status kb_load_task(const char* source, kb_task** out);
+KB_API void kb_task_destroy(kb_task* task);
+
+KB_API const char* kb_task_name(const kb_task* task);
+/* Cases are numbered 0..count-1; the perf case is one of them. */
+KB_API int kb_task_case_count(const kb_task* task);
+KB_API const char* kb_task_case_name(const kb_task* task, int case_index); /* NULL if out of range */
+KB_API int kb_task_perf_case(const kb_task* task);
+/* -1 when there is no case of that name. */
+KB_API int kb_task_find_case(const kb_task* task, const char* name);
+/* The normalised, self-contained task (sources inlined). Owned by task. */
+KB_API const char* kb_task_json(const kb_task* task);
+
+/* ------------------------------------------------------------------------ */
+/* Compilation                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum kb_language {
+    KB_LANG_AUTO = 0,   /* from the path's extension (.cu .ptx .cubin .json), else CUDA C++ */
+    KB_LANG_CUDA = 1,   /* CUDA C++ source */
+    KB_LANG_PTX = 2,    /* PTX text */
+    KB_LANG_CUBIN = 3,  /* a cubin (ELF) image for this device */
+    KB_LANG_TRITON = 4  /* a Triton-compiled cubin; `metadata_json` holds Triton's metadata */
+} kb_language;
+
+#define KB_CANDIDATE_VERSION 1
+typedef struct kb_candidate {
+    unsigned version;          /* KB_CANDIDATE_VERSION */
+    kb_language language;
+    const char* code;          /* source text or binary image; NULL: read `path` */
+    size_t code_size;          /* bytes in code; 0 for NUL-terminated text */
+    const char* path;          /* file to read when code is NULL; a .json file is a
+                                  kbench-candidate/1 document (docs/task-format.md) */
+    const char* launch_json;   /* launch plan {"launch":[...],"scratch":[...]}; NULL: the
+                                  task's default candidate plan */
+    const char* metadata_json; /* KB_LANG_TRITON only: the kernel's metadata JSON */
+    const char* label;         /* a name for logs and results; NULL: path or "candidate" */
+} kb_candidate;
+
+#define KB_CANDIDATE_INIT { KB_CANDIDATE_VERSION, KB_LANG_AUTO, NULL, 0, NULL, NULL, NULL, NULL }
+
+/* Compile a candidate with the task's compile policy. On KB_ERR_COMPILE,
+ * kb_last_error() holds the compiler log and *out is NULL. A launch plan that
+ * does not fit the task gives KB_ERR_TASK_INVALID. */
+KB_API kb_status kb_compile(kb_context* ctx, const kb_task* task, const kb_candidate* candidate,
+                            kb_kernel** out);
+
+typedef enum kb_program_role {
+    KB_ROLE_REFERENCE = 0, /* the correctness oracle */
+    KB_ROLE_BASELINE = 1   /* the speed yardstick (the reference when the task has none) */
+} kb_program_role;
+
+/* Compile the task's reference or baseline. */
+KB_API kb_status kb_compile_task_program(kb_context* ctx, const kb_task* task, kb_program_role role,
+                                         kb_kernel** out);
+KB_API void kb_kernel_destroy(kb_kernel* kernel);
+
+/* The compiler's full log (may be empty). Owned by kernel. */
+KB_API const char* kb_kernel_log(const kb_kernel* kernel);
+/* The compiled image: cubin bytes or NUL-terminated PTX. Owned by kernel. */
+KB_API kb_status kb_kernel_image(const kb_kernel* kernel, const void** data, size_t* size);
+/* Compile facts as JSON: path (nvrtc/nvcc/given), compile_ms, cache_hit,
+ * image kind, architecture, entry points, launch plan. Owned by kernel. */
+KB_API const char* kb_kernel_json(const kb_kernel* kernel);
+
+/* ------------------------------------------------------------------------ */
+/* Running, comparing, timing                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Run the task's reference on one case with inputs drawn from `seed` and keep
+ * its outputs host-side (cached per task, case and seed). The result holds
+ * statistics of every output and warnings when an output cannot tell right
+ * from wrong (near-constant, or within the tolerance of zero). */
+KB_API kb_status kb_run_reference(kb_context* ctx, const kb_task* task, int case_index, uint64_t seed,
+                                  kb_result** out);
+
+/* Run `kernel` on one case with the same inputs the reference saw, and
+ * compare every output under the task's tolerances. The result's verdict says
+ * what happened; its JSON holds per-output error statistics and the worst
+ * element's index and values. */
+KB_API kb_status kb_compare(kb_context* ctx, const kb_task* task, const kb_kernel* kernel, int case_index,
+                            uint64_t seed, kb_result** out);
+
+typedef enum kb_time_mode {
+    KB_TIME_COLD = 0, /* L2 flushed before every sample; one launch plan per sample */
+    KB_TIME_HOT = 1   /* a CUDA graph of back-to-back launch plans, for very short kernels */
+} kb_time_mode;
+
+#define KB_TIME_OPTIONS_VERSION 1
+typedef struct kb_time_options {
+    unsigned version;           /* KB_TIME_OPTIONS_VERSION */
+    kb_time_mode mode;
+    int case_index;             /* the case to time; -1: the perf case (the default) */
+    int against_baseline;       /* nonzero: interleave with the baseline, report the speedup */
+    double budget_ms;           /* wall-clock budget for sampling; 0: 100 ms */
+    double warmup_ms;           /* warm-up before sampling; 0: 5 ms (at least one run) */
+    unsigned min_samples;       /* 0: 10 */
+    unsigned max_samples;       /* 0: 10000 */
+    double target_rel_noise;    /* stop once the median's relative standard error is
+                                   below this; 0: 0.005 */
+} kb_time_options;
+
+#define KB_TIME_OPTIONS_INIT { KB_TIME_OPTIONS_VERSION, KB_TIME_COLD, -1, 0, 0.0, 0.0, 0u, 0u, 0.0 }
+KB_API kb_status kb_time_options_init(kb_time_options* opts, unsigned version);
+
+/* Time `kernel` (NULL: the task's baseline alone) with the measurement
+ * protocol of docs/measurement.md. opts may be NULL for defaults. */
+KB_API kb_status kb_time(kb_context* ctx, const kb_task* task, const kb_kernel* kernel,
+                         const kb_time_options* opts, kb_result** out);
+
+/* Skip timing: correctness only. */
+#define KB_SCORE_SKIP_TIMING 0x1u
+/* Skip the post-timing recheck on fresh inputs from a secret seed. */
+#define KB_SCORE_NO_RECHECK 0x2u
+
+#define KB_SCORE_OPTIONS_VERSION 1
+typedef struct kb_score_options {
+    unsigned version;            /* KB_SCORE_OPTIONS_VERSION */
+    uint64_t seed;               /* seed of the correctness inputs; 0: the fixed default */
+    unsigned correctness_runs;   /* runs per case; >1 also checks determinism; 0: 1 */
+    unsigned flags;              /* KB_SCORE_* bits */
+    kb_time_options timing;      /* against_baseline is implied */
+} kb_score_options;
+
+#define KB_SCORE_OPTIONS_INIT { KB_SCORE_OPTIONS_VERSION, 0u, 0u, 0u, KB_TIME_OPTIONS_INIT }
+KB_API kb_status kb_score_options_init(kb_score_options* opts, unsigned version);
+
+/* The one call an RL loop wants: compile, check every case, time against the
+ * baseline, recheck on fresh inputs, verdict. A candidate that fails is KB_OK
+ * with its verdict; the result holds everything learnt up to the failure. */
+KB_API kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* candidate,
+                          const kb_score_options* opts, kb_result** out);
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+KB_API kb_verdict kb_result_verdict(const kb_result* result);
+/* One line a model or a person can act on. Owned by result; never NULL. */
+KB_API const char* kb_result_message(const kb_result* result);
+/* The whole result as a JSON document. Owned by result. */
+KB_API const char* kb_result_json(const kb_result* result);
+/* A number by JSON pointer, e.g. "/timing/candidate/median_us". Booleans read
+ * as 0 or 1. KB_ERR_NOT_FOUND if absent or not a number. */
+KB_API kb_status kb_result_get_number(const kb_result* result, const char* json_pointer, double* out);
+/* A string by JSON pointer. *out is owned by result. */
+KB_API kb_status kb_result_get_string(const kb_result* result, const char* json_pointer, const char** out);
+KB_API void kb_result_destroy(kb_result* result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KBENCH_H */

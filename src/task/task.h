@@ -1,0 +1,181 @@
+// The task model: what a `kbench-task/1` document means once it has been
+// parsed and validated (docs/task-format.md documents every field).
+//
+// Everything here is plain data. A Task is immutable after loading and may be
+// shared between threads; expressions are kept unevaluated and evaluated per
+// case, so one task describes every size it is checked at.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "task/dtype.h"
+#include "task/expr.h"
+#include "util/json.h"
+
+namespace kb {
+
+enum class Role { in, out, inout, scalar };
+const char* role_name(Role r);
+
+// How an input buffer is filled, from a counter-based RNG keyed by
+// (seed, argument index, element index): the same seed gives the same inputs
+// on every machine. Outputs are never initialised (they are poisoned).
+struct InitSpec {
+    enum class Dist { uniform, normal, randint, bernoulli, constant, arange };
+    Dist dist = Dist::uniform;
+    // uniform: [low, high); normal: mean=a, std=b; randint: [low, high] inclusive
+    // integers; bernoulli: p = a (bool or 0/1 values); constant: value = a;
+    // arange: start = a, step = b (element i gets a + i*b, wrapped for integer types).
+    double a = -1.0;
+    double b = 1.0;
+};
+const char* dist_name(InitSpec::Dist d);
+
+struct Tolerance {
+    double atol = 0.0;
+    double rtol = 0.0;
+    bool equal_nan = true;  // a NaN where the reference has NaN is a match
+};
+
+struct Arg {
+    std::string name;
+    Role role = Role::in;
+    DType dtype = DType::f32;
+    std::vector<Expr> shape;  // buffers only; empty shape = one element
+    InitSpec init;            // in / inout
+    // out / inout of float dtype: required (from the arg or the task default);
+    // integer and bool outputs always compare exactly.
+    std::optional<Tolerance> tolerance;
+    // scalars: the value, an integer expression over dims, or a float literal
+    // for float dtypes (`scalar_is_float`).
+    Expr scalar_expr;
+    double scalar_float = 0.0;
+    bool scalar_is_float = false;
+
+    bool is_buffer() const { return role != Role::scalar; }
+    bool is_output() const { return role == Role::out || role == Role::inout; }
+    bool is_input() const { return role == Role::in || role == Role::inout; }
+};
+
+// A buffer a program allocates for itself (partial sums of a two-pass
+// reduction, say). Poisoned before each run unless `zero` is set.
+struct Scratch {
+    std::string name;
+    DType dtype = DType::f32;
+    std::vector<Expr> shape;
+    bool zero = false;
+};
+
+// One argument of a kernel launch: a task arg or scratch buffer by name, or
+// an inline scalar computed from dims.
+struct LaunchArg {
+    enum class Kind { named, scalar } kind = Kind::named;
+    std::string name;  // named
+    DType dtype = DType::i32;  // scalar
+    Expr value;                // scalar (integer expression)
+    double float_value = 0.0;  // scalar of float dtype given as a JSON number
+    bool is_float = false;
+};
+
+struct LaunchStep {
+    enum class Kind { kernel, zero } kind = Kind::kernel;
+    // kernel: the name as the code spells it (plain "vadd", a template
+    // instantiation "k<float, 256>", or a full signature to pick an overload).
+    std::string kernel;
+    Expr grid[3] = {Expr::constant(1), Expr::constant(1), Expr::constant(1)};
+    Expr block[3] = {Expr::constant(1), Expr::constant(1), Expr::constant(1)};
+    Expr shared_mem_bytes = Expr::constant(0);
+    std::vector<LaunchArg> args;
+    // zero: the buffer (task arg or scratch) to fill with zero bytes.
+    std::string target;
+    std::string json_path;  // where the step was declared, for error messages
+};
+
+enum class Language { cuda, ptx, cubin, triton };
+const char* language_name(Language l);
+
+// Code plus the plan that launches it. The task's reference and baseline are
+// Programs; a candidate is a Program too once its source is attached.
+struct Program {
+    Language language = Language::cuda;
+    std::string source;        // CUDA/PTX text or binary image bytes
+    std::string source_name;   // file name for logs ("vector_add.ref.cu")
+    std::string triton_metadata;  // Triton's metadata JSON (Language::triton)
+    std::vector<LaunchStep> launch;
+    std::vector<Scratch> scratch;
+    std::string builtin;       // non-empty for a built-in baseline (reserved)
+
+    // Every distinct kernel name the plan launches, in order of first use.
+    std::vector<std::string> kernel_names() const;
+};
+
+struct Case {
+    std::string name;
+    DimValues dims;
+    bool perf = false;
+};
+
+struct CompilePolicy {
+    std::string std = "c++17";   // c++14, c++17, c++20
+    bool fast_math = false;
+    bool deterministic = false;  // outputs must be bit-identical across runs
+    std::vector<std::string> defines;  // "NAME" or "NAME=VALUE", passed as -D
+    int max_registers = 0;             // 0: no cap
+};
+
+struct Task {
+    std::string name;
+    std::string description;
+    std::vector<std::string> dims;  // declared dim names
+    std::vector<Case> cases;        // correctness cases, then the perf case last
+    int perf_index = -1;
+    std::vector<Arg> args;
+    Program reference;
+    std::optional<Program> baseline;
+    // The plan a candidate gets when it brings none (its source only).
+    std::optional<Program> candidate_default;
+    std::optional<Expr> flops;
+    std::optional<Expr> bytes;
+    CompilePolicy policy;
+    std::string base_dir;           // folder relative source_file paths resolved against
+
+    // The normalised, self-contained document (sources inlined): what a
+    // worker process receives, and what `hash` is computed over.
+    std::string normalized_json;
+    std::string hash;  // SHA-256 hex of normalized_json
+
+    const Arg* find_arg(const std::string& name) const;
+    int arg_index(const std::string& name) const;  // -1 if absent
+    const Program& baseline_or_reference() const { return baseline ? *baseline : reference; }
+};
+
+using TaskPtr = std::shared_ptr<const Task>;
+
+// Parses and validates a task. `source` is JSON text or a file path (see
+// kb_load_task). Throws kb::Error(KB_ERR_TASK_INVALID) with a message of the
+// form "<json path>: <what is wrong>; <what is expected>", or KB_ERR_IO.
+TaskPtr load_task(const std::string& source);
+TaskPtr load_task_json(const std::string& text, const std::string& base_dir);
+
+// Parses a launch plan ({"launch":[...], "scratch":[...]}, as found in a
+// task's reference/baseline/candidate section or in a candidate file) and
+// checks it against the task: every named argument exists, expressions only
+// mention declared dims, and so on. `json_path` prefixes error messages.
+// Throws kb::Error(KB_ERR_TASK_INVALID).
+Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path);
+
+// Parses a `kbench-candidate/1` document: {"format", "language",
+// "source" | "source_file", "launch", "scratch", "metadata"}. Relative
+// source_file paths resolve against base_dir. A document without "launch"
+// takes the task's default candidate plan; with neither it is an error.
+Program parse_candidate_document(const Json& doc, const Task& task, const std::string& base_dir);
+
+// The number of elements of a shape at a case's dims (1 for an empty shape).
+// Throws kb::Error(KB_ERR_TASK_INVALID) for a negative or overflowing size.
+int64_t element_count(const std::vector<Expr>& shape, const DimValues& dims, const std::string& what);
+
+}  // namespace kb

@@ -1,0 +1,70 @@
+#include "util/files.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+namespace kb {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(KB_ERR_IO, "cannot read '" + path + "': " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) fail(KB_ERR_IO, "error while reading '" + path + "'");
+    return ss.str();
+}
+
+void write_file_atomic(const std::string& path, const std::string& data) {
+    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) fail(KB_ERR_IO, "cannot write '" + tmp + "': " + std::strerror(errno));
+        out.write(data.data(), std::streamsize(data.size()));
+        if (!out) fail(KB_ERR_IO, "error while writing '" + tmp + "'");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        int e = errno;
+        std::remove(tmp.c_str());
+        fail(KB_ERR_IO, "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(e));
+    }
+}
+
+bool file_exists(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string dirname_of(const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos) return "";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string join_path(const std::string& dir, const std::string& name) {
+    if (dir.empty() || (!name.empty() && name[0] == '/')) return name;
+    if (dir.back() == '/') return dir + name;
+    return dir + "/" + name;
+}
+
+void make_dirs(const std::string& path) {
+    if (path.empty()) return;
+    std::string partial;
+    size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = path.find('/', pos + 1);
+        partial = path.substr(0, pos);
+        if (partial.empty()) continue;
+        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+            fail(KB_ERR_IO, "cannot create directory '" + partial + "': " + std::strerror(errno));
+    }
+}
+
+}  // namespace kb
