@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "device/numeric_bits.h"
+
 namespace kb {
 namespace {
 
@@ -46,71 +48,11 @@ std::string dtype_names() {
     return s;
 }
 
-float half_bits_to_float(unsigned short h) {
-    uint32_t sign = uint32_t(h & 0x8000) << 16;
-    uint32_t exp = (h >> 10) & 0x1f;
-    uint32_t mant = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal: renormalise
-            int e = -1;
-            do {
-                ++e;
-                mant <<= 1;
-            } while ((mant & 0x400) == 0);
-            bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
-        }
-    } else if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | mant << 13;
-    } else {
-        bits = sign | (exp + 127 - 15) << 23 | mant << 13;
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
-unsigned short float_to_half_bits(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000;
-    uint32_t absx = x & 0x7fffffff;
-    if (absx >= 0x7f800000u)  // inf or nan
-        return static_cast<unsigned short>(sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 | ((absx >> 13) & 0x3ff) : 0));
-    if (absx >= 0x477ff000u) return static_cast<unsigned short>(sign | 0x7c00);  // rounds to inf
-    if (absx < 0x38800000u) {  // subnormal half or zero
-        if (absx < 0x33000000u) return static_cast<unsigned short>(sign);
-        uint32_t e = absx >> 23;
-        uint32_t m = (absx & 0x7fffff) | 0x800000;
-        int shift = int(126 - e) + 14;  // bits to drop
-        uint32_t half = m >> shift;
-        uint32_t rem = m & ((1u << shift) - 1);
-        uint32_t mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1))) ++half;
-        return static_cast<unsigned short>(sign | half);
-    }
-    uint32_t h = ((absx >> 23) - 127 + 15) << 10 | ((absx >> 13) & 0x3ff);
-    uint32_t rem = absx & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
-    return static_cast<unsigned short>(sign | h);
-}
-
-float bf16_bits_to_float(unsigned short b) {
-    uint32_t bits = uint32_t(b) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
-unsigned short float_to_bf16_bits(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    if ((x & 0x7fffffff) > 0x7f800000u) return static_cast<unsigned short>((x >> 16) | 0x40);  // quiet nan
-    uint32_t rounding = 0x7fff + ((x >> 16) & 1);
-    return static_cast<unsigned short>((x + rounding) >> 16);
-}
+// The conversions live in device/numeric_bits.h so host and device share them.
+float half_bits_to_float(unsigned short h) { return kb_half_to_float(h); }
+unsigned short float_to_half_bits(float f) { return kb_float_to_half(f); }
+float bf16_bits_to_float(unsigned short b) { return kb_bf16_to_float(b); }
+unsigned short float_to_bf16_bits(float f) { return kb_float_to_bf16(f); }
 
 double load_as_double(const void* data, DType t, size_t i) {
     const unsigned char* p = static_cast<const unsigned char*>(data) + i * dtype_size(t);

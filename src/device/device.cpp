@@ -1,0 +1,338 @@
+#include "device/device.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "compare/compare_math.h"
+#include "compare/comparator.h"
+#include "device/builtin_image.h"
+#include "util/error.h"
+
+namespace kb {
+
+// ---------------------------------------------------------------------------
+// DeviceProps
+
+std::string DeviceProps::arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+
+double DeviceProps::peak_dram_gbps() const {
+    return 2.0 * double(memory_clock_khz) * 1e3 * double(memory_bus_bits) / 8.0 / 1e9;
+}
+
+Json DeviceProps::to_json() const {
+    Json j;
+    j["ordinal"] = ordinal;
+    j["name"] = name;
+    j["arch"] = arch();
+    j["compute_capability"] = std::to_string(cc_major) + "." + std::to_string(cc_minor);
+    j["sm_count"] = sm_count;
+    j["l2_bytes"] = l2_bytes;
+    j["total_memory_bytes"] = total_memory_bytes;
+    j["max_threads_per_block"] = max_threads_per_block;
+    j["max_block_dim"] = {max_block_dim[0], max_block_dim[1], max_block_dim[2]};
+    j["max_grid_dim"] = {max_grid_dim[0], max_grid_dim[1], max_grid_dim[2]};
+    j["max_shared_per_block_bytes"] = max_shared_per_block;
+    j["max_shared_per_block_optin_bytes"] = max_shared_per_block_optin;
+    j["sm_clock_rated_mhz"] = clock_rate_khz / 1000.0;
+    j["memory_clock_mhz"] = memory_clock_khz / 1000.0;
+    j["memory_bus_bits"] = memory_bus_bits;
+    j["peak_dram_gbps"] = peak_dram_gbps();
+    j["driver_version"] = driver_version;
+    return j;
+}
+
+// ---------------------------------------------------------------------------
+// DeviceBuffer
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+        this->~DeviceBuffer();
+        base_ = o.base_;
+        bytes_ = o.bytes_;
+        padded_ = o.padded_;
+        o.base_ = 0;
+        o.bytes_ = o.padded_ = 0;
+    }
+    return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+    if (base_) {
+        // A lost context fails the free; the memory goes with the process.
+        if (const CudaDriver* d = CudaDriver::try_get(nullptr)) d->cuMemFree(base_);
+        base_ = 0;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Device
+
+Device::Device(int ordinal) : drv_(&CudaDriver::get()) {
+    int count = 0;
+    cuda_check(drv_->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (ordinal < 0 || ordinal >= count)
+        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(ordinal) + " does not exist: " + std::to_string(count) +
+                                   " device(s) visible (ordinals 0.." + std::to_string(count - 1) + ")");
+    cuda_check(drv_->cuDeviceGet(&dev_, ordinal), "cuDeviceGet");
+    cuda_check(drv_->cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    make_current();
+    cuda_check(drv_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+
+    DeviceProps& p = props_;
+    p.ordinal = ordinal;
+    char name[256] = {0};
+    drv_->cuDeviceGetName(name, sizeof name - 1, dev_);
+    p.name = name;
+    auto attr = [&](CUdevice_attribute a) {
+        int v = 0;
+        cuda_check(drv_->cuDeviceGetAttribute(&v, a, dev_), "cuDeviceGetAttribute");
+        return v;
+    };
+    p.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    p.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    p.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    p.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    p.max_block_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    p.max_block_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    p.max_block_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    p.max_grid_dim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    p.max_grid_dim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    p.max_grid_dim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    p.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    p.max_shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    p.clock_rate_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    p.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    p.memory_bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    p.driver_version = drv_->driver_version;
+    size_t total = 0;
+    cuda_check(drv_->cuDeviceTotalMem(&total, dev_), "cuDeviceTotalMem");
+    p.total_memory_bytes = int64_t(total);
+
+    CUresult r = drv_->cuModuleLoadDataEx(&builtins_, builtin_fatbin(), 0, nullptr, nullptr);
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+        fail(KB_ERR_CUDA, "kbench's own kernels have no code for " + p.arch() +
+                              ": rebuild kbench with KBENCH_BUILTIN_ARCHS including " + p.arch().substr(3) + " (" +
+                              cuda_error_text(r) + ")");
+    cuda_check(r, "loading kbench's own kernels");
+    auto fn = [&](const char* n) {
+        CUfunction f = nullptr;
+        cuda_check(drv_->cuModuleGetFunction(&f, builtins_, n), n);
+        return f;
+    };
+    fn_.fill_random = fn("kb_fill_random");
+    fn_.fill_u64 = fn("kb_fill_u64");
+    fn_.checksum = fn("kb_checksum");
+    fn_.guard_check = fn("kb_guard_check");
+    fn_.compare = fn("kb_compare");
+    fn_.compare_find = fn("kb_compare_find");
+    fn_.clock_probe = fn("kb_clock_probe");
+    cuda_check(drv_->cuMemAlloc(&scratch_, 256), "allocating kbench's result area");
+    // At least twice the L2, so nothing a kernel touched before a sample survives it.
+    flush_bytes_ = size_t(std::max<int64_t>(2 * p.l2_bytes, 8 << 20));
+    cuda_check(drv_->cuMemAlloc(&flush_, flush_bytes_), "allocating the L2 flush buffer");
+}
+
+Device::~Device() {
+    if (!drv_) return;
+    drv_->cuCtxSetCurrent(ctx_);
+    if (!lost_) drv_->cuStreamSynchronize(stream_);
+    if (flush_) drv_->cuMemFree(flush_);
+    if (scratch_) drv_->cuMemFree(scratch_);
+    if (builtins_) drv_->cuModuleUnload(builtins_);
+    if (stream_) drv_->cuStreamDestroy(stream_);
+    if (ctx_) drv_->cuDevicePrimaryCtxRelease(dev_);
+}
+
+void Device::make_current() const { cuda_check(drv_->cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+
+void Device::mark_lost(CUresult r, const std::string& during) {
+    if (lost_) return;
+    lost_ = true;
+    lost_reason_ = cuda_error_text(r) + " during " + during;
+}
+
+void Device::throw_if_lost() const {
+    if (lost_)
+        fail(KB_ERR_CONTEXT_LOST, "the CUDA context is unusable after " + lost_reason_ +
+                                      "; create a new context in a new process, or use worker isolation "
+                                      "(KB_ISOLATION_WORKER) so a crashing kernel costs only a worker");
+}
+
+void Device::check(CUresult r, const char* what) {
+    if (r == CUDA_SUCCESS) return;
+    if (cuda_error_is_sticky(r)) {
+        mark_lost(r, what);
+        throw_if_lost();
+    }
+    cuda_check(r, what);
+}
+
+CUresult Device::sync_raw() {
+    CUresult r = drv_->cuStreamSynchronize(stream_);
+    if (r != CUDA_SUCCESS && cuda_error_is_sticky(r)) mark_lost(r, "a kernel run");
+    return r;
+}
+
+void Device::sync(const char* what) {
+    throw_if_lost();
+    check(drv_->cuStreamSynchronize(stream_), what);
+}
+
+void Device::memory_info(size_t* free_bytes, size_t* total_bytes) {
+    throw_if_lost();
+    check(drv_->cuMemGetInfo(free_bytes, total_bytes), "cuMemGetInfo");
+}
+
+DeviceBuffer Device::alloc(size_t bytes) {
+    throw_if_lost();
+    DeviceBuffer b;
+    b.bytes_ = bytes;
+    b.padded_ = std::max<size_t>(256, (bytes + 255) / 256 * 256);
+    CUresult r = drv_->cuMemAlloc(&b.base_, b.total_bytes());
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        fail(KB_ERR_OUT_OF_MEMORY, "out of device memory allocating " + std::to_string(bytes) + " bytes");
+    check(r, "cuMemAlloc");
+    arm_guards(b);
+    return b;
+}
+
+void Device::upload(CUdeviceptr dst, const void* src, size_t bytes) {
+    throw_if_lost();
+    check(drv_->cuMemcpyHtoDAsync(dst, src, bytes, stream_), "copying to the device");
+    check(drv_->cuStreamSynchronize(stream_), "copying to the device");
+}
+
+void Device::download(void* dst, CUdeviceptr src, size_t bytes) {
+    throw_if_lost();
+    check(drv_->cuMemcpyDtoHAsync(dst, src, bytes, stream_), "copying from the device");
+    check(drv_->cuStreamSynchronize(stream_), "copying from the device");
+}
+
+void Device::fill_bytes(CUdeviceptr dst, size_t bytes, uint8_t value) {
+    throw_if_lost();
+    if (bytes) check(drv_->cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
+}
+
+unsigned Device::builtin_grid(uint64_t count) const {
+    uint64_t blocks = (count + 255) / 256;
+    uint64_t cap = uint64_t(props_.sm_count) * 8;  // enough to fill the device; loops stride the rest
+    return unsigned(std::max<uint64_t>(1, std::min(blocks, cap)));
+}
+
+void Device::launch_builtin(CUfunction f, uint64_t count, void** params, const char* what) {
+    check(drv_->cuLaunchKernel(f, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params, nullptr), what);
+}
+
+void Device::fill_random(CUdeviceptr dst, uint64_t count, DType dtype, const InitSpec& init, uint64_t seed,
+                         uint32_t arg_index) {
+    throw_if_lost();
+    if (!count) return;
+    int dt = int(dtype), dist = int(init.dist);
+    double a = init.a, b = init.b;
+    void* params[] = {&dst, &count, &dt, &dist, &a, &b, &seed, &arg_index};
+    launch_builtin(fn_.fill_random, count, params, "generating inputs");
+}
+
+void Device::poison(CUdeviceptr dst, uint64_t count, DType dtype) {
+    throw_if_lost();
+    if (!count) return;
+    switch (dtype) {
+        case DType::f16: check(drv_->cuMemsetD16Async(dst, kPoisonF16, count, stream_), "poisoning"); break;
+        case DType::bf16: check(drv_->cuMemsetD16Async(dst, kPoisonBF16, count, stream_), "poisoning"); break;
+        case DType::f32: check(drv_->cuMemsetD32Async(dst, kPoisonF32, count, stream_), "poisoning"); break;
+        case DType::f64: {
+            uint64_t pattern = kPoisonF64;
+            void* params[] = {&dst, &count, &pattern};
+            launch_builtin(fn_.fill_u64, count, params, "poisoning");
+            break;
+        }
+        default: check(drv_->cuMemsetD8Async(dst, kPoisonByte, count * dtype_size(dtype), stream_), "poisoning");
+    }
+}
+
+uint64_t Device::checksum(CUdeviceptr src, size_t bytes) {
+    throw_if_lost();
+    check(drv_->cuMemsetD8Async(scratch_, 0, 8, stream_), "checksum");
+    uint64_t n = bytes;
+    void* params[] = {&src, &n, &scratch_};
+    launch_builtin(fn_.checksum, std::max<uint64_t>(1, bytes / 8), params, "checksum");
+    uint64_t out = 0;
+    download(&out, scratch_, 8);
+    return out;
+}
+
+void Device::arm_guards(const DeviceBuffer& b) {
+    fill_bytes(b.base(), DeviceBuffer::kGuardBytes, kGuardByte);
+    // The back guard starts right after the requested bytes: padding counts.
+    fill_bytes(b.data() + b.bytes(), b.padded_bytes() - b.bytes() + DeviceBuffer::kGuardBytes, kGuardByte);
+}
+
+GuardReport Device::check_guards(const DeviceBuffer& b) {
+    throw_if_lost();
+    GuardReport rep;
+    struct Zone {
+        CUdeviceptr start;
+        uint64_t bytes;
+        int64_t offset;  // of the zone's first byte relative to the data start
+    } zones[2] = {{b.base(), DeviceBuffer::kGuardBytes, -int64_t(DeviceBuffer::kGuardBytes)},
+                  {b.data() + b.bytes(), b.padded_bytes() - b.bytes() + DeviceBuffer::kGuardBytes,
+                   int64_t(b.bytes())}};
+    for (const Zone& z : zones) {
+        uint64_t init[2] = {0, ~0ull};
+        check(drv_->cuMemcpyHtoDAsync(scratch_, init, sizeof init, stream_), "guard check");
+        CUdeviceptr count_ptr = scratch_, first_ptr = scratch_ + 8;
+        CUdeviceptr start = z.start;
+        uint64_t n = z.bytes;
+        uint8_t pattern = kGuardByte;
+        void* params[] = {&start, &n, &pattern, &count_ptr, &first_ptr};
+        launch_builtin(fn_.guard_check, n, params, "guard check");
+        uint64_t out[2];
+        download(out, scratch_, sizeof out);
+        if (out[0] && !rep.bad_bytes) rep.first_bad_offset = z.offset + int64_t(out[1]);
+        rep.bad_bytes += out[0];
+    }
+    return rep;
+}
+
+CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol) {
+    throw_if_lost();
+    struct Raw {
+        uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst;
+    } raw = {0, 0, 0, 0, 0, ~0ull};
+    check(drv_->cuMemcpyHtoDAsync(scratch_, &raw, sizeof raw, stream_), "compare");
+    int dt = int(dtype);
+    double atol = tol.atol, rtol = tol.rtol;
+    int equal_nan = tol.equal_nan ? 1 : 0;
+    uint64_t poison = poison_bits(dtype);
+    void* params[] = {&cand, &ref, &count, &dt, &atol, &rtol, &equal_nan, &poison, &scratch_};
+    launch_builtin(fn_.compare, count, params, "compare");
+    void* params_find[] = {&cand, &ref, &count, &dt, &atol, &rtol, &equal_nan, &scratch_};
+    launch_builtin(fn_.compare_find, count, params_find, "compare");
+    download(&raw, scratch_, sizeof raw);
+    CompareStats s;
+    s.mismatches = raw.mismatches;
+    s.unwritten = raw.unwritten;
+    std::memcpy(&s.max_abs_err, &raw.max_abs, 8);
+    std::memcpy(&s.max_rel_err, &raw.max_rel, 8);
+    std::memcpy(&s.max_violation, &raw.max_violation, 8);
+    s.worst_index = raw.worst == ~0ull ? 0 : raw.worst;
+    return s;
+}
+
+double Device::measure_sm_clock_mhz(double span_us) {
+    throw_if_lost();
+    unsigned long long span_ns = (unsigned long long)(span_us * 1000.0);
+    void* params[] = {&scratch_, &span_ns};
+    check(drv_->cuLaunchKernel(fn_.clock_probe, 1, 1, 1, 32, 1, 1, 0, stream_, params, nullptr), "clock probe");
+    uint64_t out[2] = {0, 0};
+    download(out, scratch_, sizeof out);
+    return out[1] ? double(out[0]) / double(out[1]) * 1000.0 : 0.0;
+}
+
+void Device::enqueue_l2_flush() {
+    check(drv_->cuMemsetD32Async(flush_, 0, flush_bytes_ / 4, stream_), "L2 flush");
+}
+
+}  // namespace kb

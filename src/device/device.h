@@ -1,0 +1,164 @@
+// One CUDA device as kbench uses it: its primary context, one stream, its
+// limits, guarded buffers, and kbench's own device kernels (fill, poison,
+// checksum, guard check, compare, clock probe).
+//
+// A Device is used by one thread at a time. After a sticky CUDA error
+// (illegal address, trap, ...) it is `lost`: every later call throws
+// KB_ERR_CONTEXT_LOST, because the driver fails everything in that process
+// from then on (DESIGN §5); only a new process recovers.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "device/cuda_driver.h"
+#include "task/dtype.h"
+#include "task/task.h"
+#include "util/json.h"
+
+namespace kb {
+
+struct DeviceProps {
+    int ordinal = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    int64_t l2_bytes = 0;
+    int64_t total_memory_bytes = 0;
+    int max_threads_per_block = 0;
+    int max_block_dim[3] = {0, 0, 0};
+    int max_grid_dim[3] = {0, 0, 0};
+    int max_shared_per_block = 0;        // without opt-in (48 KiB)
+    int max_shared_per_block_optin = 0;  // with cuFuncSetAttribute opt-in
+    int clock_rate_khz = 0;              // the driver's "typical" SM clock
+    int memory_clock_khz = 0;
+    int memory_bus_bits = 0;
+    int driver_version = 0;
+
+    std::string arch() const;  // "sm_90"
+    // Theoretical DRAM bandwidth from the memory clock and bus width (DDR: x2).
+    double peak_dram_gbps() const;
+    Json to_json() const;
+};
+
+// Device memory with guard zones on both sides: [guard][data][guard].
+// Guards hold kGuardByte; a kernel writing a little past its buffer changes
+// them, and kbench reports an out-of-bounds write instead of a mystery.
+class DeviceBuffer {
+public:
+    static constexpr size_t kGuardBytes = 64 * 1024;
+
+    DeviceBuffer() = default;
+    DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer();
+
+    CUdeviceptr data() const { return base_ ? base_ + kGuardBytes : 0; }
+    size_t bytes() const { return bytes_; }          // as asked for
+    size_t padded_bytes() const { return padded_; }  // rounded up to 256
+    CUdeviceptr base() const { return base_; }
+    size_t total_bytes() const { return padded_ + 2 * kGuardBytes; }
+    explicit operator bool() const { return base_ != 0; }
+
+private:
+    friend class Device;
+    CUdeviceptr base_ = 0;
+    size_t bytes_ = 0;
+    size_t padded_ = 0;
+};
+
+struct CompareStats {
+    uint64_t mismatches = 0;
+    uint64_t unwritten = 0;
+    double max_abs_err = 0.0;
+    double max_rel_err = 0.0;
+    double max_violation = 0.0;
+    uint64_t worst_index = 0;
+};
+
+struct GuardReport {
+    uint64_t bad_bytes = 0;
+    int64_t first_bad_offset = 0;  // relative to the data start; negative = before it
+    bool intact() const { return bad_bytes == 0; }
+};
+
+class Device {
+public:
+    // Retains the primary context of `ordinal` (shared with the CUDA runtime
+    // and frameworks in the same process) and creates a stream.
+    // Throws KB_ERR_NO_DEVICE when there is no such device.
+    explicit Device(int ordinal);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    const DeviceProps& props() const { return props_; }
+    const CudaDriver& driver() const { return *drv_; }
+    CUstream stream() const { return stream_; }
+    void make_current() const;
+
+    // --- memory -----------------------------------------------------------
+    // A buffer of `bytes` (at least 1) with guard zones already written.
+    DeviceBuffer alloc(size_t bytes);
+    void upload(CUdeviceptr dst, const void* src, size_t bytes);
+    void download(void* dst, CUdeviceptr src, size_t bytes);
+    void fill_bytes(CUdeviceptr dst, size_t bytes, uint8_t value);
+
+    // --- kbench's own kernels (all enqueue on stream(); results synchronise)
+    void fill_random(CUdeviceptr dst, uint64_t count, DType dtype, const InitSpec& init, uint64_t seed,
+                     uint32_t arg_index);
+    // The dtype's poison pattern (compare_math.h) over `count` elements.
+    void poison(CUdeviceptr dst, uint64_t count, DType dtype);
+    uint64_t checksum(CUdeviceptr src, size_t bytes);
+    // Rewrites both guard zones of a buffer; check_guards reads them back.
+    void arm_guards(const DeviceBuffer& b);
+    GuardReport check_guards(const DeviceBuffer& b);
+    CompareStats compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol);
+    // The SM clock in MHz, measured in-kernel over `span_us` microseconds.
+    double measure_sm_clock_mhz(double span_us = 50.0);
+    // Evicts L2 by writing a buffer twice its size (DESIGN §3), on stream().
+    void enqueue_l2_flush();
+
+    // Waits for stream(); a sticky error marks the device lost. Returns the
+    // raw result so callers can classify a candidate's failure.
+    CUresult sync_raw();
+    // sync_raw, throwing kb::Error for any failure (for kbench's own work).
+    void sync(const char* what);
+
+    // --- health -------------------------------------------------------------
+    bool lost() const { return lost_; }
+    const std::string& lost_reason() const { return lost_reason_; }
+    void mark_lost(CUresult r, const std::string& during);
+    void throw_if_lost() const;
+    // cuda_check that also marks the device lost on a sticky error.
+    void check(CUresult r, const char* what);
+
+    // Free and total device memory in bytes.
+    void memory_info(size_t* free_bytes, size_t* total_bytes);
+
+private:
+    void launch_builtin(CUfunction f, uint64_t count, void** params, const char* what);
+    unsigned builtin_grid(uint64_t count) const;
+
+    const CudaDriver* drv_ = nullptr;
+    CUdevice dev_ = 0;
+    CUcontext ctx_ = nullptr;
+    CUstream stream_ = nullptr;
+    CUmodule builtins_ = nullptr;
+    DeviceProps props_;
+    struct Fns {
+        CUfunction fill_random, fill_u64, checksum, guard_check, compare, compare_find, clock_probe;
+    } fn_{};
+    CUdeviceptr scratch_ = 0;  // small result area for the builtin kernels
+    CUdeviceptr flush_ = 0;    // L2 flush buffer
+    size_t flush_bytes_ = 0;
+    bool lost_ = false;
+    std::string lost_reason_;
+};
+
+}  // namespace kb

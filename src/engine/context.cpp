@@ -1,0 +1,172 @@
+#include "engine/context.h"
+
+#include <cstdlib>
+
+#include "engine/local_backend.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace kb {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Context::Context(const ContextOptions& opts) : opts_(opts) {
+    CompilerConfig cc;
+    cc.cuda_home = opts.cuda_home.empty() ? default_cuda_home() : opts.cuda_home;
+    cc.cache_dir = opts.cache_dir;
+    if (cc.cache_dir.empty())
+        if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
+    if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
+    compiler_ = std::make_unique<Compiler>(cc);
+
+    info_["kbench_version"] = KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH;
+    info_["nvrtc_version"] = Compiler::nvrtc_version();
+    info_["cuda_home"] = cc.cuda_home;
+    info_["cache_dir"] = cc.cache_dir;
+    if (opts.device == KB_DEVICE_NONE) {
+        // No device: validate and compile only, to PTX unless a target was named.
+        arch_ = opts.arch.empty() ? "sm_90" : opts.arch;
+        opts_.emit_ptx = opts.arch.empty() || opts.emit_ptx;
+        info_["device"] = nullptr;
+        info_["isolation"] = "none";
+    } else {
+        // Worker isolation arrives with src/worker; until then every kernel runs here.
+        backend_ = std::make_unique<LocalBackend>(opts.device);
+        Json dev = backend_->device_info();
+        arch_ = opts.arch.empty() ? dev["arch"].get<std::string>() : opts.arch;
+        info_["device"] = dev;
+        info_["isolation"] = dev.value("isolation", "in_process");
+    }
+    info_["arch"] = arch_;
+    info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";
+    info_["nvcc_fallback"] = opts_.nvcc_fallback;
+}
+
+Context::~Context() = default;
+
+Backend& Context::backend() {
+    if (!backend_)
+        fail(KB_ERR_NO_DEVICE, "this context has no device (it was created with device = KB_DEVICE_NONE or none is "
+                               "present): it validates and compiles, but cannot run kernels");
+    return *backend_;
+}
+
+Program Context::resolve_candidate(const Task& task, const CandidateInput& in, std::string* label) const {
+    std::string code = in.code;
+    std::string base_dir;
+    Language lang = in.language;
+    if (!in.language_given) {
+        lang = Language::cuda;
+        if (ends_with(in.path, ".ptx")) lang = Language::ptx;
+        if (ends_with(in.path, ".cubin")) lang = Language::cubin;
+    }
+    *label = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
+    if (code.empty()) {
+        if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
+        code = read_file(in.path);
+        base_dir = dirname_of(in.path);
+        if (!in.language_given && ends_with(in.path, ".json")) {
+            Json doc;
+            try {
+                doc = Json::parse(code);
+            } catch (const Json::parse_error& e) {
+                fail(KB_ERR_TASK_INVALID, in.path + ": not valid JSON: " + e.what());
+            }
+            Program p = parse_candidate_document(doc, task, base_dir);
+            if (in.launch_json) {
+                Program plan = parse_launch_plan(Json::parse(*in.launch_json), task, "launch_json");
+                p.launch = plan.launch;
+                p.scratch = plan.scratch;
+            }
+            return p;
+        }
+    }
+    Program p;
+    if (in.launch_json) {
+        Json plan;
+        try {
+            plan = Json::parse(*in.launch_json);
+        } catch (const Json::parse_error& e) {
+            fail(KB_ERR_TASK_INVALID, std::string("launch_json: not valid JSON: ") + e.what());
+        }
+        p = parse_launch_plan(plan, task, "launch_json");
+    } else if (task.candidate_default) {
+        p = *task.candidate_default;
+    } else {
+        fail(KB_ERR_TASK_INVALID, "the candidate brings no launch plan and the task '" + task.name +
+                                      "' defines no default (task.candidate.launch); pass one as launch_json");
+    }
+    p.language = lang;
+    p.source = std::move(code);
+    p.source_name = *label;
+    p.triton_metadata = in.triton_metadata;
+    return p;
+}
+
+KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label) {
+    CompileRequest req;
+    req.language = program.language;
+    req.code = program.source;
+    req.source_name = program.source_name.empty() ? label : program.source_name;
+    req.kernel_names = program.kernel_names();
+    req.policy = task.policy;
+    req.arch = arch_;
+    req.emit_ptx = opts_.emit_ptx;
+    req.allow_nvcc_fallback = opts_.nvcc_fallback;
+    Kernel k;
+    k.label = label;
+    k.program = program;
+    k.image = compiler_->compile(req);
+    return finish_kernel(std::move(k));
+}
+
+KernelPtr Context::compile_candidate(const TaskPtr& task, const CandidateInput& in) {
+    std::string label;
+    Program p = resolve_candidate(*task, in, &label);
+    return compile(*task, p, label);
+}
+
+KernelPtr Context::compile_task_program(const TaskPtr& task, kb_program_role role) {
+    if (role == KB_ROLE_REFERENCE) return compile(*task, task->reference, "reference");
+    if (task->baseline) return compile(*task, *task->baseline, "baseline");
+    return compile(*task, task->reference, "reference");
+}
+
+TaskBinding Context::bind(const TaskPtr& task) {
+    std::lock_guard<std::mutex> lock(bind_mutex_);
+    auto it = bindings_.find(task->hash);
+    if (it != bindings_.end()) return it->second;
+    TaskBinding tb;
+    tb.task = task;
+    try {
+        tb.reference = compile_task_program(task, KB_ROLE_REFERENCE);
+        tb.baseline = task->baseline ? compile_task_program(task, KB_ROLE_BASELINE) : tb.reference;
+    } catch (const CompileError& e) {
+        fail(KB_ERR_REFERENCE_FAILED, "the task's reference or baseline does not compile: " + std::string(e.what()) +
+                                          "\n" + e.log());
+    }
+    bindings_.emplace(task->hash, tb);
+    return tb;
+}
+
+Json Context::run_reference(const TaskPtr& task, int case_index, uint64_t seed) {
+    Backend& b = backend();
+    return b.run_reference(bind(task), case_index, seed);
+}
+
+Json Context::compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs) {
+    Backend& b = backend();
+    return b.compare(bind(task), kernel, case_index, seed, runs);
+}
+
+Json Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
+    Backend& b = backend();
+    return b.time(bind(task), kernel, req);
+}
+
+}  // namespace kb

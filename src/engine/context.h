@@ -1,0 +1,93 @@
+// The engine behind a kb_context: options, the compiler, the backend that
+// runs kernels (in process or in a worker), and the compiled reference and
+// baseline of every task seen so far. The C API is a thin shell over this.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "compiler/compiler.h"
+#include "engine/backend.h"
+#include "exec/kernel.h"
+#include "task/task.h"
+#include "util/json.h"
+
+namespace kb {
+
+struct ContextOptions {
+    int device = 0;             // KB_DEVICE_NONE (-1): compile-only
+    kb_isolation isolation = KB_ISOLATION_DEFAULT;
+    std::string arch;           // "" = the device's
+    std::string cache_dir;
+    std::string cuda_home;
+    std::string worker_path;
+    double timeout_s = 0;
+    bool emit_ptx = false;
+    bool nvcc_fallback = true;
+};
+
+// A candidate as the caller hands it over, before compilation.
+struct CandidateInput {
+    Language language = Language::cuda;
+    bool language_given = false;    // false: infer from the path's extension
+    std::string code;               // empty: read `path`
+    std::string path;
+    std::optional<std::string> launch_json;
+    std::string triton_metadata;
+    std::string label;
+};
+
+struct ScoreOptions {
+    uint64_t seed = 0;              // 0: kDefaultSeed
+    unsigned correctness_runs = 1;
+    bool skip_timing = false;
+    bool recheck = true;
+    TimeRequest timing;             // against_baseline is forced on
+};
+
+constexpr uint64_t kDefaultSeed = 0x6b62656e6368ull;  // "kbench"
+
+class Context {
+public:
+    explicit Context(const ContextOptions& opts);
+    ~Context();
+
+    const ContextOptions& options() const { return opts_; }
+    bool has_device() const { return backend_ != nullptr; }
+    // Device facts, isolation, compiler versions.
+    const Json& info() const { return info_; }
+    const std::string& arch() const { return arch_; }
+
+    // Resolves a candidate into a Program (code + plan). Throws
+    // kb::Error(KB_ERR_TASK_INVALID / KB_ERR_IO) for a bad plan or file.
+    Program resolve_candidate(const Task& task, const CandidateInput& in, std::string* label) const;
+    // Compiles a program for this context's target. Thread-safe.
+    KernelPtr compile(const Task& task, const Program& program, const std::string& label);
+    KernelPtr compile_candidate(const TaskPtr& task, const CandidateInput& in);
+    KernelPtr compile_task_program(const TaskPtr& task, kb_program_role role);
+
+    // Backend verbs. Throw kb::Error(KB_ERR_NO_DEVICE) in a compile-only context.
+    Json run_reference(const TaskPtr& task, int case_index, uint64_t seed);
+    Json compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs = 1);
+    Json time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
+    // Compile, check every case, time against the baseline, recheck, verdict.
+    Json score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+
+    Backend& backend();
+    // The task with its compiled reference and baseline (compiled once per task).
+    TaskBinding bind(const TaskPtr& task);
+
+private:
+    ContextOptions opts_;
+    std::string arch_;
+    std::unique_ptr<Compiler> compiler_;
+    std::unique_ptr<Backend> backend_;
+    Json info_;
+    std::mutex bind_mutex_;
+    std::map<std::string, TaskBinding> bindings_;  // by task hash
+};
+
+}  // namespace kb

@@ -1,0 +1,55 @@
+// The in-process backend: runs references and candidates on a Device in
+// this process. Fast and simple, but a candidate that crashes poisons the
+// CUDA context of the whole process (the device becomes `lost`), and one that
+// hangs cannot be stopped: only trusted kernels belong here. The worker
+// process runs this same backend on its side of the process boundary.
+#pragma once
+
+#include <list>
+#include <memory>
+#include <string>
+
+#include "compare/comparator.h"
+#include "device/device.h"
+#include "engine/backend.h"
+#include "exec/launcher.h"
+#include "exec/reference_cache.h"
+
+namespace kb {
+
+class LocalBackend : public Backend {
+public:
+    explicit LocalBackend(int device_ordinal);
+
+    Json device_info() override;
+    Json run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
+    Json compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                 unsigned runs) override;
+    Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+
+    Device& device() { return dev_; }
+
+    // The reference's outputs for a case and seed (runs it if not cached).
+    // Throws kb::Error(KB_ERR_REFERENCE_FAILED) when the reference fails.
+    std::shared_ptr<const ReferenceRun> reference_outputs(const TaskBinding& tb, int case_index, uint64_t seed,
+                                                          bool cache = true);
+    // Host copies of a case's inputs as the RNG generated them on the device.
+    std::vector<HostTensor> inputs(const TaskBinding& tb, int case_index, uint64_t seed);
+
+private:
+    CaseBuffers& buffers(const TaskPtr& task, int case_index);
+    OutputReport compare_output(CaseBuffers& bufs, int arg_index, const HostTensor& ref);
+
+    Device dev_;
+    ModuleCache modules_;
+    ReferenceCache references_;
+    struct BufferEntry {
+        std::string key;
+        TaskPtr task;  // keeps the Task the buffers refer to alive
+        std::unique_ptr<CaseBuffers> buffers;
+    };
+    std::list<BufferEntry> buffers_;  // front = most recent
+    DeviceBuffer staging_;            // reference data for GPU comparison, scrubbed after each use
+};
+
+}  // namespace kb

@@ -1,0 +1,423 @@
+#include "exec/launcher.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace kb {
+
+// ---------------------------------------------------------------------------
+// Faults
+
+KernelFault fault_from_cuda(CUresult r, const std::string& during) {
+    std::string text = cuda_error_text(r);
+    switch (r) {
+        case CUDA_ERROR_LAUNCH_TIMEOUT:
+            return KernelFault(KB_VERDICT_TIMEOUT, "the kernel ran past the driver's watchdog during " + during, r);
+        case CUDA_ERROR_ASSERT:
+            return KernelFault(KB_VERDICT_RUNTIME_ERROR,
+                               "a device-side assert failed during " + during + " (" + text + ")", r);
+        case CUDA_ERROR_ILLEGAL_ADDRESS:
+            return KernelFault(KB_VERDICT_RUNTIME_ERROR,
+                               "the kernel accessed memory outside any allocation during " + during + " (" + text +
+                                   "): check index bounds against the sizes at this case",
+                               r);
+        case CUDA_ERROR_MISALIGNED_ADDRESS:
+            return KernelFault(KB_VERDICT_RUNTIME_ERROR,
+                               "the kernel made a misaligned access during " + during + " (" + text +
+                                   "): vector loads (float4, ...) need addresses aligned to their size",
+                               r);
+        case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+            return KernelFault(KB_VERDICT_RUNTIME_ERROR,
+                               "the kernel executed an illegal instruction or __trap() during " + during + " (" +
+                                   text + ")",
+                               r);
+        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+            return KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                               "too many resources requested for launch during " + during +
+                                   ": the block needs more registers than the SM has; use a smaller block or "
+                                   "__launch_bounds__ (" + text + ")",
+                               r);
+        case CUDA_ERROR_INVALID_VALUE:
+        case CUDA_ERROR_INVALID_HANDLE:
+        case CUDA_ERROR_NOT_SUPPORTED:
+            return KernelFault(KB_VERDICT_LAUNCH_ERROR, "the launch was refused during " + during + " (" + text + ")",
+                               r);
+        default:
+            return KernelFault(cuda_error_is_sticky(r) ? KB_VERDICT_RUNTIME_ERROR : KB_VERDICT_LAUNCH_ERROR,
+                               "the kernel failed during " + during + " (" + text + ")", r);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Modules
+
+LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
+    dev.throw_if_lost();
+    char log[8192] = {0};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
+    // PTX text must be NUL-terminated for the driver's JIT.
+    std::string ptx;
+    const void* image = k.image.bytes.data();
+    if (k.image.kind == ImageKind::ptx) {
+        ptx = k.image.bytes;
+        image = ptx.c_str();
+    }
+    CUresult r = dev.driver().cuModuleLoadDataEx(&module_, image, 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        if (cuda_error_is_sticky(r)) dev.mark_lost(r, "loading a module");
+        std::string msg = "the driver could not load the compiled " + std::string(k.image.kind == ImageKind::ptx ? "PTX" : "cubin") +
+                          " of " + k.label + ": " + cuda_error_text(r);
+        if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)
+            msg += "; the image targets " + (k.image.arch.empty() ? std::string("another architecture") : k.image.arch) +
+                   " but the device is " + dev.props().arch();
+        if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+            msg += "; the PTX is newer than this driver supports: compile for this device's driver";
+        if (log[0]) msg += std::string("\n") + log;
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR, msg, r);
+    }
+    for (const std::string& name : k.program.kernel_names()) {
+        auto it = k.image.symbols.find(name);
+        const std::string& symbol = it != k.image.symbols.end() ? it->second : name;
+        CUfunction f = nullptr;
+        CUresult fr = dev.driver().cuModuleGetFunction(&f, module_, symbol.c_str());
+        if (fr != CUDA_SUCCESS) {
+            std::string entries;
+            for (const std::string& e : k.image.entries) entries += (entries.empty() ? "" : ", ") + e;
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                              "the launch plan names kernel '" + name + "' but " + k.label +
+                                  " has no entry point '" + symbol + "' (entries: " +
+                                  (entries.empty() ? "none" : entries) + ")",
+                              fr);
+        }
+        functions_[name] = f;
+    }
+}
+
+LoadedModule::~LoadedModule() {
+    if (module_ && !dev_.lost()) dev_.driver().cuModuleUnload(module_);
+}
+
+CUfunction LoadedModule::function(const std::string& plan_name) const {
+    auto it = functions_.find(plan_name);
+    if (it == functions_.end()) fail(KB_ERR_INTERNAL, "kernel '" + plan_name + "' was not resolved at module load");
+    return it->second;
+}
+
+std::shared_ptr<LoadedModule> ModuleCache::get(Device& dev, const Kernel& k) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first == k.id) {
+            entries_.splice(entries_.begin(), entries_, it);
+            return entries_.front().second;
+        }
+    }
+    auto m = std::make_shared<LoadedModule>(dev, k);
+    entries_.emplace_front(k.id, m);
+    while (entries_.size() > capacity_) entries_.pop_back();
+    return m;
+}
+
+// ---------------------------------------------------------------------------
+// Buffers
+
+CaseBuffers::CaseBuffers(Device& dev, const Task& task, int case_index)
+    : dev_(dev), task_(task), case_index_(case_index) {
+    const Case& c = the_case();
+    args_.resize(task.args.size());
+    shapes_.resize(task.args.size());
+    counts_.resize(task.args.size(), 0);
+    for (size_t i = 0; i < task.args.size(); ++i) {
+        const Arg& a = task.args[i];
+        if (!a.is_buffer()) continue;
+        for (const Expr& e : a.shape) shapes_[i].push_back(e.eval(c.dims));
+        counts_[i] = uint64_t(element_count(a.shape, c.dims, "args[" + std::to_string(i) + "] ('" + a.name + "')"));
+        args_[i] = dev.alloc(counts_[i] * dtype_size(a.dtype));
+    }
+}
+
+std::map<std::string, DeviceBuffer>& CaseBuffers::scratch(const Program& p, const std::string& key) {
+    std::string signature;
+    std::vector<uint64_t> counts;
+    for (const Scratch& s : p.scratch) {
+        counts.push_back(uint64_t(element_count(s.shape, the_case().dims, "scratch '" + s.name + "'")));
+        signature += s.name + ":" + dtype_name(s.dtype) + ":" + std::to_string(counts.back()) + ";";
+    }
+    auto it = scratch_.find(key);
+    if (it != scratch_.end() && scratch_signatures_[key] == signature) return it->second;
+    auto& set = scratch_[key];
+    set.clear();
+    for (size_t i = 0; i < p.scratch.size(); ++i)
+        set.emplace(p.scratch[i].name, dev_.alloc(counts[i] * dtype_size(p.scratch[i].dtype)));
+    auto& types = scratch_types_[key];
+    types.clear();
+    for (const Scratch& s : p.scratch) types.emplace_back(s.name, s.dtype);
+    scratch_signatures_[key] = signature;
+    return set;
+}
+
+void CaseBuffers::prepare(uint64_t seed) {
+    for (size_t i = 0; i < task_.args.size(); ++i) {
+        const Arg& a = task_.args[i];
+        if (!a.is_buffer()) continue;
+        if (a.is_input()) dev_.fill_random(args_[i].data(), counts_[i], a.dtype, a.init, seed, uint32_t(i));
+        else dev_.poison(args_[i].data(), counts_[i], a.dtype);
+    }
+}
+
+void CaseBuffers::reset_scratch(const Program& p, const std::string& key) {
+    auto& set = scratch(p, key);
+    for (const Scratch& s : p.scratch) {
+        const DeviceBuffer& b = set.at(s.name);
+        if (s.zero) dev_.fill_bytes(b.data(), b.bytes(), 0);
+        else dev_.poison(b.data(), b.bytes() / dtype_size(s.dtype), s.dtype);
+    }
+}
+
+void CaseBuffers::scrub(const std::string& key) {
+    for (size_t i = 0; i < task_.args.size(); ++i)
+        if (task_.args[i].is_output()) dev_.poison(args_[i].data(), counts_[i], task_.args[i].dtype);
+    for (const auto& [name, dtype] : scratch_types_[key]) {
+        const DeviceBuffer& b = scratch_[key].at(name);
+        dev_.poison(b.data(), b.bytes() / dtype_size(dtype), dtype);
+    }
+}
+
+std::vector<uint64_t> CaseBuffers::input_checksums() {
+    std::vector<uint64_t> out;
+    for (size_t i = 0; i < task_.args.size(); ++i)
+        if (task_.args[i].role == Role::in) out.push_back(dev_.checksum(args_[i].data(), args_[i].bytes()));
+    return out;
+}
+
+void CaseBuffers::arm_guards() {
+    for (const DeviceBuffer& b : args_)
+        if (b) dev_.arm_guards(b);
+    for (auto& set : scratch_)
+        for (auto& kv : set.second) dev_.arm_guards(kv.second);
+}
+
+std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
+    std::vector<GuardBreach> out;
+    for (size_t i = 0; i < args_.size(); ++i) {
+        if (!args_[i]) continue;
+        GuardReport r = dev_.check_guards(args_[i]);
+        if (!r.intact()) out.push_back({task_.args[i].name, r});
+    }
+    for (auto& set : scratch_)
+        for (auto& kv : set.second) {
+            GuardReport r = dev_.check_guards(kv.second);
+            if (!r.intact()) out.push_back({"scratch '" + kv.first + "'", r});
+        }
+    return out;
+}
+
+HostTensor CaseBuffers::download(int arg_index) {
+    const Arg& a = task_.args[size_t(arg_index)];
+    HostTensor t;
+    t.name = a.name;
+    t.dtype = a.dtype;
+    t.shape = shapes_[size_t(arg_index)];
+    t.bytes.resize(counts_[size_t(arg_index)] * dtype_size(a.dtype));
+    if (!t.bytes.empty()) dev_.download(t.bytes.data(), args_[size_t(arg_index)].data(), t.bytes.size());
+    return t;
+}
+
+// ---------------------------------------------------------------------------
+// Binding plans
+
+namespace {
+
+std::string dim3_text(const unsigned (&d)[3]) {
+    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+}
+
+int64_t eval_at(const Expr& e, const Case& c, const std::string& where, const char* field) {
+    try {
+        return e.eval(c.dims);
+    } catch (const ExprError& x) {
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR, where + ": " + field + " '" + e.text() + "' cannot be evaluated at case '" +
+                                                       c.name + "': " + x.what());
+    }
+}
+
+// Stores a scalar of `dtype` in an 8-byte parameter slot.
+uint64_t scalar_slot(DType dtype, int64_t iv, double fv, bool is_float) {
+    uint64_t slot = 0;
+    double v = is_float ? fv : double(iv);
+    switch (dtype) {
+        case DType::f16: { uint16_t h = float_to_half_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
+        case DType::bf16: { uint16_t h = float_to_bf16_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
+        case DType::f32: { float f = float(v); std::memcpy(&slot, &f, 4); break; }
+        case DType::f64: std::memcpy(&slot, &v, 8); break;
+        case DType::boolean: slot = (is_float ? fv != 0.0 : iv != 0) ? 1 : 0; break;
+        default: {
+            int64_t x = is_float ? int64_t(fv) : iv;
+            std::memcpy(&slot, &x, dtype_size(dtype));  // little-endian: the low bytes
+        }
+    }
+    return slot;
+}
+
+void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& sizes, const std::vector<std::string>& names,
+                       const std::string& where) {
+    std::vector<size_t> expected;
+    for (size_t i = 0;; ++i) {
+        size_t offset = 0, size = 0;
+        CUresult r = dev.driver().cuFuncGetParamInfo(f, i, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+        if (r != CUDA_SUCCESS) return;             // not supported for this image: nothing to check
+        expected.push_back(size);
+    }
+    if (expected.size() != sizes.size())
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR, where + ": the kernel takes " + std::to_string(expected.size()) +
+                                                       " parameter(s) but the launch plan passes " +
+                                                       std::to_string(sizes.size()) +
+                                                       "; make the plan's args match the kernel's signature");
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (expected[i] != sizes[i])
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                              where + ": parameter " + std::to_string(i) + " of the kernel is " +
+                                  std::to_string(expected[i]) + " bytes but the plan passes '" + names[i] + "' (" +
+                                  std::to_string(sizes[i]) + " bytes); check the parameter's type (a buffer is a "
+                                  "pointer, 8 bytes; an i32 scalar is 4)");
+    }
+}
+
+}  // namespace
+
+BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
+                    const std::string& scratch_key) {
+    const Task& task = bufs.task();
+    const Case& c = bufs.the_case();
+    const DeviceProps& props = dev.props();
+    auto& scratch = bufs.scratch(p, scratch_key);
+    auto find_buffer = [&](const std::string& name, size_t* bytes) -> CUdeviceptr {
+        int ai = task.arg_index(name);
+        if (ai >= 0 && task.args[size_t(ai)].is_buffer()) {
+            *bytes = bufs.arg(ai).bytes();
+            return bufs.arg(ai).data();
+        }
+        auto it = scratch.find(name);
+        if (it != scratch.end()) {
+            *bytes = it->second.bytes();
+            return it->second.data();
+        }
+        return 0;
+    };
+
+    BoundPlan plan;
+    for (size_t si = 0; si < p.launch.size(); ++si) {
+        const LaunchStep& s = p.launch[si];
+        BoundStep b;
+        if (s.kind == LaunchStep::Kind::zero) {
+            b.zero = true;
+            b.where = "launch[" + std::to_string(si) + "] (zero '" + s.target + "')";
+            b.zero_ptr = find_buffer(s.target, &b.zero_bytes);
+            if (!b.zero_ptr) fail(KB_ERR_TASK_INVALID, b.where + ": no buffer named '" + s.target + "'");
+            plan.steps.push_back(std::move(b));
+            continue;
+        }
+        b.where = "launch[" + std::to_string(si) + "] (kernel '" + s.kernel + "') at case '" + c.name + "'";
+        b.function = mod.function(s.kernel);
+        int64_t grid[3], block[3];
+        for (int d = 0; d < 3; ++d) {
+            grid[d] = eval_at(s.grid[d], c, b.where, "grid");
+            block[d] = eval_at(s.block[d], c, b.where, "block");
+        }
+        int64_t smem = eval_at(s.shared_mem_bytes, c, b.where, "shared_mem");
+        static const char* axis = "xyz";
+        for (int d = 0; d < 3; ++d) {
+            if (grid[d] < 1 || grid[d] > props.max_grid_dim[d])
+                throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                                  b.where + ": grid." + axis[d] + " = " + std::to_string(grid[d]) + " ('" +
+                                      s.grid[d].text() + "'); the device allows 1.." +
+                                      std::to_string(props.max_grid_dim[d]));
+            if (block[d] < 1 || block[d] > props.max_block_dim[d])
+                throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                                  b.where + ": block." + axis[d] + " = " + std::to_string(block[d]) + " ('" +
+                                      s.block[d].text() + "'); the device allows 1.." +
+                                      std::to_string(props.max_block_dim[d]));
+            b.grid[d] = unsigned(grid[d]);
+            b.block[d] = unsigned(block[d]);
+        }
+        int64_t threads = block[0] * block[1] * block[2];
+        if (threads > props.max_threads_per_block)
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR, b.where + ": block " + dim3_text(b.block) + " has " +
+                                                           std::to_string(threads) + " threads; the device allows at most " +
+                                                           std::to_string(props.max_threads_per_block) + " per block");
+        int max_for_kernel = 0, static_smem = 0;
+        dev.check(dev.driver().cuFuncGetAttribute(&max_for_kernel, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b.function),
+                  "cuFuncGetAttribute");
+        dev.check(dev.driver().cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, b.function),
+                  "cuFuncGetAttribute");
+        if (threads > max_for_kernel)
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                              b.where + ": block of " + std::to_string(threads) + " threads exceeds this kernel's limit of " +
+                                  std::to_string(max_for_kernel) +
+                                  " (set by its register use or __launch_bounds__); launch fewer threads per block");
+        if (smem < 0 || static_smem + smem > props.max_shared_per_block_optin)
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                              b.where + ": needs " + std::to_string(static_smem + smem) + " bytes of shared memory (" +
+                                  std::to_string(static_smem) + " static + " + std::to_string(smem) +
+                                  " dynamic) but the device allows at most " +
+                                  std::to_string(props.max_shared_per_block_optin) + " per block");
+        if (static_smem + smem > props.max_shared_per_block) {
+            // What a host program does with cudaFuncSetAttribute before such a launch.
+            CUresult r = dev.driver().cuFuncSetAttribute(b.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                         int(smem));
+            if (r != CUDA_SUCCESS) throw fault_from_cuda(r, b.where + " (raising the dynamic shared memory limit)");
+        }
+        b.shared_mem = unsigned(smem);
+
+        std::vector<size_t> sizes;
+        std::vector<std::string> names;
+        for (const LaunchArg& a : s.args) {
+            if (a.kind == LaunchArg::Kind::scalar) {
+                int64_t iv = a.is_float ? 0 : eval_at(a.value, c, b.where, "scalar argument");
+                b.storage.push_back(scalar_slot(a.dtype, iv, a.float_value, a.is_float));
+                sizes.push_back(dtype_size(a.dtype));
+                names.push_back(a.is_float ? std::to_string(a.float_value) : a.value.text());
+                continue;
+            }
+            int ai = task.arg_index(a.name);
+            if (ai >= 0 && !task.args[size_t(ai)].is_buffer()) {
+                const Arg& arg = task.args[size_t(ai)];
+                int64_t iv = arg.scalar_is_float ? 0 : eval_at(arg.scalar_expr, c, b.where, "scalar");
+                b.storage.push_back(scalar_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
+                sizes.push_back(dtype_size(arg.dtype));
+            } else {
+                size_t bytes = 0;
+                CUdeviceptr ptr = find_buffer(a.name, &bytes);
+                if (!ptr) fail(KB_ERR_TASK_INVALID, b.where + ": no argument or scratch buffer named '" + a.name + "'");
+                b.storage.push_back(uint64_t(ptr));
+                sizes.push_back(sizeof(CUdeviceptr));
+            }
+            names.push_back(a.name);
+        }
+        check_param_sizes(dev, b.function, sizes, names, b.where);
+        for (uint64_t& slot : b.storage) b.params.push_back(&slot);
+        plan.steps.push_back(std::move(b));
+    }
+    return plan;
+}
+
+void BoundPlan::enqueue(Device& dev) const {
+    const CudaDriver& d = dev.driver();
+    for (const BoundStep& s : steps) {
+        CUresult r;
+        if (s.zero) {
+            r = d.cuMemsetD8Async(s.zero_ptr, 0, s.zero_bytes, dev.stream());
+        } else {
+            r = d.cuLaunchKernel(s.function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+                                 s.shared_mem, dev.stream(), const_cast<void**>(s.params.data()), nullptr);
+        }
+        if (r != CUDA_SUCCESS) {
+            if (cuda_error_is_sticky(r)) dev.mark_lost(r, s.where);
+            throw fault_from_cuda(r, s.where);
+        }
+    }
+}
+
+}  // namespace kb

@@ -1,0 +1,145 @@
+// Running a Program's launch plan on one case: modules loaded from compiled
+// images, per-case buffers, and plans bound to those buffers (expressions
+// evaluated, limits checked, parameters marshalled) so that enqueueing a plan
+// in a timed loop is only the launches themselves.
+#pragma once
+
+#include <cuda.h>
+
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device.h"
+#include "exec/fault.h"
+#include "exec/host_tensor.h"
+#include "exec/kernel.h"
+#include "task/task.h"
+
+namespace kb {
+
+// A compiled image loaded into the device's context, its kernels resolved.
+class LoadedModule {
+public:
+    // Throws KernelFault(launch_error) when the driver rejects the image
+    // (wrong architecture, PTX too new for the driver, missing symbol).
+    LoadedModule(Device& dev, const Kernel& k);
+    ~LoadedModule();
+    LoadedModule(const LoadedModule&) = delete;
+    LoadedModule& operator=(const LoadedModule&) = delete;
+
+    CUfunction function(const std::string& plan_name) const;
+
+private:
+    Device& dev_;
+    CUmodule module_ = nullptr;
+    std::map<std::string, CUfunction> functions_;
+};
+
+// Keeps the most recently used modules loaded (by Kernel::id), so scoring a
+// kernel several times loads it once, and thousands of candidates do not
+// accumulate in device memory.
+class ModuleCache {
+public:
+    explicit ModuleCache(size_t capacity = 32) : capacity_(capacity) {}
+    std::shared_ptr<LoadedModule> get(Device& dev, const Kernel& k);
+    void clear() { entries_.clear(); }
+
+private:
+    size_t capacity_;
+    std::list<std::pair<std::string, std::shared_ptr<LoadedModule>>> entries_;  // front = most recent
+};
+
+// The device buffers of one task at one case: one per buffer argument, plus
+// scratch buffers per program. Every buffer has guard zones.
+class CaseBuffers {
+public:
+    CaseBuffers(Device& dev, const Task& task, int case_index);
+
+    const Task& task() const { return task_; }
+    int case_index() const { return case_index_; }
+    const Case& the_case() const { return task_.cases[size_t(case_index_)]; }
+
+    // Buffer of task argument `arg_index` (an empty buffer for scalars).
+    const DeviceBuffer& arg(int arg_index) const { return args_[size_t(arg_index)]; }
+    const std::vector<int64_t>& shape(int arg_index) const { return shapes_[size_t(arg_index)]; }
+    uint64_t count(int arg_index) const { return counts_[size_t(arg_index)]; }
+
+    // Scratch buffers of a program, allocated on first use and reallocated
+    // when the program under `key` needs other ones. `key` tells programs
+    // apart (the reference and a candidate may both say "partial").
+    std::map<std::string, DeviceBuffer>& scratch(const Program& p, const std::string& key);
+
+    // Inputs (in and inout) from the seeded RNG; outputs (out) poisoned.
+    void prepare(uint64_t seed);
+    // Scratch of a program poisoned (or zeroed, as the plan asks).
+    void reset_scratch(const Program& p, const std::string& key);
+    // Poisons every output and the scratch of `key`: used after a reference
+    // run so its results do not stay on the device.
+    void scrub(const std::string& key);
+    // Checksums of every `in` buffer, in argument order.
+    std::vector<uint64_t> input_checksums();
+    // Rewrites every guard zone; check_guards names the first broken one.
+    void arm_guards();
+    struct GuardBreach {
+        std::string buffer;  // arg or scratch name
+        GuardReport report;
+    };
+    std::vector<GuardBreach> check_guards();
+
+    HostTensor download(int arg_index);
+
+private:
+    Device& dev_;
+    const Task& task_;
+    int case_index_;
+    std::vector<DeviceBuffer> args_;
+    std::vector<std::vector<int64_t>> shapes_;
+    std::vector<uint64_t> counts_;
+    std::map<std::string, std::map<std::string, DeviceBuffer>> scratch_;  // key -> name -> buffer
+    std::map<std::string, std::vector<std::pair<std::string, DType>>> scratch_types_;  // key -> (name, dtype)
+    std::map<std::string, std::string> scratch_signatures_;  // key -> names, dtypes and sizes
+};
+
+// A plan bound to a case's buffers: ready to enqueue.
+struct BoundStep {
+    bool zero = false;
+    CUdeviceptr zero_ptr = 0;
+    size_t zero_bytes = 0;
+    CUfunction function = nullptr;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    unsigned shared_mem = 0;
+    std::vector<uint64_t> storage;  // one 8-byte slot per parameter
+    std::vector<void*> params;      // pointers into storage
+    std::string where;              // "launch[0] (kernel 'vadd')", for messages
+};
+
+class BoundPlan {
+public:
+    BoundPlan() = default;
+    BoundPlan(BoundPlan&&) = default;
+    BoundPlan& operator=(BoundPlan&&) = default;
+    BoundPlan(const BoundPlan&) = delete;
+    BoundPlan& operator=(const BoundPlan&) = delete;
+
+    // Enqueues every step on the device's stream. Throws KernelFault when a
+    // launch is refused (launch_error) or a sticky error surfaces.
+    void enqueue(Device& dev) const;
+    std::vector<BoundStep> steps;
+};
+
+// Evaluates the plan at the case, checks every launch against the device's
+// and the kernel's limits and the kernel's parameter list, and marshals the
+// arguments. Throws KernelFault(launch_error) naming the step, the limit and
+// the fix. `scratch_key` selects the program's scratch set in `bufs`.
+BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
+                    const std::string& scratch_key);
+
+// Maps a failed CUresult of a candidate's run to a fault with a message
+// a model can act on.
+KernelFault fault_from_cuda(CUresult r, const std::string& during);
+
+}  // namespace kb
