@@ -84,7 +84,7 @@ const CudaDriver& CudaDriver::get() {
 }
 
 std::string cuda_error_text(CUresult r) {
-    const CudaDriver* d = try_get(nullptr);
+    const CudaDriver* d = CudaDriver::try_get(nullptr);
     const char* name = nullptr;
     const char* text = nullptr;
     if (d) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Everything kbench measures on a GPU machine, in one go: build with the
+# machine's own toolchain, run the unit and GPU tests, score the built-in
+# tasks, run the benchmarks, and print a short table last. Full logs and
+# JSON go to $OUT (default ./out).
+#
+#   bash bench/run_device.sh [quick|full]
+#     quick: build, tests, suite, compile/score benchmarks
+#     full:  also timing fidelity against triton.testing.do_bench and the
+#            torch load_inline / Triton JIT comparison (about a minute more)
+#
+# Needs: CUDA toolkit (nvcc), CMake, Ninja or Make, a C++17 compiler; for
+# `full`, Python with torch, triton and cupy. nlohmann/json and GoogleTest
+# come from the system or from .deps/ (include/nlohmann, googletest/).
+set -u
+MODE=${1:-full}
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+BUILD=${BUILD:-build-device}
+JOBS=$(nproc)
+GEN=$(command -v ninja >/dev/null && echo "-G Ninja" || echo "")
+step() { echo "== $* ($(date +%T))"; }
+
+step configure
+cmake -S . -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release -DKBENCH_DEPS_DIR="$PWD/.deps" \
+      -DKBENCH_BUILTIN_ARCHS="${KBENCH_BUILTIN_ARCHS:-90}" >"$OUT/cmake.log" 2>&1 || { tail -40 "$OUT/cmake.log"; exit 1; }
+step build
+cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
+
+step "unit tests"
+(cd "$BUILD" && ctest -j "$JOBS" -L unit --timeout 600 >"$OUT/ctest_unit.log" 2>&1)
+UNIT_RC=$?
+step "gpu tests"
+# One at a time: timing tests must not share the GPU with other tests.
+(cd "$BUILD" && ctest -j 1 -L gpu --timeout 300 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1)
+GPU_RC=$?
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
+grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -40
+
+step "suite (built-in tasks' candidates)"
+"$BUILD/kbench" suite tasks >"$OUT/suite.txt" 2>&1
+SUITE_RC=$?
+cat "$OUT/suite.txt"
+
+step "benchmarks"
+"$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
+"$BUILD/bench/kbench_score_bench" 20 in_process >"$OUT/score_bench_in_process.json" 2>"$OUT/score_bench.err"
+if [ -x "$BUILD/kbench-worker" ]; then
+  "$BUILD/bench/kbench_score_bench" 20 worker >"$OUT/score_bench_worker.json" 2>>"$OUT/score_bench.err"
+fi
+for f in "$BUILD"/bench/kbench_isolation_bench; do
+  [ -x "$f" ] && "$f" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
+done
+if [ -f "$BUILD/tests/compat/compat_results.json" ]; then cp "$BUILD/tests/compat/compat_results.json" "$OUT/"; fi
+
+if [ "$MODE" = full ]; then
+  step "timing fidelity"
+  PYTHONUNBUFFERED=1 python3 bench/timing_fidelity.py "$BUILD" 5 >"$OUT/timing_fidelity.json" 2>"$OUT/timing_fidelity.err"
+  step "compile baselines (torch load_inline, triton JIT)"
+  PYTHONUNBUFFERED=1 python3 bench/compile_baselines.py >"$OUT/compile_baselines.json" 2>"$OUT/compile_baselines.err"
+fi
+
+step summary
+python3 bench/summarize.py "$OUT" || true
+echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC"

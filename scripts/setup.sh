@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building kbench needs and is missing (Debian packages), and
+# checks for the CUDA toolkit (NVRTC, headers, nvcc), which does not come
+# from Debian: it must be installed already (/usr/local/cuda or $CUDA_HOME).
+set -euo pipefail
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+command -v nm >/dev/null || need+=(binutils)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+[ -d /usr/src/googletest ] || [ -f /usr/include/gtest/gtest.h ] || need+=(googletest libgtest-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
+if [ ! -x "$cuda_home/bin/nvcc" ] || [ ! -f "$cuda_home/include/nvrtc.h" ]; then
+  echo "setup: no CUDA toolkit at $cuda_home (need bin/nvcc, include/nvrtc.h, lib64/libnvrtc.so)." >&2
+  echo "       Install the CUDA toolkit (12.4 or newer) and set CUDA_HOME; no GPU is needed to build." >&2
+  exit 1
+fi
+echo "setup: CUDA toolkit at $cuda_home ($("$cuda_home/bin/nvcc" --version | tail -1))"

@@ -1,0 +1,29 @@
+// Shared helpers of the GPU tests: an in-process context on device 0 and the
+// built-in tasks by name.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/context.h"
+#include "engine/local_backend.h"
+
+namespace kb::test {
+
+inline std::string task_file(const std::string& name) {
+    return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json";
+}
+inline std::string candidate_file(const std::string& task, const std::string& file) {
+    return std::string(KB_SOURCE_DIR) + "/tasks/" + task + "/candidates/" + file;
+}
+
+inline std::unique_ptr<Context> in_process_context() {
+    ContextOptions o;
+    o.device = 0;
+    o.isolation = KB_ISOLATION_IN_PROCESS;
+    return std::make_unique<Context>(o);
+}
+
+inline LocalBackend& local(Context& ctx) { return dynamic_cast<LocalBackend&>(ctx.backend()); }
+
+}  // namespace kb::test
