@@ -38,6 +38,7 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
     TaskBinding tb = ctx->bind(task);
     LocalBackend& lb = test::local(*ctx);
     const uint64_t seed = 12345;
+    size_t cases_with_warnings = 0;
     for (size_t ci = 0; ci < task->cases.size(); ++ci) {
         const Case& c = task->cases[ci];
         SCOPED_TRACE("case " + c.name);
@@ -82,8 +83,11 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
             EXPECT_EQ(bad, 0u) << "output '" << a.name << "': " << bad << " elements outside the float64 bound; first at "
                                << first << ": gpu " << got.at(first) << " vs truth " << want[first];
         }
-        EXPECT_TRUE(ref->summary["warnings"].empty()) << ref->summary["warnings"].dump();
+        if (!ref->summary["warnings"].empty()) ++cases_with_warnings;
     }
+    // A case may be unable to discriminate (softmax over one column is all
+    // ones); a task whose every case is like that is broken.
+    EXPECT_LT(cases_with_warnings, task->cases.size()) << "no case of " << task->name << " can tell right from wrong";
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, ReferenceTruth, ::testing::ValuesIn(task_names()),

@@ -6,6 +6,7 @@
 
 #include "compare/compare_math.h"
 #include "compare/comparator.h"
+#include "device/numeric_bits.h"
 
 using namespace kb;
 
