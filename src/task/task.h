@@ -178,4 +178,14 @@ Program parse_candidate_document(const Json& doc, const Task& task, const std::s
 // Throws kb::Error(KB_ERR_TASK_INVALID) for a negative or overflowing size.
 int64_t element_count(const std::vector<Expr>& shape, const DimValues& dims, const std::string& what);
 
+// The JSON of a program's plan, {"launch": [...], "scratch": [...]}, with every
+// default explicit, as in the normalised task (for logs and results).
+Json launch_plan_to_json(const Program& p);
+
+// Parses JSON text (a task, candidate document or launch plan) with errors in
+// the loader's style: the line and column of a syntax error, the JSON path of
+// a key repeated within one object. `what` labels the document in messages.
+// Throws kb::Error(KB_ERR_TASK_INVALID).
+Json parse_json_text(const std::string& text, const std::string& what);
+
 }  // namespace kb
