@@ -40,7 +40,7 @@ KB_HD uint16_t kb_float_to_half(float f) {
         if (absx < 0x33000000u) return uint16_t(sign);
         uint32_t e = absx >> 23;
         uint32_t m = (absx & 0x7fffff) | 0x800000;
-        uint32_t shift = 126 - e + 14;
+        uint32_t shift = 126 - e;  // half subnormals count units of 2^-24
         uint32_t half = m >> shift;
         uint32_t rem = m & ((1u << shift) - 1);
         uint32_t mid = 1u << (shift - 1);

@@ -71,30 +71,22 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
         code = read_file(in.path);
         base_dir = dirname_of(in.path);
         if (!in.language_given && ends_with(in.path, ".json")) {
-            Json doc;
-            try {
-                doc = Json::parse(code);
-            } catch (const Json::parse_error& e) {
-                fail(KB_ERR_TASK_INVALID, in.path + ": not valid JSON: " + e.what());
+            Json doc = parse_json_text(code, in.path);
+            // A plan passed by the caller overrides the document's own.
+            if (in.launch_json && doc.is_object()) {
+                Json plan = parse_json_text(*in.launch_json, "launch_json");
+                if (plan.is_object()) {
+                    doc.erase("launch");
+                    doc.erase("scratch");
+                    for (auto& kv : plan.items()) doc[kv.key()] = kv.value();
+                }
             }
-            Program p = parse_candidate_document(doc, task, base_dir);
-            if (in.launch_json) {
-                Program plan = parse_launch_plan(Json::parse(*in.launch_json), task, "launch_json");
-                p.launch = plan.launch;
-                p.scratch = plan.scratch;
-            }
-            return p;
+            return parse_candidate_document(doc, task, base_dir);
         }
     }
     Program p;
     if (in.launch_json) {
-        Json plan;
-        try {
-            plan = Json::parse(*in.launch_json);
-        } catch (const Json::parse_error& e) {
-            fail(KB_ERR_TASK_INVALID, std::string("launch_json: not valid JSON: ") + e.what());
-        }
-        p = parse_launch_plan(plan, task, "launch_json");
+        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json"), task, "launch_json");
     } else if (task.candidate_default) {
         p = *task.candidate_default;
     } else {

@@ -27,7 +27,4 @@ using KernelPtr = std::shared_ptr<const Kernel>;
 // Fills in `id` (call once the other fields are set).
 KernelPtr finish_kernel(Kernel k);
 
-// The plan as JSON ({"launch": [...], "scratch": [...]}), in the task format.
-Json plan_to_json(const Program& p);
-
 }  // namespace kb

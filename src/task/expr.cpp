@@ -130,14 +130,22 @@ private:
     size_t pos_ = 0;
 };
 
-int64_t checked(bool overflow, int64_t v, const char* op) {
-    if (overflow) throw ExprError(std::string("integer overflow in '") + op + "'", 0);
-    return v;
+// Arithmetic with overflow detection. The operands are evaluated first, into
+// locals: a call like f(__builtin_add_overflow(a, b, &r), r) would read r
+// before the builtin writes it (argument order is unspecified).
+template <class Op>
+int64_t checked(Op op, int64_t a, int64_t b, const char* name) {
+    int64_t r = 0;
+    if (op(a, b, &r)) throw ExprError(std::string("integer overflow in '") + name + "'", 0);
+    return r;
 }
+
+bool add_ovf(int64_t a, int64_t b, int64_t* r) { return __builtin_add_overflow(a, b, r); }
+bool sub_ovf(int64_t a, int64_t b, int64_t* r) { return __builtin_sub_overflow(a, b, r); }
+bool mul_ovf(int64_t a, int64_t b, int64_t* r) { return __builtin_mul_overflow(a, b, r); }
 
 int64_t eval_node(const Expr::Node& n, const DimValues& dims) {
     using K = Expr::Node;
-    int64_t r = 0;
     switch (n.kind) {
         case K::Const: return n.value;
         case K::Name: {
@@ -145,13 +153,10 @@ int64_t eval_node(const Expr::Node& n, const DimValues& dims) {
             if (it == dims.end()) throw ExprError("unknown dim '" + n.name + "'", 0);
             return it->second;
         }
-        case K::Neg: {
-            int64_t a = eval_node(*n.kids[0], dims);
-            return checked(__builtin_sub_overflow(int64_t(0), a, &r), r, "-");
-        }
-        case K::Add: return checked(__builtin_add_overflow(eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), &r), r, "+");
-        case K::Sub: return checked(__builtin_sub_overflow(eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), &r), r, "-");
-        case K::Mul: return checked(__builtin_mul_overflow(eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), &r), r, "*");
+        case K::Neg: return checked(sub_ovf, 0, eval_node(*n.kids[0], dims), "-");
+        case K::Add: return checked(add_ovf, eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), "+");
+        case K::Sub: return checked(sub_ovf, eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), "-");
+        case K::Mul: return checked(mul_ovf, eval_node(*n.kids[0], dims), eval_node(*n.kids[1], dims), "*");
         case K::Div:
         case K::Mod:
         case K::CeilDiv: {
