@@ -1,0 +1,7 @@
+// kbench-compat: kernels=add_kernel
+// kbench-compat: expect=reject
+// Missing semicolon after the index computation.
+__global__ void add_kernel(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x
+    if (i < n) c[i] = a[i] + b[i];
+}
