@@ -1,0 +1,176 @@
+#include "worker/wire.h"
+
+#include "util/error.h"
+#include "worker/protocol.h"
+
+namespace kb::wire {
+namespace {
+
+size_t add_blob(std::vector<std::string>* blobs, std::string data) {
+    blobs->push_back(std::move(data));
+    return blobs->size() - 1;
+}
+
+// Reads a field with a message that names it when it is missing or mistyped:
+// a peer of another build is the likely cause, and the message should say so.
+template <class T>
+T field(const Json& j, const char* name) {
+    if (!j.is_object() || !j.contains(name))
+        throw ProtocolError(std::string("the field \"") + name + "\" is missing from a worker message");
+    try {
+        return j.at(name).get<T>();
+    } catch (const std::exception& e) {
+        throw ProtocolError(std::string("the field \"") + name + "\" of a worker message has the wrong type: " + e.what());
+    }
+}
+
+}  // namespace
+
+const std::string& blob_at(const Json& j, const char* name, const std::vector<std::string>& blobs) {
+    size_t i = field<size_t>(j, name);
+    if (i >= blobs.size())
+        throw ProtocolError(std::string("the field \"") + name + "\" names blob " + std::to_string(i) + " of " +
+                            std::to_string(blobs.size()));
+    return blobs[i];
+}
+
+Language language_from_name(const std::string& name) {
+    for (Language l : {Language::cuda, Language::ptx, Language::cubin, Language::triton})
+        if (name == language_name(l)) return l;
+    throw ProtocolError("unknown language '" + name + "' in a worker message");
+}
+
+Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs) {
+    Json policy = {{"std", r.policy.std},
+                   {"fast_math", r.policy.fast_math},
+                   {"deterministic", r.policy.deterministic},
+                   {"defines", r.policy.defines},
+                   {"max_registers", r.policy.max_registers}};
+    return {{"language", language_name(r.language)},
+            {"code_blob", add_blob(blobs, r.code)},
+            {"source_name", r.source_name},
+            {"kernel_names", r.kernel_names},
+            {"policy", policy},
+            {"arch", r.arch},
+            {"emit_ptx", r.emit_ptx},
+            {"allow_nvcc_fallback", r.allow_nvcc_fallback},
+            {"force_nvcc", r.force_nvcc},
+            {"triton_metadata", r.triton_metadata}};
+}
+
+CompileRequest compile_request_from_json(const Json& j, const std::vector<std::string>& blobs) {
+    CompileRequest r;
+    r.language = language_from_name(field<std::string>(j, "language"));
+    r.code = blob_at(j, "code_blob", blobs);
+    r.source_name = field<std::string>(j, "source_name");
+    r.kernel_names = field<std::vector<std::string>>(j, "kernel_names");
+    const Json& p = field<Json>(j, "policy");
+    r.policy.std = field<std::string>(p, "std");
+    r.policy.fast_math = field<bool>(p, "fast_math");
+    r.policy.deterministic = field<bool>(p, "deterministic");
+    r.policy.defines = field<std::vector<std::string>>(p, "defines");
+    r.policy.max_registers = field<int>(p, "max_registers");
+    r.arch = field<std::string>(j, "arch");
+    r.emit_ptx = field<bool>(j, "emit_ptx");
+    r.allow_nvcc_fallback = field<bool>(j, "allow_nvcc_fallback");
+    r.force_nvcc = field<bool>(j, "force_nvcc");
+    r.triton_metadata = field<std::string>(j, "triton_metadata");
+    return r;
+}
+
+Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
+    Json symbols = Json::object();
+    for (const auto& kv : img.symbols) symbols[kv.first] = kv.second;
+    return {{"kind", img.kind == ImageKind::cubin ? "cubin" : "ptx"},
+            {"bytes_blob", add_blob(blobs, img.bytes)},
+            {"symbols", symbols},
+            {"entries", img.entries},
+            {"log_blob", add_blob(blobs, img.log)},
+            {"path", img.path},
+            {"arch", img.arch},
+            {"compile_ms", img.compile_ms},
+            {"nvrtc_ms", img.nvrtc_ms},
+            {"nvcc_ms", img.nvcc_ms},
+            {"cache_hit", img.cache_hit},
+            {"hash", img.hash}};
+}
+
+CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blobs) {
+    CompiledImage img;
+    std::string kind = field<std::string>(j, "kind");
+    if (kind != "cubin" && kind != "ptx") throw ProtocolError("unknown image kind '" + kind + "' in a worker message");
+    img.kind = kind == "cubin" ? ImageKind::cubin : ImageKind::ptx;
+    img.bytes = blob_at(j, "bytes_blob", blobs);
+    const Json& symbols = field<Json>(j, "symbols");
+    if (!symbols.is_object()) throw ProtocolError("\"symbols\" of an image is not an object");
+    for (auto it = symbols.begin(); it != symbols.end(); ++it) img.symbols[it.key()] = it.value().get<std::string>();
+    img.entries = field<std::vector<std::string>>(j, "entries");
+    img.log = blob_at(j, "log_blob", blobs);
+    img.path = field<std::string>(j, "path");
+    img.arch = field<std::string>(j, "arch");
+    img.compile_ms = field<double>(j, "compile_ms");
+    img.nvrtc_ms = field<double>(j, "nvrtc_ms");
+    img.nvcc_ms = field<double>(j, "nvcc_ms");
+    img.cache_hit = field<bool>(j, "cache_hit");
+    img.hash = field<std::string>(j, "hash");
+    return img;
+}
+
+Json time_request_to_json(const TimeRequest& r) {
+    const TimingOptions& t = r.timing;
+    return {{"case_index", r.case_index},
+            {"against_baseline", r.against_baseline},
+            {"timing",
+             {{"hot", t.hot},
+              {"budget_ms", t.budget_ms},
+              {"warmup_ms", t.warmup_ms},
+              {"min_samples", t.min_samples},
+              {"max_samples", t.max_samples},
+              {"target_rel_noise", t.target_rel_noise}}}};
+}
+
+TimeRequest time_request_from_json(const Json& j) {
+    TimeRequest r;
+    r.case_index = field<int>(j, "case_index");
+    r.against_baseline = field<bool>(j, "against_baseline");
+    const Json& t = field<Json>(j, "timing");
+    r.timing.hot = field<bool>(t, "hot");
+    r.timing.budget_ms = field<double>(t, "budget_ms");
+    r.timing.warmup_ms = field<double>(t, "warmup_ms");
+    r.timing.min_samples = field<unsigned>(t, "min_samples");
+    r.timing.max_samples = field<unsigned>(t, "max_samples");
+    r.timing.target_rel_noise = field<double>(t, "target_rel_noise");
+    return r;
+}
+
+Json kernel_to_json(const Kernel& k, std::vector<std::string>* blobs) {
+    // The image's log stays on the host: the worker never reports it.
+    CompiledImage img = k.image;
+    img.log.clear();
+    return {{"id", k.id},
+            {"label", k.label},
+            {"language", language_name(k.program.language)},
+            {"source_name", k.program.source_name},
+            {"plan", launch_plan_to_json(k.program)},
+            {"image", image_to_json(img, blobs)}};
+}
+
+KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs, const Task& task) {
+    Kernel k;
+    k.id = field<std::string>(j, "id");
+    k.label = field<std::string>(j, "label");
+    // The plan was validated on the host against this same task; parsing it
+    // again here cannot disagree unless the peer is another build.
+    try {
+        k.program = parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'");
+    } catch (const Error& e) {
+        throw ProtocolError(std::string("the worker could not re-read a launch plan the host accepted: ") + e.what());
+    }
+    k.program.language = language_from_name(field<std::string>(j, "language"));
+    k.program.source_name = field<std::string>(j, "source_name");
+    k.image = image_from_json(field<Json>(j, "image"), blobs);
+    // The host's id is kept (not recomputed): it is the key both sides use.
+    return std::make_shared<const Kernel>(std::move(k));
+}
+
+}  // namespace kb::wire

@@ -1,0 +1,256 @@
+// The worker protocol's framing and the wire form of the core's types: what
+// one side writes, the other reads back exactly; anything malformed is
+// refused with a message, never trusted.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "task/task.h"
+#include "worker/protocol.h"
+#include "worker/wire.h"
+
+using namespace kb;
+using namespace kb::wire;
+
+namespace {
+
+std::string task_path(const char* name) { return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json"; }
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string decode_error(const std::string& bytes) {
+    FrameDecoder d;
+    d.feed(bytes.data(), bytes.size());
+    Frame f;
+    try {
+        d.next(&f);
+    } catch (const ProtocolError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(WorkerProtocol, FrameRoundTripsWithBlobs) {
+    std::string binary("\x7f" "ELF\0\1\2\xff", 8);
+    std::string bytes = encode_frame(uint16_t(Msg::compare), 42, Json{{"a", 1}, {"s", "x"}}, {binary, "", "log"});
+    FrameDecoder d;
+    d.feed(bytes.data(), bytes.size());
+    Frame f;
+    ASSERT_TRUE(d.next(&f));
+    EXPECT_EQ(f.type, uint16_t(Msg::compare));
+    EXPECT_EQ(f.id, 42u);
+    EXPECT_EQ(f.json["a"], 1);
+    EXPECT_FALSE(f.json.contains("blobs"));  // the size list is the decoder's business
+    ASSERT_EQ(f.blobs.size(), 3u);
+    EXPECT_EQ(f.blobs[0], binary);
+    EXPECT_EQ(f.blobs[1], "");
+    EXPECT_EQ(f.blobs[2], "log");
+    EXPECT_EQ(d.pending(), 0u);
+    EXPECT_FALSE(d.next(&f));
+}
+
+TEST(WorkerProtocol, DecoderTakesBytesOneAtATimeAndFramesBackToBack) {
+    std::string bytes = encode_frame(reply_type(Msg::hello), 1, Json{{"ok", true}}) +
+                        encode_frame(uint16_t(Msg::note), 2, Json{{"doing", "x"}}, {"abc"});
+    FrameDecoder d;
+    std::vector<Frame> got;
+    for (char c : bytes) {
+        d.feed(&c, 1);
+        Frame f;
+        while (d.next(&f)) got.push_back(f);
+    }
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].type, reply_type(Msg::hello));
+    EXPECT_EQ(got[1].type, uint16_t(Msg::note));
+    EXPECT_EQ(got[1].blobs.at(0), "abc");
+}
+
+TEST(WorkerProtocol, HeaderLayoutIsAsDocumented) {
+    std::string bytes = encode_frame(uint16_t(Msg::time), 0x0102030405060708ull, Json::object(), {"xy"});
+    ASSERT_GE(bytes.size(), kHeaderBytes);
+    EXPECT_EQ(bytes.substr(0, 4), "KBW1");
+    EXPECT_EQ(uint8_t(bytes[4]), kProtocolVersion & 0xff);
+    EXPECT_EQ(uint8_t(bytes[6]), uint8_t(Msg::time));
+    EXPECT_EQ(uint8_t(bytes[8]), 0x08);  // little-endian id
+    EXPECT_EQ(uint8_t(bytes[15]), 0x01);
+    EXPECT_EQ(uint8_t(bytes[20]), 2);  // blob bytes
+}
+
+TEST(WorkerProtocol, MalformedFramesAreRefusedWithAReason) {
+    std::string good = encode_frame(uint16_t(Msg::compare), 7, Json{{"k", "v"}}, {"blob"});
+
+    std::string bad_magic = good;
+    bad_magic[0] = 'X';
+    EXPECT_TRUE(has(decode_error(bad_magic), "bad magic")) << decode_error(bad_magic);
+
+    std::string bad_version = good;
+    bad_version[4] = 99;
+    EXPECT_TRUE(has(decode_error(bad_version), "protocol version 99")) << decode_error(bad_version);
+
+    std::string bad_type = good;
+    bad_type[6] = 0x7f;
+    EXPECT_TRUE(has(decode_error(bad_type), "unknown")) << decode_error(bad_type);
+
+    std::string huge = good;
+    huge[19] = char(0x7f);  // JSON length far past the limit
+    EXPECT_TRUE(has(decode_error(huge), "limits")) << decode_error(huge);
+
+    std::string bad_json = good;
+    bad_json[kHeaderBytes] = '[';
+    EXPECT_FALSE(decode_error(bad_json).empty());
+
+    std::string bad_blobs = encode_frame(uint16_t(Msg::compare), 7, Json{{"k", "v"}}, {"blob"});
+    bad_blobs[20] = 3;  // the header's blob total disagrees with the list
+    bad_blobs.pop_back();
+    EXPECT_TRUE(has(decode_error(bad_blobs), "add up")) << decode_error(bad_blobs);
+}
+
+TEST(WorkerProtocol, InvalidUtf8IsReplacedNotRefused) {
+    std::string label = "cand\xff\xfe.cu";
+    std::string bytes = encode_frame(uint16_t(Msg::compare), 1, Json{{"label", label}});
+    FrameDecoder d;
+    d.feed(bytes.data(), bytes.size());
+    Frame f;
+    ASSERT_TRUE(d.next(&f));
+    EXPECT_TRUE(has(f.json["label"].get<std::string>(), "cand"));
+}
+
+TEST(WorkerProtocol, MessageNamesAndReplyEnvelope) {
+    EXPECT_EQ(msg_name(uint16_t(Msg::compare)), "compare");
+    EXPECT_EQ(msg_name(reply_type(Msg::compare)), "reply to compare");
+    EXPECT_EQ(msg_name(0x1234), "message 0x1234");
+    EXPECT_TRUE(reply_ok(Json{{"ok", true}}));
+    EXPECT_FALSE(reply_ok(Json{{"ok", false}}));
+    EXPECT_EQ(reply_status(Json{{"ok", false}, {"status", int(KB_ERR_COMPILE)}}), KB_ERR_COMPILE);
+    EXPECT_EQ(reply_status(Json{{"ok", false}}), KB_ERR_WORKER);
+    EXPECT_EQ(reply_status(Json{{"ok", false}, {"status", "x"}}), KB_ERR_WORKER);
+    EXPECT_FALSE(reply_error(Json::object()).empty());
+}
+
+TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
+    CompileRequest r;
+    r.language = Language::ptx;
+    r.code = std::string("code\0with nul", 13);
+    r.source_name = "k.ptx";
+    r.kernel_names = {"a", "b<float, 4>"};
+    r.policy.std = "c++20";
+    r.policy.fast_math = true;
+    r.policy.deterministic = true;
+    r.policy.defines = {"X=1", "Y"};
+    r.policy.max_registers = 64;
+    r.arch = "sm_90a";
+    r.emit_ptx = true;
+    r.allow_nvcc_fallback = false;
+    r.force_nvcc = true;
+    r.triton_metadata = "{\"name\": \"k\"}";
+    std::vector<std::string> blobs;
+    Json j = compile_request_to_json(r, &blobs);
+    CompileRequest b = compile_request_from_json(Json::parse(j.dump()), blobs);
+    EXPECT_EQ(b.language, r.language);
+    EXPECT_EQ(b.code, r.code);
+    EXPECT_EQ(b.source_name, r.source_name);
+    EXPECT_EQ(b.kernel_names, r.kernel_names);
+    EXPECT_EQ(b.policy.std, r.policy.std);
+    EXPECT_EQ(b.policy.fast_math, r.policy.fast_math);
+    EXPECT_EQ(b.policy.deterministic, r.policy.deterministic);
+    EXPECT_EQ(b.policy.defines, r.policy.defines);
+    EXPECT_EQ(b.policy.max_registers, r.policy.max_registers);
+    EXPECT_EQ(b.arch, r.arch);
+    EXPECT_EQ(b.emit_ptx, r.emit_ptx);
+    EXPECT_EQ(b.allow_nvcc_fallback, r.allow_nvcc_fallback);
+    EXPECT_EQ(b.force_nvcc, r.force_nvcc);
+    EXPECT_EQ(b.triton_metadata, r.triton_metadata);
+}
+
+TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
+    CompiledImage img;
+    img.kind = ImageKind::ptx;
+    img.bytes = std::string("\0\1binary", 8);
+    img.symbols = {{"vadd", "_Z4vaddPf"}};
+    img.entries = {"_Z4vaddPf"};
+    img.log = "warning: x";
+    img.path = "nvcc";
+    img.arch = "sm_90";
+    img.compile_ms = 12.5;
+    img.nvrtc_ms = 3;
+    img.nvcc_ms = 9;
+    img.cache_hit = true;
+    img.hash = "abc";
+    std::vector<std::string> blobs;
+    CompiledImage b = image_from_json(Json::parse(image_to_json(img, &blobs).dump()), blobs);
+    EXPECT_EQ(b.kind, img.kind);
+    EXPECT_EQ(b.bytes, img.bytes);
+    EXPECT_EQ(b.symbols, img.symbols);
+    EXPECT_EQ(b.entries, img.entries);
+    EXPECT_EQ(b.log, img.log);
+    EXPECT_EQ(b.path, img.path);
+    EXPECT_EQ(b.arch, img.arch);
+    EXPECT_EQ(b.compile_ms, img.compile_ms);
+    EXPECT_EQ(b.nvrtc_ms, img.nvrtc_ms);
+    EXPECT_EQ(b.nvcc_ms, img.nvcc_ms);
+    EXPECT_EQ(b.cache_hit, img.cache_hit);
+    EXPECT_EQ(b.hash, img.hash);
+
+    TimeRequest t;
+    t.case_index = 3;
+    t.against_baseline = true;
+    t.timing.hot = true;
+    t.timing.budget_ms = 250;
+    t.timing.warmup_ms = 7;
+    t.timing.min_samples = 11;
+    t.timing.max_samples = 99;
+    t.timing.target_rel_noise = 0.01;
+    TimeRequest u = time_request_from_json(Json::parse(time_request_to_json(t).dump()));
+    EXPECT_EQ(u.case_index, 3);
+    EXPECT_TRUE(u.against_baseline);
+    EXPECT_TRUE(u.timing.hot);
+    EXPECT_EQ(u.timing.budget_ms, 250);
+    EXPECT_EQ(u.timing.warmup_ms, 7);
+    EXPECT_EQ(u.timing.min_samples, 11u);
+    EXPECT_EQ(u.timing.max_samples, 99u);
+    EXPECT_EQ(u.timing.target_rel_noise, 0.01);
+}
+
+TEST(WorkerWire, KernelRoundTripsAgainstItsTask) {
+    for (const char* name : {"vector_add_f32", "sum_f32", "softmax_f32"}) {
+        TaskPtr task = load_task(task_path(name));
+        for (const Program* p : {&task->reference, &task->baseline_or_reference()}) {
+            Kernel k;
+            k.label = "reference";
+            k.program = *p;
+            k.image.kind = ImageKind::cubin;
+            k.image.bytes = std::string("\x7f" "ELF\0fake", 8);
+            k.image.symbols = {{p->kernel_names().front(), "sym"}};
+            k.image.log = "stays home";
+            KernelPtr kp = finish_kernel(k);
+            std::vector<std::string> blobs;
+            Json j = kernel_to_json(*kp, &blobs);
+            KernelPtr back = kernel_from_json(Json::parse(j.dump()), blobs, *task);
+            EXPECT_EQ(back->id, kp->id) << name;
+            EXPECT_EQ(back->label, kp->label);
+            EXPECT_EQ(back->image.bytes, kp->image.bytes);
+            EXPECT_EQ(back->image.symbols, kp->image.symbols);
+            EXPECT_EQ(back->image.log, "");  // the log is not shipped
+            EXPECT_EQ(launch_plan_to_json(back->program), launch_plan_to_json(kp->program)) << name;
+            EXPECT_EQ(back->program.kernel_names(), kp->program.kernel_names());
+        }
+    }
+}
+
+TEST(WorkerWire, MissingFieldsNameThemselves) {
+    try {
+        compile_request_from_json(Json{{"language", "cuda"}}, {});
+        FAIL() << "accepted a request without code";
+    } catch (const ProtocolError& e) {
+        EXPECT_TRUE(has(e.what(), "code_blob")) << e.what();
+    }
+    try {
+        image_from_json(Json{{"kind", "elf"}}, {});
+        FAIL() << "accepted an unknown image kind";
+    } catch (const ProtocolError& e) {
+        EXPECT_TRUE(has(e.what(), "elf")) << e.what();
+    }
+    EXPECT_THROW(blob_at(Json{{"b", 3}}, "b", {"only one"}), ProtocolError);
+}
