@@ -442,11 +442,21 @@ int cmd_suite(const Args& a) {
             rows.push_back({{"task", task_dir}, {"error", kb_last_error()}});
             continue;
         }
-        for (const std::string& cand : list_dir(task_dir + "/candidates", false)) {
+        // A candidate is a file, or a folder holding a kbench-candidate/1 candidate.json.
+        std::vector<std::pair<std::string, std::string>> candidates;  // (path, file declaring the verdict)
+        for (const std::string& f : list_dir(task_dir + "/candidates", false)) candidates.emplace_back(f, f);
+        for (const std::string& d : list_dir(task_dir + "/candidates", true)) {
+            std::string declares = d + "/candidate.json";
+            for (const std::string& f : list_dir(d, false))
+                if (!declared_verdict(f).empty()) declares = f;
+            candidates.emplace_back(d + "/candidate.json", declares);
+        }
+        std::sort(candidates.begin(), candidates.end());
+        for (const auto& [cand, declares] : candidates) {
             ++total;
-            std::string expected = declared_verdict(cand);
+            std::string expected = declared_verdict(declares);
             if (expected.empty()) expected = "pass";
-            std::string short_name = cand.substr(cand.find_last_of('/') + 1);
+            std::string short_name = cand.substr(task_dir.size() + std::string("/candidates/").size());
             kb::Json row = {{"task", kb_task_name(task.get())}, {"candidate", short_name}, {"expected", expected}};
             kb_candidate c = candidate_for(cand, a);
             std::string got, detail;

@@ -114,21 +114,21 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
 }
 
 TEST(LaunchErrors, BlockTooLargeNamesTheLimit) {
-    const char* plan = R"({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 2048)", "block": 2048, "args": ["a", "b", "c", "n"]}]})";
+    const char* plan = R"J({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 2048)", "block": 2048, "args": ["a", "b", "c", "n"]}]})J";
     Scored s = score("vector_add_f32", "correct.cu", KB_SCORE_SKIP_TIMING, plan);
     EXPECT_EQ(s.verdict, KB_VERDICT_LAUNCH_ERROR) << s.message;
     EXPECT_TRUE(has(s.message, "1024")) << s.message;
 }
 
 TEST(LaunchErrors, HugeSharedMemoryNamesTheLimit) {
-    const char* plan = R"({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 256)", "block": 256, "shared_mem": 100000000, "args": ["a", "b", "c", "n"]}]})";
+    const char* plan = R"J({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 256)", "block": 256, "shared_mem": 100000000, "args": ["a", "b", "c", "n"]}]})J";
     Scored s = score("vector_add_f32", "correct.cu", KB_SCORE_SKIP_TIMING, plan);
     EXPECT_EQ(s.verdict, KB_VERDICT_LAUNCH_ERROR) << s.message;
     EXPECT_TRUE(has(s.message, "shared memory")) << s.message;
 }
 
 TEST(LaunchErrors, ParameterMismatchIsCaughtBeforeLaunch) {
-    const char* plan = R"({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 256)", "block": 256, "args": ["a", "b", "c"]}]})";
+    const char* plan = R"J({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 256)", "block": 256, "args": ["a", "b", "c"]}]})J";
     Scored s = score("vector_add_f32", "correct.cu", KB_SCORE_SKIP_TIMING, plan);
     EXPECT_EQ(s.verdict, KB_VERDICT_LAUNCH_ERROR) << s.message;
     EXPECT_TRUE(has(s.message, "4 parameter")) << s.message;

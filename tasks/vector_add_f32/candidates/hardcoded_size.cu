@@ -8,8 +8,8 @@
 // These out-of-bounds writes are deliberate and must be caught (guard zones
 // around each buffer); the values inside [0, n) are correct, so nothing else
 // catches it.
-// Expected verdict: not pass; the small cases fail with an out-of-bounds
-// write detected in the guard zone after c (the perf case alone would pass).
+// Expected verdict: out_of_bounds_write (the small cases write into the guard
+// zone after c; the perf case alone would pass).
 #define PERF_N 16777216
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     (void)n;
