@@ -5,6 +5,8 @@
 #include "engine/local_backend.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "worker/compile_pool.h"
+#include "worker/worker_backend.h"
 
 namespace kb {
 namespace {
@@ -24,6 +26,12 @@ Context::Context(const ContextOptions& opts) : opts_(opts) {
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
     compiler_ = std::make_unique<Compiler>(cc);
 
+    // Worker isolation (docs/isolation.md): asked for, or the default for a
+    // context that runs kernels. A compile-only context runs no kernels and
+    // compiles in this process unless KB_ISOLATION_WORKER asks otherwise.
+    const bool isolate = opts.isolation == KB_ISOLATION_WORKER ||
+                         (opts.isolation == KB_ISOLATION_DEFAULT && opts.device != KB_DEVICE_NONE);
+
     info_["kbench_version"] = KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH;
     info_["nvrtc_version"] = Compiler::nvrtc_version();
     info_["cuda_home"] = cc.cuda_home;
@@ -35,13 +43,17 @@ Context::Context(const ContextOptions& opts) : opts_(opts) {
         info_["device"] = nullptr;
         info_["isolation"] = "none";
     } else {
-        // Worker isolation arrives with src/worker; until then every kernel runs here.
-        backend_ = std::make_unique<LocalBackend>(opts.device);
+        if (isolate) backend_ = make_worker_backend(opts);
+        else backend_ = std::make_unique<LocalBackend>(opts.device);
         Json dev = backend_->device_info();
         arch_ = opts.arch.empty() ? dev["arch"].get<std::string>() : opts.arch;
         info_["device"] = dev;
         info_["isolation"] = dev.value("isolation", "in_process");
     }
+    // After the backend: a context without a device fails with
+    // KB_ERR_NO_DEVICE before it looks for a worker.
+    if (isolate) compile_pool_ = make_compile_pool(opts_, cc);
+    info_["compile_isolation"] = compile_pool_ ? "worker" : "in_process";
     info_["arch"] = arch_;
     info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";
     info_["nvcc_fallback"] = opts_.nvcc_fallback;
@@ -113,7 +125,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     Kernel k;
     k.label = label;
     k.program = program;
-    k.image = compiler_->compile(req);
+    k.image = compile_pool_ ? compile_pool_->compile(req) : compiler_->compile(req);
     return finish_kernel(std::move(k));
 }
 

@@ -1,0 +1,177 @@
+#include "worker/compile_pool.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "util/error.h"
+#include "util/sha256.h"
+#include "worker/deadlines.h"
+#include "worker/wire.h"
+#include "worker/worker_backend.h"
+
+namespace kb {
+namespace {
+
+constexpr size_t kMemoBytes = size_t(256) << 20;  // images remembered on the host
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+size_t default_workers() {
+    if (const char* env = std::getenv("KBENCH_COMPILE_WORKERS")) {
+        long n = std::strtol(env, nullptr, 10);
+        if (n > 0 && n <= 256) return size_t(n);
+    }
+    size_t hw = std::thread::hardware_concurrency();
+    return std::max<size_t>(2, std::min<size_t>(8, hw ? hw : 2));
+}
+
+}  // namespace
+
+CompilePool::CompilePool(WorkerSettings settings, CompilerConfig config, size_t max_workers, double deadline_s)
+    : settings_(std::move(settings)),
+      max_workers_(max_workers ? max_workers : default_workers()),
+      deadline_s_(deadline_s > 0 ? deadline_s : DeadlinePolicy::kCompileS) {
+    Json c;
+    c["cuda_home"] = config.cuda_home;
+    c["cache_dir"] = config.cache_dir;
+    settings_.hello_extra["compiler"] = c;
+    settings_.standby = false;  // compile workers start on demand; they hold no device
+    settings_.spawn.device = -1;
+}
+
+CompilePool::~CompilePool() = default;
+
+size_t CompilePool::started_workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return all_.size();
+}
+
+void CompilePool::inject_fault_once(const std::string& fault) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fault_ = fault;
+}
+
+Supervisor* CompilePool::acquire() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        if (!idle_.empty()) {
+            Supervisor* s = idle_.back();
+            idle_.pop_back();
+            return s;
+        }
+        if (all_.size() < max_workers_) {
+            all_.push_back(std::make_unique<Supervisor>(settings_));  // its worker starts at its first call
+            return all_.back().get();
+        }
+        idle_cv_.wait(lock);
+    }
+}
+
+void CompilePool::release(Supervisor* s) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        idle_.push_back(s);
+    }
+    idle_cv_.notify_one();
+}
+
+std::string CompilePool::key_of(const CompileRequest& r) const {
+    std::vector<std::string> blobs;
+    Json j = wire::compile_request_to_json(r, &blobs);
+    Sha256 h;
+    h.field(j.dump(-1, ' ', false, Json::error_handler_t::replace));
+    for (const std::string& b : blobs) h.field(b);
+    return h.hex();
+}
+
+CompiledImage CompilePool::compile(const CompileRequest& request) {
+    auto t0 = std::chrono::steady_clock::now();
+    const std::string key = key_of(request);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto hit = memo_index_.find(key);
+        if (hit != memo_index_.end()) {
+            memo_.splice(memo_.begin(), memo_, hit->second);
+            CompiledImage img = memo_.front().second;
+            img.cache_hit = true;
+            img.compile_ms = ms_since(t0);
+            return img;
+        }
+    }
+
+    std::vector<std::string> blobs;
+    Json body = {{"request", wire::compile_request_to_json(request, &blobs)}};
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!fault_.empty()) body["test_fault"] = fault_;
+        fault_.clear();
+    }
+    Supervisor* s = acquire();
+    Outcome o;
+    try {
+        o = s->call(wire::Msg::compile, body, blobs, deadline_s_);
+    } catch (...) {
+        release(s);
+        throw;
+    }
+    release(s);
+
+    const std::string& name = request.source_name;
+    switch (o.kind) {
+        case Outcome::Kind::reply: break;
+        case Outcome::Kind::timeout:
+            throw CompileError(name + ": the compiler did not finish within " + std::to_string(int(deadline_s_ + 0.5)) +
+                                   " s and was stopped; simplify the code (deep template recursion and huge unrolled "
+                                   "loops make the compiler slow)",
+                               "");
+        case Outcome::Kind::died:
+            throw CompileError(name + ": the compiler crashed on this code (its process " + o.detail +
+                                   (o.last_words.empty() ? "" : " while " + o.last_words) +
+                                   "); kbench contained it in a compile worker. It is a compiler bug this code "
+                                   "triggers: rewrite the construct it chokes on",
+                               "");
+        case Outcome::Kind::garbled:
+            fail(KB_ERR_WORKER, "a kbench compile worker (pid " + std::to_string(o.pid) +
+                                    ") broke the protocol: " + o.detail + "; it was replaced. This is a kbench bug, "
+                                    "or a kbench-worker from another build (" + settings_.spawn.executable + ")");
+    }
+    const Json& r = o.reply.json;
+    if (!wire::reply_ok(r)) {
+        kb_status st = wire::reply_status(r);
+        if (st == KB_ERR_COMPILE)
+            throw CompileError(wire::reply_error(r), r.contains("log_blob") ? wire::blob_at(r, "log_blob", o.reply.blobs)
+                                                                            : std::string());
+        fail(st, wire::reply_error(r));
+    }
+    CompiledImage img;
+    try {
+        img = wire::image_from_json(r.at("result"), o.reply.blobs);
+    } catch (const std::exception& e) {
+        fail(KB_ERR_WORKER, std::string("a kbench compile worker sent an image this library cannot read: ") + e.what());
+    }
+    img.compile_ms = ms_since(t0);  // what the caller waited, the trip to the worker included
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!memo_index_.count(key)) {
+            memo_.emplace_front(key, img);
+            memo_index_[key] = memo_.begin();
+            memo_bytes_ += img.bytes.size() + img.log.size();
+            while (memo_bytes_ > kMemoBytes && memo_.size() > 1) {
+                memo_bytes_ -= memo_.back().second.bytes.size() + memo_.back().second.log.size();
+                memo_index_.erase(memo_.back().first);
+                memo_.pop_back();
+            }
+        }
+    }
+    return img;
+}
+
+std::unique_ptr<CompilePool> make_compile_pool(const ContextOptions& opts, const CompilerConfig& config) {
+    return std::make_unique<CompilePool>(worker_settings(opts, -1), config);
+}
+
+}  // namespace kb

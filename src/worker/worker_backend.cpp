@@ -1,0 +1,291 @@
+#include "worker/worker_backend.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "device/cuda_driver.h"
+#include "engine/verdict.h"
+#include "util/error.h"
+#include "worker/wire.h"
+#include "worker/worker_locate.h"
+
+namespace kb {
+namespace {
+
+std::string secs(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+    return buf;
+}
+
+std::string case_name(const Task& t, int case_index) {
+    if (case_index >= 0 && size_t(case_index) < t.cases.size()) return t.cases[size_t(case_index)].name;
+    return std::to_string(case_index);
+}
+
+std::string ref_key(const Task& t, int case_index) { return t.hash + "/" + std::to_string(case_index); }
+
+// kbench's own failure to talk to its worker: not the candidate's verdict.
+[[noreturn]] void garbled(const Outcome& o, wire::Msg type, const Supervisor& sup) {
+    fail(KB_ERR_WORKER, "the kbench worker (pid " + std::to_string(o.pid) + ") broke the protocol answering a " +
+                            wire::msg_name(uint16_t(type)) + ": " + o.detail +
+                            "; it was killed and the next call starts a fresh one. This is a kbench bug, or a "
+                            "kbench-worker from another build (" + sup.settings().spawn.executable + ")");
+}
+
+// A failed reply's status, seen from the host: a lost CUDA context is the
+// worker's, already replaced, so the caller's context is fine; what failed
+// is the task's reference (the only trusted code that runs there).
+kb_status host_status(const Json& reply) {
+    kb_status s = wire::reply_status(reply);
+    return s == KB_ERR_CONTEXT_LOST ? KB_ERR_REFERENCE_FAILED : s;
+}
+
+}  // namespace
+
+Json worker_failure_result(const char* kind, const Task& task, int case_index, uint64_t seed,
+                           const std::string& kernel_label, const Outcome& o, const Deadline& d) {
+    const bool timing = std::string(kind) == "time";
+    Json r;
+    r["task"] = task.name;
+    r["case"] = case_name(task, case_index);
+    r["case_index"] = case_index;
+    if (!timing) r["seed"] = seed;
+    r["kind"] = kind;
+    r["kernel"] = kernel_label;
+    std::string where = (timing ? "while timing at case '" : "at case '") + case_name(task, case_index) + "'";
+    if (o.kind == Outcome::Kind::timeout) {
+        r["verdict"] = verdict_name(KB_VERDICT_TIMEOUT);
+        r["message"] = "the kernel did not finish within " + secs(d.seconds) + " " + where + " (deadline: " + d.why +
+                       "); kbench killed its worker process and goes on with a fresh one. Look for a loop that "
+                       "never ends (a wrong exit condition, a spin on a flag no thread sets, a __syncthreads() "
+                       "some threads never reach), or raise kb_context_options.timeout_s if the kernel is only slow";
+        r["deadline_s"] = d.seconds;
+    } else {
+        r["verdict"] = verdict_name(KB_VERDICT_RUNTIME_ERROR);
+        std::string msg = "the worker process running the kernel " + where + " " + o.detail;
+        if (!o.last_words.empty()) msg += " while " + o.last_words;
+        msg += ". A kernel's fault is normally reported as a CUDA error; a dead process means the kernel broke the "
+               "CUDA driver or kbench itself (report it with the kernel if it happens again). kbench goes on with "
+               "a fresh worker";
+        r["message"] = msg;
+        if (o.term_signal) r["signal"] = signal_description(o.term_signal);
+        if (o.exit_code >= 0) r["exit_code"] = o.exit_code;
+    }
+    r["run_ms"] = o.elapsed_s * 1000.0;
+    Json w;
+    w["pid"] = o.pid;
+    w["outcome"] = outcome_kind_name(o.kind);
+    w["detail"] = o.detail;
+    if (!o.last_words.empty()) w["last_words"] = o.last_words;
+    w["replaced"] = true;
+    r["worker"] = w;
+    return r;
+}
+
+WorkerBackend::WorkerBackend(WorkerSettings settings, DeadlinePolicy deadlines)
+    : sup_(std::move(settings)), deadlines_(deadlines) {
+    sup_.ensure_ready();
+}
+
+Json WorkerBackend::device_info() {
+    sup_.ensure_ready();
+    Json j = sup_.hello().value("device", Json());
+    if (!j.is_object()) j = Json::object();
+    j["isolation"] = "worker";
+    j["worker"] = {{"path", sup_.settings().spawn.executable},
+                   {"pid", sup_.pid()},
+                   {"protocol", wire::kProtocolVersion},
+                   {"standby", sup_.settings().standby}};
+    return j;
+}
+
+void WorkerBackend::inject_fault_once(const std::string& request, const std::string& fault) { faults_[request] = fault; }
+
+void WorkerBackend::add_worker_facts(Json& result, const Outcome& o) {
+    Json w;
+    w["pid"] = o.pid;
+    if (o.reply.json.contains("free_bytes")) w["device_free_bytes"] = o.reply.json["free_bytes"];
+    w["respawns"] = sup_.respawns();
+    if (o.reply.json.value("device_lost", false)) w["replaced"] = true;
+    result["worker"] = w;
+}
+
+template <class MakeDeadline>
+Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBinding& tb, const KernelPtr& kernel,
+                                MakeDeadline make_deadline, Deadline* used) {
+    for (int attempt = 0;; ++attempt) {
+        // A respawn happens here, before the request is built: what the
+        // worker holds is known only once the worker is.
+        sup_.ensure_ready();
+        const Task& task = *tb.task;
+        *used = make_deadline(kernel && !sup_.has("kernel:" + kernel->id));
+        Json req = body;
+        std::vector<std::string> blobs;
+        std::vector<std::string> sent;
+        Json t = {{"hash", task.hash}};
+        if (!sup_.has("task:" + task.hash)) {
+            t["json"] = task.normalized_json;
+            sent.push_back("task:" + task.hash);
+        }
+        req["task"] = t;
+        Json kernels = Json::array();
+        for (const auto& [field, k] : {std::pair<const char*, const KernelPtr*>{"reference", &tb.reference},
+                                       {"baseline", &tb.baseline},
+                                       {"kernel", &kernel}}) {
+            if (!*k) {
+                req[field] = nullptr;
+                continue;
+            }
+            req[field] = (*k)->id;
+            std::string key = "kernel:" + (*k)->id;
+            if (sup_.has(key) || std::find(sent.begin(), sent.end(), key) != sent.end()) continue;
+            kernels.push_back(wire::kernel_to_json(**k, &blobs));
+            sent.push_back(key);
+        }
+        if (!kernels.empty()) req["kernels"] = kernels;
+        auto fault = faults_.find(wire::msg_name(uint16_t(type)));
+        if (fault != faults_.end()) {
+            req["test_fault"] = fault->second;
+            faults_.erase(fault);
+        }
+        Outcome o = sup_.call(type, req, blobs, used->seconds);
+        if (o.ok()) {
+            const Json& r = o.reply.json;
+            if (!wire::reply_ok(r) && r.contains("missing") && attempt == 0) {
+                for (const Json& m : r["missing"])
+                    if (m.is_string()) sup_.forget(m.get<std::string>());
+                continue;
+            }
+            for (const std::string& key : sent) sup_.remember(key);
+        }
+        return o;
+    }
+}
+
+Json WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uint64_t seed) {
+    const Task& task = *tb.task;
+    Deadline d;
+    Outcome o = exchange(wire::Msg::run_reference, Json{{"case_index", case_index}, {"seed", seed}}, tb, nullptr,
+                         [&](bool) { return deadlines_.reference(); }, &d);
+    const std::string where = "the task's reference at case '" + case_name(task, case_index) + "'";
+    switch (o.kind) {
+        case Outcome::Kind::reply: break;
+        case Outcome::Kind::timeout:
+            fail(KB_ERR_REFERENCE_FAILED, where + " did not finish within " + secs(d.seconds) +
+                                              " (its worker was killed): the task is broken, or its reference is "
+                                              "far too slow for this GPU");
+        case Outcome::Kind::died:
+            fail(KB_ERR_REFERENCE_FAILED, "the worker running " + where + " " + o.detail +
+                                              (o.last_words.empty() ? "" : " while " + o.last_words) +
+                                              ": the task is broken");
+        case Outcome::Kind::garbled: garbled(o, wire::Msg::run_reference, sup_);
+    }
+    const Json& r = o.reply.json;
+    bool lost = r.value("device_lost", false);
+    if (lost) sup_.retire();
+    if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
+    Json result = r.value("result", Json::object());
+    if (result.contains("run_ms") && result["run_ms"].is_number())
+        reference_ms_[ref_key(task, case_index)] = result["run_ms"].get<double>();
+    if (!lost) sup_.remember("ref:" + ref_key(task, case_index) + "/" + std::to_string(seed));
+    add_worker_facts(result, o);
+    return result;
+}
+
+void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
+    // Its own request, before the candidate's: a reference that hangs or
+    // crashes is then reported as the task's failure, and its run time sets
+    // the candidate's deadline.
+    if (sup_.has("ref:" + ref_key(*tb.task, case_index) + "/" + std::to_string(seed))) return;
+    reference_request(tb, case_index, seed);
+}
+
+Json WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
+    return reference_request(tb, case_index, seed);
+}
+
+Json WorkerBackend::candidate_result(const char* kind, Outcome& o, const Deadline& d, const TaskBinding& tb,
+                                     int case_index, uint64_t seed, const KernelPtr& kernel) {
+    const wire::Msg type = std::string(kind) == "time" ? wire::Msg::time : wire::Msg::compare;
+    switch (o.kind) {
+        case Outcome::Kind::reply: break;
+        case Outcome::Kind::timeout:
+        case Outcome::Kind::died:
+            if (!kernel)
+                fail(KB_ERR_REFERENCE_FAILED, "timing the task's baseline alone at case '" +
+                                                  case_name(*tb.task, case_index) + "': its worker " + o.detail +
+                                                  ": the task's baseline is broken");
+            return worker_failure_result(kind, *tb.task, case_index, seed, kernel->label, o, d);
+        case Outcome::Kind::garbled: garbled(o, type, sup_);
+    }
+    const Json& r = o.reply.json;
+    // After a sticky CUDA error the worker's context is unusable: replace it
+    // now, whatever the verdict says.
+    if (r.value("device_lost", false)) sup_.retire();
+    if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
+    Json result = r.value("result", Json::object());
+    add_worker_facts(result, o);
+    if (!result.contains("verdict")) result["verdict"] = verdict_name(KB_VERDICT_NONE);
+    return result;
+}
+
+Json WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                            unsigned runs) {
+    ensure_reference(tb, case_index, seed);
+    double ref_ms = reference_ms_[ref_key(*tb.task, case_index)];
+    uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
+    Deadline d;
+    Outcome o = exchange(wire::Msg::compare, Json{{"case_index", case_index}, {"seed", seed}, {"runs", runs}}, tb, kernel,
+                         [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
+    return candidate_result("compare", o, d, tb, case_index, seed, kernel);
+}
+
+Json WorkerBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {
+    const Task& task = *tb.task;
+    int ci = req.case_index < 0 ? task.perf_index : req.case_index;
+    // The reference's time at the timed case sets the deadline; learn it once.
+    if (!reference_ms_.count(ref_key(task, ci))) ensure_reference(tb, ci, kDefaultSeed);
+    double ref_ms = reference_ms_[ref_key(task, ci)];
+    uint64_t bytes = case_buffer_bytes(task, ci);
+    Deadline d;
+    Outcome o = exchange(wire::Msg::time, Json{{"request", wire::time_request_to_json(req)}}, tb, kernel,
+                         [&](bool new_kernel) { return deadlines_.time(ref_ms, bytes, req, new_kernel); }, &d);
+    Json r = candidate_result("time", o, d, tb, ci, 0, kernel);
+    return r;
+}
+
+WorkerSettings worker_settings(const ContextOptions& opts, int device) {
+    WorkerSettings s;
+    s.spawn.executable = find_worker_executable(opts.worker_path);
+    s.spawn.device = device;
+    const char* hooks = std::getenv("KBENCH_WORKER_TEST_HOOKS");
+    s.spawn.test_hooks = hooks && std::string(hooks) == "1";
+    // A standby holds a second CUDA context (some hundreds of MiB of device
+    // memory) so that a crash costs no start-up; KBENCH_WORKER_STANDBY=0 gives
+    // the memory back at that price.
+    const char* standby = std::getenv("KBENCH_WORKER_STANDBY");
+    s.standby = device >= 0 && !(standby && std::string(standby) == "0");
+    return s;
+}
+
+std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
+    // The same answer an in-process context gives when there is no device,
+    // whether or not a worker is installed.
+    std::string why;
+    const CudaDriver* drv = CudaDriver::try_get(&why);
+    if (!drv) fail(KB_ERR_NO_DEVICE, why);
+    int count = 0;
+    cuda_check(drv->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (opts.device < 0 || opts.device >= count)
+        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(opts.device) + " does not exist: " +
+                                   std::to_string(count) + " device(s) visible" +
+                                   (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()) +
+                                   "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
+    DeadlinePolicy deadlines;
+    deadlines.timeout_s = opts.timeout_s;
+    return std::make_unique<WorkerBackend>(worker_settings(opts, opts.device), deadlines);
+}
+
+}  // namespace kb

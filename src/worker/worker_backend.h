@@ -1,0 +1,80 @@
+// The Backend that runs everything in a kbench-worker process: the same
+// verbs as LocalBackend, forwarded over the protocol, with a deadline on
+// every request. A candidate that hangs or kills its worker gets a verdict
+// (timeout, runtime_error) naming the deadline or the signal; the worker is
+// replaced by the warm standby and the next request is served normally.
+// Results already returned are the caller's: a later crash cannot touch them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/backend.h"
+#include "engine/context.h"
+#include "worker/deadlines.h"
+#include "worker/supervisor.h"
+
+namespace kb {
+
+class WorkerBackend : public Backend {
+public:
+    // Starts the first worker now (hello and canary), so that a broken
+    // set-up fails at context creation rather than at the first candidate.
+    WorkerBackend(WorkerSettings settings, DeadlinePolicy deadlines);
+
+    Json device_info() override;
+    Json run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
+    Json compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                 unsigned runs) override;
+    Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+
+    Supervisor& supervisor() { return sup_; }
+    const DeadlinePolicy& deadlines() const { return deadlines_; }
+
+    // Tests: the next request of this kind ("compare", "time", "run_reference")
+    // makes the worker perform `fault` first ("abort", "segv", "exit:N",
+    // "sleep:S"). Only a worker started with test hooks obeys
+    // ($KBENCH_WORKER_TEST_HOOKS=1 when the context is created).
+    void inject_fault_once(const std::string& request, const std::string& fault);
+
+private:
+    // Sends a request carrying what the worker lacks (the task, the kernels),
+    // resending once if the worker had dropped something it was thought to hold.
+    template <class MakeDeadline>
+    Outcome exchange(wire::Msg type, const Json& body, const TaskBinding& tb, const KernelPtr& kernel,
+                     MakeDeadline make_deadline, Deadline* used);
+    // Runs the reference at (case, seed) unless this worker has its outputs.
+    void ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed);
+    Json reference_request(const TaskBinding& tb, int case_index, uint64_t seed);
+    // A candidate request's outcome as a result document (or an exception for
+    // kbench's own failures).
+    Json candidate_result(const char* kind, Outcome& o, const Deadline& d, const TaskBinding& tb, int case_index,
+                          uint64_t seed, const KernelPtr& kernel);
+    void add_worker_facts(Json& result, const Outcome& o);
+
+    Supervisor sup_;
+    DeadlinePolicy deadlines_;
+    std::map<std::string, double> reference_ms_;  // "<task hash>/<case>" -> the reference's run time
+    std::map<std::string, std::string> faults_;   // request kind -> fault (tests)
+};
+
+// The result of a candidate request whose worker timed out or died: the
+// fields a LocalBackend result has (task, case, kind, kernel), the verdict
+// (timeout, or runtime_error for a death) and a message naming the deadline
+// or the signal, and what to do about it.
+Json worker_failure_result(const char* kind, const Task& task, int case_index, uint64_t seed,
+                           const std::string& kernel_label, const Outcome& o, const Deadline& d);
+
+// The worker settings a context's options ask for: the executable (found as
+// worker_locate.h says), the device, and test hooks when
+// $KBENCH_WORKER_TEST_HOOKS is 1. Throws kb::Error(KB_ERR_WORKER) when there
+// is no worker to be found.
+WorkerSettings worker_settings(const ContextOptions& opts, int device);
+
+// The backend of a device context with worker isolation. Checks first, in
+// this process, that the driver and the device exist (KB_ERR_NO_DEVICE, as
+// an in-process context would say), then starts the worker.
+std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts);
+
+}  // namespace kb
