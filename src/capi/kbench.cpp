@@ -417,7 +417,7 @@ kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* can
             s = check_time_options(&opts->timing);
             if (s != KB_OK) return s;
             so.seed = opts->seed;
-            so.correctness_runs = opts->correctness_runs ? opts->correctness_runs : 1;
+            so.correctness_runs = opts->correctness_runs;  // 0: kbench's default (see score.cpp)
             so.skip_timing = (opts->flags & KB_SCORE_SKIP_TIMING) != 0;
             so.recheck = (opts->flags & KB_SCORE_NO_RECHECK) == 0;
             so.timing = time_request(&opts->timing);

@@ -17,6 +17,8 @@
 
 namespace kb {
 
+class CompilePool;
+
 struct ContextOptions {
     int device = 0;             // KB_DEVICE_NONE (-1): compile-only
     kb_isolation isolation = KB_ISOLATION_DEFAULT;
@@ -42,7 +44,7 @@ struct CandidateInput {
 
 struct ScoreOptions {
     uint64_t seed = 0;              // 0: kDefaultSeed
-    unsigned correctness_runs = 1;
+    unsigned correctness_runs = 0;  // 0: two at cheap cases, one at large ones (score.cpp)
     bool skip_timing = false;
     bool recheck = true;
     TimeRequest timing;             // against_baseline is forced on
@@ -84,6 +86,9 @@ private:
     ContextOptions opts_;
     std::string arch_;
     std::unique_ptr<Compiler> compiler_;
+    // Compilation in worker processes (src/worker/compile_pool.h) when the
+    // context isolates untrusted code; null: compile in this process.
+    std::unique_ptr<CompilePool> compile_pool_;
     std::unique_ptr<Backend> backend_;
     Json info_;
     std::mutex bind_mutex_;

@@ -250,7 +250,23 @@ Json LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int c
             }
         auto breaches = bufs.check_guards();
 
-        if (run == 0) {
+        // Run 0 is always judged. A later run on the same inputs is judged too
+        // when its outputs differ from run 0's (or it broke a guard or an
+        // input): a race that is right only some of the time must fail, not
+        // merely be reported as nondeterministic.
+        bool judge = run == 0 || !modified.empty() || !breaches.empty();
+        if (run > 0) {
+            size_t k = 0;
+            bool same = true;
+            for (size_t i = 0; i < task.args.size(); ++i) {
+                if (!task.args[i].is_output()) continue;
+                if (bufs.download(int(i)).bytes != first_outputs[k++].bytes) same = false;
+            }
+            if (!same || judge) deterministic = false;
+            judge = judge || !same;
+        }
+        if (judge) {
+            Json cur;
             Json outs = Json::array();
             std::string first_bad;
             kb_verdict v = KB_VERDICT_PASS;
@@ -264,9 +280,9 @@ Json LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int c
                 unwritten += rep.unwritten;
                 wrong += rep.mismatches;
             }
-            res["outputs"] = outs;
-            res["inputs_unchanged"] = modified.empty();
-            res["guards_intact"] = breaches.empty();
+            cur["outputs"] = outs;
+            cur["inputs_unchanged"] = modified.empty();
+            cur["guards_intact"] = breaches.empty();
             std::string msg;
             if (!breaches.empty()) {
                 const auto& b = breaches.front();
@@ -278,14 +294,14 @@ Json LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int c
                 for (const auto& x : breaches)
                     bj.push_back({{"buffer", x.buffer}, {"bytes_changed", x.report.bad_bytes},
                                   {"first_offset", x.report.first_bad_offset}});
-                res["guard_breaches"] = bj;
+                cur["guard_breaches"] = bj;
             } else if (!modified.empty()) {
                 v = KB_VERDICT_INPUT_MODIFIED;
                 std::string names;
                 for (const auto& m : modified) names += (names.empty() ? "'" : ", '") + m + "'";
                 msg = "the kernel modified input buffer(s) " + names + " at case '" + case_name +
                       "'; inputs declared `in` must be left unchanged";
-                res["inputs_modified"] = modified;
+                cur["inputs_modified"] = modified;
             } else if (unwritten > 0) {
                 v = KB_VERDICT_OUTPUT_NOT_WRITTEN;
                 msg = first_bad + " at case '" + case_name + "'";
@@ -295,18 +311,19 @@ Json LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int c
             } else {
                 msg = "all outputs match at case '" + case_name + "'";
             }
-            set_verdict(res, v, msg);
+            if (run == 0 || v != KB_VERDICT_PASS) {
+                for (auto it = cur.begin(); it != cur.end(); ++it) res[it.key()] = it.value();
+                if (run > 0) {
+                    msg = "on run " + std::to_string(run + 1) + " of " + std::to_string(runs) +
+                          " on the same inputs (the first run passed): " + msg;
+                    res["failed_run"] = run + 1;
+                }
+                set_verdict(res, v, msg);
+            }
             if (v != KB_VERDICT_PASS) break;  // a failed run needs no determinism check
-            if (runs > 1)
+            if (run == 0 && runs > 1)
                 for (size_t i = 0; i < task.args.size(); ++i)
                     if (task.args[i].is_output()) first_outputs.push_back(bufs.download(int(i)));
-        } else {
-            size_t k = 0;
-            for (size_t i = 0; i < task.args.size(); ++i) {
-                if (!task.args[i].is_output()) continue;
-                if (bufs.download(int(i)).bytes != first_outputs[k++].bytes) deterministic = false;
-            }
-            if (!modified.empty() || !breaches.empty()) deterministic = false;
         }
     }
     if (runs > 1) {

@@ -28,6 +28,20 @@ uint64_t secret_seed(uint64_t avoid) {
     }
 }
 
+// Correctness runs at a case when the caller leaves it to kbench: two where a
+// run is cheap (the case's buffers total at most 64 MiB), so that a race
+// that is right only some of the time, or nondeterminism the task forbids,
+// has a chance to show; one at larger cases (usually the perf case alone),
+// where a second run would cost more than the check is worth.
+unsigned default_runs(const Task& t, size_t case_index) {
+    constexpr uint64_t kCheapBytes = uint64_t(64) << 20;
+    uint64_t bytes = 0;
+    for (const Arg& a : t.args)
+        if (a.is_buffer())
+            bytes += uint64_t(element_count(a.shape, t.cases[case_index].dims, a.name)) * dtype_size(a.dtype);
+    return bytes <= kCheapBytes ? 2 : 1;
+}
+
 void finish(Json& res, kb_verdict v, const std::string& message, Clock::time_point t0) {
     res["verdict"] = verdict_name(v);
     res["message"] = message;
@@ -74,7 +88,8 @@ Json Context::score(const TaskPtr& task, const CandidateInput& in, const ScoreOp
     TaskBinding tb = bind(task);
     Json cases = Json::array();
     for (size_t i = 0; i < t.cases.size(); ++i) {
-        Json r = b.compare(tb, kernel, int(i), seed, std::max(1u, opts.correctness_runs));
+        unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
+        Json r = b.compare(tb, kernel, int(i), seed, runs);
         cases.push_back(r);
         res["cases"] = cases;
         kb_verdict v = verdict_from_name(r.value("verdict", "none"));
