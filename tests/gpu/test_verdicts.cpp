@@ -98,19 +98,28 @@ TEST(Verdicts, FullScoreWithTimingReportsSpeedup) {
 }
 
 TEST(Verdicts, CachingAcrossCallsFailsTheRecheck) {
-    // Computes once, then keeps returning what it computed first.
+    // Honest for its first two full launches at the perf size, then skips the
+    // work and leaves whatever the output buffer holds. The decision uses only
+    // launches that have finished (blocks counted at their end), so every
+    // block of one launch decides alike: correctness passes, timing runs the
+    // skipping version, and only the recheck on fresh inputs can catch it.
     const char* code = R"(
-__device__ int computed = 0;
+__device__ unsigned long long blocks_done = 0;
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && !computed) c[i] = a[i] + b[i];
+    __shared__ bool skip;
+    unsigned long long per_launch = (unsigned long long)gridDim.x;
+    if (threadIdx.x == 0) skip = n > 1000000 && atomicAdd(&blocks_done, 0ull) >= 2 * per_launch;
     __syncthreads();
-    if (i == 0 && n > 1000000) computed = 1;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!skip && i < n) c[i] = a[i] + b[i];
+    __syncthreads();
+    if (threadIdx.x == 0 && n > 1000000) atomicAdd(&blocks_done, 1ull);
 }
 )";
     Scored s = score("vector_add_f32", "", 0, nullptr, code);
     EXPECT_NE(s.verdict, KB_VERDICT_PASS) << s.message;
-    EXPECT_TRUE(has(s.message, "fresh inputs") || s.json.contains("recheck")) << s.message;
+    EXPECT_TRUE(has(s.message, "after timing, on fresh inputs")) << s.message;
+    EXPECT_EQ(s.json["cases"].size(), 4u);  // every correctness case passed first
 }
 
 TEST(LaunchErrors, BlockTooLargeNamesTheLimit) {
