@@ -195,6 +195,13 @@ bool WorkerProcess::has_exited() {
     return false;
 }
 
+bool WorkerProcess::exited() {
+    if (has_exited()) return true;
+    if (fd_ < 0) return true;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+}
+
 void WorkerProcess::kill() {
     if (pid_ <= 0 || reaped_) return;
     if (has_exited() && reaped_) return;

@@ -80,8 +80,10 @@ public:
     // Waits up to `wait_s` for the worker to be reaped; true once it is.
     bool reap(double wait_s);
     bool reaped() const { return reaped_; }
-    // True once the process has ended (without reaping it).
-    bool exited() { return has_exited(); }
+    // True once the process has ended (without reaping it), or is ending: an
+    // idle worker never writes, so a readable or hung-up socket means it
+    // is going away.
+    bool exited();
     // "exited with status 3", "killed by SIGSEGV (segmentation fault)"; "" before reaping.
     std::string exit_description() const;
     int wait_status() const { return status_; }
