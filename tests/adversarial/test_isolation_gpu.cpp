@@ -1,0 +1,191 @@
+// Worker isolation on a real GPU: a hang is reported within its deadline plus
+// half a second, a crash costs under half a second before the next healthy
+// verdict, a worker that dies mid-request is named by its signal, results
+// already returned survive, the live worker's device memory stays flat, and
+// timing has a watchdog too.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "adversarial_util.h"
+#include "kbench.h"
+#include "worker/worker_backend.h"
+
+using namespace kb;
+using namespace kb::adversarial;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+const char* kCorrect = "tasks/vector_add_f32/candidates/correct.cu";
+const char* kTask = "vector_add_f32";
+constexpr uint64_t kSeed = 1234;
+
+WorkerBackend& workers(Context& ctx) { return dynamic_cast<WorkerBackend&>(ctx.backend()); }
+
+// Lets the standby worker, started after the first request, finish starting.
+void let_standby_start() { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
+
+}  // namespace
+
+TEST(IsolationGpu, ContextsIsolateByDefault) {
+    kb_context* c = nullptr;
+    ASSERT_EQ(kb_context_create(nullptr, &c), KB_OK) << kb_last_error();
+    Json info = Json::parse(kb_context_json(c));
+    EXPECT_EQ(info["isolation"], "worker");
+    EXPECT_EQ(info["compile_isolation"], "worker");
+    EXPECT_GT(info["device"]["worker"]["pid"].get<int>(), 0);
+    kb_context_destroy(c);
+}
+
+TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
+    auto ctx = worker_context(1.0);
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
+    ASSERT_EQ(ctx->compare(task(kTask), good, 0, kSeed)["verdict"], "pass");
+    let_standby_start();
+    auto t0 = Clock::now();
+    Json r = ctx->compare(task(kTask), loop, 0, kSeed);
+    double took = seconds_since(t0);
+    EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
+    EXPECT_LT(took, 1.5) << "deadline 1 s";
+    EXPECT_TRUE(has(r["message"].get<std::string>(), "timeout_s")) << r["message"];
+    auto t1 = Clock::now();
+    Json next = ctx->compare(task(kTask), good, 0, kSeed);
+    EXPECT_EQ(next["verdict"], "pass") << next.dump(2);
+    EXPECT_LT(seconds_since(t1), 0.5) << "hang to the next healthy verdict";
+}
+
+TEST(IsolationGpu, CrashToTheNextHealthyVerdictTakesUnderHalfASecond) {
+    auto ctx = worker_context();
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    KernelPtr bad = compile(*ctx, kTask, "kernels/illegal_address.cu");
+    for (int round = 0; round < 3; ++round) {
+        Json ok = ctx->compare(task(kTask), good, 1, kSeed);
+        ASSERT_EQ(ok["verdict"], "pass") << ok.dump(2);
+        let_standby_start();
+        Json crash = ctx->compare(task(kTask), bad, 1, kSeed);
+        EXPECT_EQ(crash["verdict"], "runtime_error") << crash.dump(2);
+        EXPECT_TRUE(crash.value("context_lost", false)) << crash.dump(2);
+        auto t0 = Clock::now();
+        Json next = ctx->compare(task(kTask), good, 1, kSeed);
+        double took = seconds_since(t0);
+        EXPECT_EQ(next["verdict"], "pass") << next.dump(2);
+        EXPECT_LT(took, 0.5) << "round " << round << ": " << workers(*ctx).supervisor().stats().dump();
+        EXPECT_NE(next["worker"]["pid"], ok["worker"]["pid"]);
+    }
+}
+
+TEST(IsolationGpu, AWorkerThatDiesMidRequestIsNamedByItsSignal) {
+    ::setenv("KBENCH_WORKER_TEST_HOOKS", "1", 1);
+    auto ctx = worker_context();
+    ::unsetenv("KBENCH_WORKER_TEST_HOOKS");
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    Json before = ctx->compare(task(kTask), good, 0, kSeed);
+    ASSERT_EQ(before["verdict"], "pass");
+    Json kept = before;
+    for (const char* fault : {"segv", "abort"}) {
+        workers(*ctx).inject_fault_once("compare", fault);
+        Json r = ctx->compare(task(kTask), good, 0, kSeed);
+        EXPECT_EQ(r["verdict"], "runtime_error") << r.dump(2);
+        std::string m = r["message"];
+        EXPECT_TRUE(has(m, std::string(fault) == "segv" ? "SIGSEGV" : "SIGABRT")) << m;
+        EXPECT_TRUE(has(m, "comparing")) << "the worker's last words: " << m;
+        EXPECT_EQ(ctx->compare(task(kTask), good, 0, kSeed)["verdict"], "pass");
+    }
+    workers(*ctx).inject_fault_once("time", "abort");
+    TimeRequest tr;
+    tr.against_baseline = true;
+    Json t = ctx->time(task(kTask), good, tr);
+    EXPECT_EQ(t["verdict"], "runtime_error") << t.dump(2);
+    EXPECT_TRUE(has(t["message"].get<std::string>(), "while timing")) << t["message"];
+    EXPECT_EQ(before, kept) << "a result already returned changed";
+}
+
+TEST(IsolationGpu, TimingHasAWatchdogToo) {
+    // Honest at every case, then spins on its second launch at the perf size:
+    // correctness passes, timing hangs.
+    const char* code = R"cu(
+__device__ unsigned long long perf_blocks = 0;
+__device__ volatile int never_set = 0;
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n == 16777216) {
+        __shared__ unsigned long long earlier;
+        if (threadIdx.x == 0) earlier = atomicAdd(&perf_blocks, 0ull) / gridDim.x;
+        __syncthreads();
+        if (earlier > 0) while (never_set == 0) {}
+        if (i < n) c[i] = a[i] + b[i];
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(&perf_blocks, 1ull);
+        return;
+    }
+    if (i < n) c[i] = a[i] + b[i];
+}
+)cu";
+    auto ctx = worker_context();
+    CandidateInput in;
+    in.code = code;
+    in.label = "hangs_when_timed.cu";
+    ScoreOptions so;
+    auto t0 = Clock::now();
+    Json r = ctx->score(task(kTask), in, so);
+    EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
+    EXPECT_TRUE(has(r["message"].get<std::string>(), "while timing")) << r["message"];
+    EXPECT_LT(seconds_since(t0), 15.0);
+    EXPECT_EQ(score(*ctx, kTask, kCorrect, std::nullopt, true).verdict, KB_VERDICT_PASS);
+}
+
+TEST(IsolationGpu, StickyErrorsReplaceTheWorkerAndEarlierResultsStay) {
+    auto ctx = worker_context();
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    Json first = ctx->compare(task(kTask), good, 2, kSeed);
+    ASSERT_EQ(first["verdict"], "pass");
+    const Json copy = first;
+    for (const char* k : {"kernels/trap.cu", "kernels/misaligned.cu", "kernels/illegal_address.cu"}) {
+        Json crash = ctx->compare(task(kTask), compile(*ctx, kTask, k), 2, kSeed);
+        EXPECT_EQ(crash["verdict"], "runtime_error") << k << ": " << crash.dump(2);
+        EXPECT_TRUE(crash.value("context_lost", false)) << k;
+        EXPECT_TRUE(crash["worker"].value("replaced", false)) << k;
+        Json again = ctx->compare(task(kTask), good, 2, kSeed);
+        EXPECT_EQ(again["verdict"], "pass") << "after " << k << ": " << again.dump(2);
+    }
+    EXPECT_EQ(first, copy);
+}
+
+TEST(IsolationGpu, TheLiveWorkersDeviceMemoryStaysFlat) {
+    auto ctx = worker_context();
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    KernelPtr bad = compile(*ctx, kTask, "kernels/illegal_address.cu");
+    int perf = task(kTask)->perf_index;
+    Json r = ctx->compare(task(kTask), good, perf, kSeed);
+    ASSERT_EQ(r["verdict"], "pass");
+    let_standby_start();
+    uint64_t first = ctx->compare(task(kTask), good, perf, kSeed)["worker"]["device_free_bytes"].get<uint64_t>();
+    for (int i = 0; i < 15; ++i) {
+        EXPECT_EQ(ctx->compare(task(kTask), bad, perf, kSeed)["verdict"], "runtime_error");
+        EXPECT_EQ(ctx->compare(task(kTask), good, perf, kSeed)["verdict"], "pass");
+    }
+    let_standby_start();  // killed workers release their memory; the next standby settles
+    uint64_t last = ctx->compare(task(kTask), good, perf, kSeed)["worker"]["device_free_bytes"].get<uint64_t>();
+    double drift_mib = (double(first) - double(last)) / (1024.0 * 1024.0);
+    EXPECT_LT(std::abs(drift_mib), 256.0) << "free device memory went from " << first << " to " << last;
+}
+
+TEST(IsolationGpu, WorkerAndInProcessAgree) {
+    auto w = worker_context();
+    ContextOptions o;
+    o.device = 0;
+    o.isolation = KB_ISOLATION_IN_PROCESS;
+    Context local(o);
+    for (const char* k : {kCorrect, "tasks/vector_add_f32/candidates/wrong.cu", "tasks/vector_add_f32/candidates/not_writing.cu",
+                          "tasks/vector_add_f32/candidates/input_mutating.cu"}) {
+        Scored a = score(*w, kTask, k);
+        Scored b = score(local, kTask, k);
+        EXPECT_EQ(a.verdict, b.verdict) << k << ": " << a.message << " | " << b.message;
+        EXPECT_EQ(a.message, b.message) << k;
+    }
+}
