@@ -47,7 +47,12 @@ Supervisor::~Supervisor() {
 pid_t Supervisor::pid() const { return active_ ? active_->pid() : 0; }
 
 bool Supervisor::has(const std::string& key) const { return has_.count(key) != 0; }
-void Supervisor::remember(const std::string& key) { has_.insert(key); }
+void Supervisor::remember(const std::string& key) {
+    // Bounded: a long life of fresh secret seeds would grow it without end.
+    // Forgetting is harmless (the worker is sent again what it already has).
+    if (has_.size() >= 65536) has_.clear();
+    has_.insert(key);
+}
 void Supervisor::forget(const std::string& key) { has_.erase(key); }
 
 void Supervisor::park(std::unique_ptr<WorkerProcess> proc) {
