@@ -304,7 +304,8 @@ KB_API kb_status kb_time(kb_context* ctx, const kb_task* task, const kb_kernel* 
 typedef struct kb_score_options {
     unsigned version;            /* KB_SCORE_OPTIONS_VERSION */
     uint64_t seed;               /* seed of the correctness inputs; 0: the fixed default */
-    unsigned correctness_runs;   /* runs per case; >1 also checks determinism; 0: 1 */
+    unsigned correctness_runs;   /* runs per case; >1 also checks determinism; 0: two runs at
+                                    cases whose buffers total <= 64 MiB, one at larger ones */
     unsigned flags;              /* KB_SCORE_* bits */
     kb_time_options timing;      /* against_baseline is implied */
 } kb_score_options;
