@@ -2,7 +2,8 @@
 # Everything kbench measures on a GPU machine, in one go: build with the
 # machine's own toolchain, run the unit and GPU tests, score the built-in
 # tasks, run the benchmarks, and print a short table last. Full logs and
-# JSON go to $OUT (default ./out).
+# JSON go to $RUN_DIR (default ./out); when $OUT is set (the device tool's
+# return folder) they are also packed into $OUT/run.tgz.
 #
 #   bash bench/run_device.sh [quick|full]
 #     quick: build, tests, suite, compile/score benchmarks
@@ -14,7 +15,8 @@
 # come from the system or from .deps/ (include/nlohmann, googletest/).
 set -u
 MODE=${1:-full}
-OUT=${OUT:-$PWD/out}
+RETURN_DIR=${OUT:-}
+OUT=${RUN_DIR:-$PWD/out}
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${BUILD:-build-device}
@@ -52,7 +54,9 @@ fi
 for f in "$BUILD"/bench/kbench_isolation_bench; do
   [ -x "$f" ] && "$f" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
 done
-if [ -f "$BUILD/tests/compat/compat_results.json" ]; then cp "$BUILD/tests/compat/compat_results.json" "$OUT/"; fi
+for f in "$BUILD/compat_results.json" "$BUILD"/tests/compat/compat_results.json; do
+  [ -f "$f" ] && cp "$f" "$OUT/compat_results.json"
+done
 
 if [ "$MODE" = full ]; then
   step "timing fidelity"
@@ -62,5 +66,8 @@ if [ "$MODE" = full ]; then
 fi
 
 step summary
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/device.txt" 2>/dev/null
+echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC" >"$OUT/status.txt"
+[ -n "$RETURN_DIR" ] && tar czf "$RETURN_DIR/run.tgz" -C "$OUT" .
 python3 bench/summarize.py "$OUT" || true
-echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC"
+cat "$OUT/status.txt"
