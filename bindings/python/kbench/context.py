@@ -1,0 +1,122 @@
+"""kbench.Context: a device (or none), its worker, caches and options."""
+import contextlib
+import json
+import threading
+
+from . import _options, capi
+from ._handle import Handle
+from .kernel import Kernel
+from .result import Result
+
+
+class Context(Handle):
+    """Where kernels are compiled and run.
+
+    Context(device=kbench.DEVICE_NONE) is a compile-only context: it validates
+    and compiles (to PTX) on a machine without a GPU. Creating a context for a
+    device that is not there raises KbenchError with status NO_DEVICE.
+
+    Threads: compile() may run on several threads at once (it releases the
+    GIL, so compilations overlap each other and the GPU work of another
+    thread); the other verbs take turns, as the C API requires. close()
+    waits for calls in flight on other threads.
+    """
+
+    def __init__(self, device=0, *, isolation="default", arch=None, cache_dir=None, cuda_home=None,
+                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True):
+        self._state = threading.Condition()  # guards _ptr and _in_flight
+        self._in_flight = 0
+        self._run_lock = threading.Lock()    # one non-compile verb at a time
+        o = capi.kb_context_options()
+        o.device = int(device)
+        o.isolation = _options.choice(_options.ISOLATIONS, isolation, "isolation")
+        o.arch = arch
+        o.cache_dir = None if cache_dir is None else str(cache_dir)
+        o.cuda_home = None if cuda_home is None else str(cuda_home)
+        o.worker_path = None if worker_path is None else str(worker_path)
+        o.timeout_s = float(timeout_s)
+        o.flags = (capi.KB_CONTEXT_EMIT_PTX if emit_ptx else 0) | (0 if nvcc_fallback else capi.KB_CONTEXT_NO_NVCC_FALLBACK)
+        super().__init__(capi.kb_context_create(o))
+
+    @contextlib.contextmanager
+    def _use(self, exclusive):
+        """Yields the handle, counted as in flight so close() cannot free it
+        under a call that released the GIL."""
+        with self._state:
+            ptr = self._handle
+            self._in_flight += 1
+        try:
+            if exclusive:
+                with self._run_lock:
+                    yield ptr
+            else:
+                yield ptr
+        finally:
+            with self._state:
+                self._in_flight -= 1
+                self._state.notify_all()
+
+    def close(self):
+        with self._state:
+            self._state.wait_for(lambda: self._in_flight == 0)
+            ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            capi.kb_context_destroy(ptr)
+
+    @property
+    def info(self):
+        """Device name, architecture, memory, clocks, isolation, compiler versions."""
+        return json.loads(capi.kb_context_json(self._handle))
+
+    # --- compilation -----------------------------------------------------------
+
+    def compile(self, task, code=None, *, path=None, language="auto", launch=None, metadata=None, label=None):
+        """Compiles candidate `code` (str source, bytes image) or the file at
+        `path` under the task's policy. Raises KbenchError with status COMPILE
+        (the compiler log in .detail) when it does not compile."""
+        cand = _options.candidate(code, path, language, launch, metadata, label)
+        with self._use(exclusive=False) as ctx:
+            return Kernel(capi.kb_compile(ctx, task._handle, cand))
+
+    def compile_task_program(self, task, role="reference"):
+        """Compiles the task's "reference" or "baseline"."""
+        r = _options.choice(_options.ROLES, role, "role")
+        with self._use(exclusive=True) as ctx:  # only kb_compile may overlap
+            return Kernel(capi.kb_compile_task_program(ctx, task._handle, r))
+
+    # --- running -----------------------------------------------------------------
+
+    def run_reference(self, task, case, seed=0):
+        """Runs the reference on a case (index or name); the result holds output
+        statistics and warnings for outputs that cannot tell right from wrong."""
+        index = task.case_index(case)
+        with self._use(exclusive=True) as ctx:
+            return Result(capi.kb_run_reference(ctx, task._handle, index, int(seed)))
+
+    def compare(self, task, kernel, case, seed=0):
+        """Runs `kernel` on a case and compares every output with the reference's."""
+        index = task.case_index(case)
+        with self._use(exclusive=True) as ctx:
+            return Result(capi.kb_compare(ctx, task._handle, kernel._handle, index, int(seed)))
+
+    def time(self, task, kernel=None, **timing):
+        """Times `kernel` (None: the task's baseline). Keywords: case, mode
+        ("cold"/"hot"), against_baseline, budget_ms, warmup_ms, min_samples,
+        max_samples, target_rel_noise; 0 means the documented default."""
+        opts = _options.fill_time_options(capi.kb_time_options(), task, **timing)
+        k = None if kernel is None else kernel._handle
+        with self._use(exclusive=True) as ctx:
+            return Result(capi.kb_time(ctx, task._handle, k, opts))
+
+    def score(self, task, code=None, *, path=None, language="auto", launch=None, metadata=None, label=None,
+              seed=0, correctness_runs=0, skip_timing=False, recheck=True, **timing):
+        """Compile, check every case, time against the baseline, recheck: the
+        one call an RL loop wants. A failing candidate is a Result whose
+        verdict says why, not an exception. `timing` takes time()'s keywords."""
+        cand = _options.candidate(code, path, language, launch, metadata, label)
+        opts = _options.score_options(task, seed, correctness_runs, skip_timing, recheck, **timing)
+        with self._use(exclusive=True) as ctx:
+            return Result(capi.kb_score(ctx, task._handle, cand, opts))
+
+    def __repr__(self):
+        return "<kbench.Context closed>" if self.closed else "<kbench.Context>"

@@ -1,0 +1,115 @@
+"""The Python binding on a machine without a GPU: a compile-only context
+loads a task, compiles a candidate, and reports errors as KbenchError.
+Run by CTest with PYTHONPATH at the built package and KBENCH_SOURCE_DIR at
+the repository (for tasks/)."""
+import gc
+import json
+import os
+import pathlib
+import threading
+import unittest
+
+import kbench
+
+SOURCE_DIR = pathlib.Path(os.environ.get("KBENCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
+TASK = SOURCE_DIR / "tasks" / "vector_add_f32" / "task.json"
+CANDIDATE = SOURCE_DIR / "tasks" / "vector_add_f32" / "candidates" / "correct.cu"
+
+
+class CompileOnly(unittest.TestCase):
+    def setUp(self):
+        self.ctx = kbench.Context(device=kbench.DEVICE_NONE)
+        self.task = kbench.Task(TASK)
+
+    def tearDown(self):
+        self.task.close()
+        self.ctx.close()
+
+    def test_task_facts(self):
+        self.assertEqual(self.task.name, "vector_add_f32")
+        self.assertEqual(self.task.cases, ["one", "prime", "not_a_block_multiple", "perf"])
+        self.assertEqual(self.task.cases[self.task.perf_case], "perf")
+        self.assertEqual(self.task.case_index("prime"), 1)
+        self.assertEqual(self.task.json()["name"], "vector_add_f32")
+        with self.assertRaises(KeyError):
+            self.task.case_index("no_such_case")
+
+    def test_compile_correct_candidate(self):
+        with self.ctx.compile(self.task, path=CANDIDATE) as kernel:
+            info = kernel.json()
+            self.assertEqual(info["image"], "ptx", info)  # compile-only: PTX
+            self.assertIn(info["symbols"]["vector_add"], info["entries"])
+            self.assertIn(b".entry", kernel.image)  # PTX text, as bytes
+            self.assertIsInstance(kernel.log, str)
+
+    def test_compile_code_given_as_text(self):
+        with self.ctx.compile(self.task, CANDIDATE.read_text(), label="inline") as kernel:
+            self.assertIn(b".entry", kernel.image)
+
+    def test_compile_error_raises_with_log(self):
+        with self.assertRaises(kbench.KbenchError) as caught:
+            self.ctx.compile(self.task, "__global__ void vector_add(const float* a, float* c, int n) { oops }")
+        self.assertEqual(caught.exception.status, kbench.Status.COMPILE)
+        self.assertIn("oops", caught.exception.detail)
+
+    def test_bad_task_names_the_json_path(self):
+        doc = json.loads(TASK.read_text())
+        doc["args"][0]["dtype"] = "f33"
+        doc["reference"]["source_file"] = str(TASK.parent / "reference.cu")
+        with self.assertRaises(kbench.KbenchError) as caught:
+            kbench.Task(doc)
+        err = caught.exception
+        self.assertEqual(err.status, kbench.Status.TASK_INVALID)
+        self.assertIn("args[0].dtype", str(err))
+        self.assertIn("args[0].dtype", err.detail)
+
+    def test_running_needs_a_device(self):
+        with self.assertRaises(kbench.KbenchError) as caught:
+            self.ctx.run_reference(self.task, "one")
+        self.assertEqual(caught.exception.status, kbench.Status.NO_DEVICE)
+
+    def test_closed_handles_refuse_use(self):
+        with kbench.Task(TASK) as task:
+            pass
+        self.assertTrue(task.closed)
+        with self.assertRaises(ValueError):
+            task.name
+        task.close()  # idempotent
+
+    def test_handles_freed_by_collector(self):
+        kernel = self.ctx.compile(self.task, path=CANDIDATE)
+        del kernel
+        gc.collect()  # __del__ frees the kb_kernel; a double free would crash here
+
+    def test_concurrent_compiles_share_a_context(self):
+        errors, kernels = [], []
+
+        def work():
+            try:
+                kernels.append(self.ctx.compile(self.task, path=CANDIDATE))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(kernels), 4)
+
+    def test_version(self):
+        self.assertRegex(kbench.version(), r"^\d+\.\d+\.\d+$")
+
+
+class DeviceContext(unittest.TestCase):
+    def test_device_context_without_device_raises_no_device(self):
+        if kbench.device_count() > 0:
+            self.skipTest("a CUDA device is present")
+        with self.assertRaises(kbench.KbenchError) as caught:
+            kbench.Context(device=0)
+        self.assertEqual(caught.exception.status, kbench.Status.NO_DEVICE)
+
+
+if __name__ == "__main__":
+    unittest.main()
