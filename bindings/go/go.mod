@@ -1,0 +1,3 @@
+module kbench
+
+go 1.19
