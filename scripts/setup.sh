@@ -11,6 +11,11 @@ command -v g++ >/dev/null || need+=(g++)
 command -v nm >/dev/null || need+=(binutils)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -d /usr/src/googletest ] || [ -f /usr/include/gtest/gtest.h ] || need+=(googletest libgtest-dev)
+# Bindings (bindings/README.md): SWIG for Python and Go, Python's headers, Go.
+# Rust's cargo comes from rustup, not Debian; without one the Rust tests skip.
+command -v swig >/dev/null || need+=(swig)
+[ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] || need+=(python3-dev)
+command -v go >/dev/null || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""
