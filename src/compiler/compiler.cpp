@@ -310,6 +310,7 @@ bool Compiler::load_from_disk(const std::string& key, CompiledImage& out) const 
         img.arch = meta.value("arch", "");
         img.nvrtc_ms = meta.value("nvrtc_ms", 0.0);
         img.nvcc_ms = meta.value("nvcc_ms", 0.0);
+        img.fallback_reason = meta.value("fallback_reason", "");
         img.hash = key;
         out = std::move(img);
         return true;
@@ -333,6 +334,7 @@ void Compiler::store_to_disk(const std::string& key, const CompiledImage& img) c
     meta["log"] = img.log;
     meta["nvrtc_ms"] = img.nvrtc_ms;
     meta["nvcc_ms"] = img.nvcc_ms;
+    meta["fallback_reason"] = img.fallback_reason;
     meta["bytes_sha256"] = sha256_hex(img.bytes);
     try {
         // The image first, its description last: a reader that finds the
@@ -440,6 +442,13 @@ CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
         }
         NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, options, headers, nvrtc_exprs, !rq.emit_ptx,
                                    config_.timeout_s);
+        if (nr.invalid_option && heavy && config_.nvrtc_pch) {
+            // an NVRTC older than 12.8 has no PCH options
+            options.resize(options.size() - 3);
+            nr = run_nvrtc(prep.text, rq.source_name, options, headers, nvrtc_exprs, !rq.emit_ptx, config_.timeout_s);
+        }
+        // (If an instantiation kbench added is what fails, nvcc decides: the
+        // host launch instantiates it there too, so its verdict is the same.)
         img.nvrtc_ms = nr.ms;
         std::string notes = notes_of(prep);
         if (nr.ok) {
@@ -517,6 +526,7 @@ CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
     img.bytes = std::move(cr.image);
     img.log = join_log(cr.log, note);
     img.path = "nvcc";
+    img.fallback_reason = rq.force_nvcc ? "force_nvcc" : nvrtc_note;
     return img;
 }
 

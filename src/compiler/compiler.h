@@ -51,6 +51,7 @@ struct CompiledImage {
     double nvcc_ms = 0.0;                  // time nvcc took (0 if not tried); on a hit, the original build's
     bool cache_hit = false;
     std::string hash;                      // content key of the request
+    std::string fallback_reason;           // path "nvcc": why NVRTC's result was not used
 };
 
 // Thrown when the code does not compile; what() is a one-paragraph summary

@@ -461,6 +461,7 @@ TEST(Compiler, NvccFallbackCompilesWhatNvrtcRefuses) {
     EXPECT_EQ(img.symbols.at("k"), "_Z1kPf5Timer");
     EXPECT_EQ(kb::cubin_sm(img.bytes), 90);
     EXPECT_TRUE(has(img.log, "NVRTC failed first")) << img.log;
+    EXPECT_TRUE(has(img.fallback_reason, "JIT mode")) << img.fallback_reason;
     // PTX through nvcc too
     CompileRequest r = cuda(kNeedsNvcc, {"k"});
     r.emit_ptx = true;
