@@ -146,6 +146,18 @@ bool open_context(const Args& a, Context& ctx, bool* has_device, std::string* wh
     return true;
 }
 
+// A context (as open_context) and the task named by the first positional
+// argument; prints why and returns false when either fails.
+bool open_task(const Args& a, Context& ctx, Task& task, bool* has_device, std::string* why_not) {
+    if (!open_context(a, ctx, has_device, why_not)) return false;
+    kb_status s = kb_load_task(a.positional[0].c_str(), task.out());
+    if (s != KB_OK) {
+        std::fprintf(stderr, "kbench: %s\n", error_text(s).c_str());
+        return false;
+    }
+    return true;
+}
+
 void say_no_device(const std::string& why) {
     std::printf("no CUDA device (%s): validating and compiling only; nothing is run or timed\n", why.c_str());
 }
@@ -267,15 +279,11 @@ void print_kernel(const kb::Json& k) {
 int cmd_compile(const Args& a) {
     if (a.positional.empty() || a.positional.size() > 2) usage_error("compile needs TASK [CANDIDATE]");
     Context ctx;
+    Task task;
     bool dev = false;
     std::string why;
-    if (!open_context(a, ctx, &dev, &why)) return 1;
-    Task task;
-    kb_status s = kb_load_task(a.positional[0].c_str(), task.out());
-    if (s != KB_OK) {
-        std::fprintf(stderr, "kbench: %s\n", error_text(s).c_str());
-        return 1;
-    }
+    if (!open_task(a, ctx, task, &dev, &why)) return 1;
+    kb_status s = KB_OK;
     kb::Json out = kb::Json::array();
     int failures = 0;
     auto report = [&](kb_status st, Kernel& k, const std::string& what) {
@@ -353,15 +361,11 @@ void print_score(const kb::Json& r) {
 int cmd_score(const Args& a) {
     if (a.positional.size() != 2) usage_error("score needs TASK CANDIDATE");
     Context ctx;
+    Task task;
     bool dev = false;
     std::string why;
-    if (!open_context(a, ctx, &dev, &why)) return 1;
-    Task task;
-    kb_status s = kb_load_task(a.positional[0].c_str(), task.out());
-    if (s != KB_OK) {
-        std::fprintf(stderr, "kbench: %s\n", error_text(s).c_str());
-        return 1;
-    }
+    if (!open_task(a, ctx, task, &dev, &why)) return 1;
+    kb_status s = KB_OK;
     kb_candidate c = candidate_for(a.positional[1], a);
     if (!dev) {
         say_no_device(why);

@@ -101,15 +101,6 @@ std::string join_log(const std::string& a, const std::string& b) {
 
 const char* kind_name(ImageKind k) { return k == ImageKind::cubin ? "cubin" : "ptx"; }
 
-const char* language_key(Language l) {
-    switch (l) {
-        case Language::cuda: return "cuda";
-        case Language::ptx: return "ptx";
-        case Language::cubin: return "cubin";
-        case Language::triton: return "triton";
-    }
-    return "?";
-}
 
 }  // namespace
 
@@ -182,7 +173,7 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
         .field(device_headers_version())
         .field(nvrtc_version())
         .field(config_.cuda_home)
-        .field(language_key(rq.language))
+        .field(language_name(rq.language))
         .field(rq.arch)
         .field(rq.emit_ptx ? "ptx" : "cubin")
         .field(rq.force_nvcc ? "nvcc" : "auto")

@@ -122,6 +122,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     req.arch = arch_;
     req.emit_ptx = opts_.emit_ptx;
     req.allow_nvcc_fallback = opts_.nvcc_fallback;
+    req.triton_metadata = program.triton_metadata;
     Kernel k;
     k.label = label;
     k.program = program;

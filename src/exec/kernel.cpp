@@ -14,6 +14,7 @@ Json Kernel::info() const {
     j["compile_ms"] = image.compile_ms;
     if (image.nvrtc_ms > 0) j["nvrtc_ms"] = image.nvrtc_ms;
     if (image.nvcc_ms > 0) j["nvcc_ms"] = image.nvcc_ms;
+    if (!image.fallback_reason.empty()) j["fallback_reason"] = image.fallback_reason;
     j["cache_hit"] = image.cache_hit;
     Json syms = Json::object();
     for (const auto& kv : image.symbols) syms[kv.first] = kv.second;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "worker/pidfd.h"
 
 extern char** environ;
 
@@ -41,16 +42,6 @@ std::string fmt_seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f s", s);
     return buf;
-}
-
-int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-    long fd = ::syscall(SYS_pidfd_open, pid, 0);
-    return fd >= 0 ? int(fd) : -1;
-#else
-    (void)pid;
-    return -1;
-#endif
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "engine/verdict.h"
 #include "exec/fault.h"
 #include "util/error.h"
+#include "worker/pidfd.h"
 #include "worker/wire.h"
 
 namespace kb {
@@ -60,16 +61,6 @@ void install_fatal_handlers() {
     sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int s : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::sigaction(s, &sa, nullptr);
-}
-
-int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-    long fd = ::syscall(SYS_pidfd_open, pid, 0);
-    return fd >= 0 ? int(fd) : -1;
-#else
-    (void)pid;
-    return -1;
-#endif
 }
 
 // Writes everything or reports that the host is gone.
