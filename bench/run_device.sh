@@ -5,16 +5,21 @@
 # JSON go to $RUN_DIR (default ./out); when $OUT is set (the device tool's
 # return folder) they are also packed into $OUT/run.tgz.
 #
-#   bash bench/run_device.sh [quick|full]
-#     quick: build, tests, suite, compile/score benchmarks
-#     full:  also timing fidelity against triton.testing.do_bench and the
-#            torch load_inline / Triton JIT comparison (about a minute more)
+#   bash bench/run_device.sh [tests|bench|full]
+#     tests: build, unit and GPU tests, the suite of built-in candidates
+#     bench: build (incremental), compile/score/isolation benchmarks, timing
+#            fidelity against triton.testing.do_bench, and the torch
+#            load_inline / Triton JIT comparison
+#     full:  both (about 10 minutes on an H100; the device tool allows 10 per
+#            command, so it runs the two halves as two calls)
 #
 # Needs: CUDA toolkit (nvcc), CMake, Ninja or Make, a C++17 compiler; for
 # `full`, Python with torch, triton and cupy. nlohmann/json and GoogleTest
 # come from the system or from .deps/ (include/nlohmann, googletest/).
 set -u
 MODE=${1:-full}
+run_tests=0; run_bench=0
+case "$MODE" in tests) run_tests=1 ;; bench) run_bench=1 ;; *) run_tests=1; run_bench=1 ;; esac
 RETURN_DIR=${OUT:-}
 OUT=${RUN_DIR:-$PWD/out}
 mkdir -p "$OUT"
@@ -30,35 +35,32 @@ cmake -S . -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release -DKBENCH_DEPS_DIR="$PWD/.
 step build
 cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
 
-step "unit tests"
-(cd "$BUILD" && ctest -j "$JOBS" -L unit --timeout 600 >"$OUT/ctest_unit.log" 2>&1)
-UNIT_RC=$?
-step "gpu tests"
-# One at a time: timing tests must not share the GPU with other tests.
-(cd "$BUILD" && ctest -j 1 -L gpu --timeout 300 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1)
-GPU_RC=$?
-grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
-grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -40
-
-step "suite (built-in tasks' candidates)"
-"$BUILD/kbench" suite tasks >"$OUT/suite.txt" 2>&1
-SUITE_RC=$?
-cat "$OUT/suite.txt"
-
-step "benchmarks"
-"$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
-"$BUILD/bench/kbench_score_bench" 20 in_process >"$OUT/score_bench_in_process.json" 2>"$OUT/score_bench.err"
-if [ -x "$BUILD/kbench-worker" ]; then
-  "$BUILD/bench/kbench_score_bench" 20 worker >"$OUT/score_bench_worker.json" 2>>"$OUT/score_bench.err"
+UNIT_RC=-; GPU_RC=-; SUITE_RC=-
+if [ $run_tests = 1 ]; then
+  step "unit tests"
+  (cd "$BUILD" && ctest -j "$JOBS" -L unit --timeout 600 >"$OUT/ctest_unit.log" 2>&1)
+  UNIT_RC=$?
+  for f in "$BUILD/compat_results.json" "$BUILD"/tests/compat/compat_results.json; do
+    [ -f "$f" ] && cp "$f" "$OUT/compat_results.json"
+  done
+  step "gpu tests"
+  # One at a time: timing tests must not share the GPU with other tests.
+  (cd "$BUILD" && ctest -j 1 -L gpu --timeout 300 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1)
+  GPU_RC=$?
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -40
+  step "suite (built-in tasks' candidates)"
+  "$BUILD/kbench" suite tasks >"$OUT/suite.txt" 2>&1
+  SUITE_RC=$?
+  cat "$OUT/suite.txt"
 fi
-for f in "$BUILD"/bench/kbench_isolation_bench; do
-  [ -x "$f" ] && "$f" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
-done
-for f in "$BUILD/compat_results.json" "$BUILD"/tests/compat/compat_results.json; do
-  [ -f "$f" ] && cp "$f" "$OUT/compat_results.json"
-done
 
-if [ "$MODE" = full ]; then
+if [ $run_bench = 1 ]; then
+  step "benchmarks"
+  "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
+  "$BUILD/bench/kbench_score_bench" 20 in_process >"$OUT/score_bench_in_process.json" 2>"$OUT/score_bench.err"
+  "$BUILD/bench/kbench_score_bench" 20 worker >"$OUT/score_bench_worker.json" 2>>"$OUT/score_bench.err"
+  "$BUILD/bench/kbench_isolation_bench" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
   step "timing fidelity"
   PYTHONUNBUFFERED=1 python3 bench/timing_fidelity.py "$BUILD" 5 >"$OUT/timing_fidelity.json" 2>"$OUT/timing_fidelity.err"
   step "compile baselines (torch load_inline, triton JIT)"
@@ -68,6 +70,6 @@ fi
 step summary
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/device.txt" 2>/dev/null
 echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC" >"$OUT/status.txt"
-[ -n "$RETURN_DIR" ] && tar czf "$RETURN_DIR/run.tgz" -C "$OUT" .
+[ -n "$RETURN_DIR" ] && tar czf "$RETURN_DIR/run-$MODE.tgz" -C "$OUT" .
 python3 bench/summarize.py "$OUT" || true
 cat "$OUT/status.txt"
