@@ -114,6 +114,14 @@ def collect(out):
                 rows.append((s, k, str(v).lower(), target))
             elif isinstance(v, (int, float)):
                 rows.append((s, k, f"{v:.4g}", target))
+    g = read_text(out, "nvrtc_vs_nvcc.log")
+    if g:
+        s = "nvcc compatibility corpus (issue 4)"
+        ok = re.findall(r"\[       OK \] Issue4/NvrtcMatchesNvcc\.SameBitsOnTheDevice/(\w+)", g)
+        bad = re.findall(r"\[  FAILED  \] Issue4/NvrtcMatchesNvcc\.SameBitsOnTheDevice/(\w+)", g)
+        rows.append((s, "issue 4's cases compiled by NVRTC and by nvcc, run on the device: bit-identical outputs "
+                        "(tests/gpu/test_nvrtc_matches_nvcc.cpp)", f"{len(ok)} of {len(ok) + len(set(bad))}", "all"))
+        rows.append((s, "  cases", ", ".join(ok), ""))
     p = load(out, "compat_results.json")
     if p:
         s = "nvcc compatibility corpus (issue 4)"
