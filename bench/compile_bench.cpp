@@ -1,8 +1,98 @@
 // Compile latency through kb_compile in a warm process: NVRTC on fresh
-// sources (cache misses), and memory-cache hits. Prints one JSON object.
+// sources (cache misses), and memory-cache hits; and what kbench's nvcc
+// conveniences (prelude, device std headers, host-code splitter) add over
+// plain NVRTC compiling the equivalent plain code. Prints one JSON object.
+#include <nvrtc.h>
+
 #include "bench_util.h"
+#include "compiler/compiler.h"
 
 using namespace bench;
+
+namespace {
+
+// Plain NVRTC, no kbench: the same target, standard and include folders.
+double raw_nvrtc_ms(const std::string& src, const std::string& arch, const std::vector<std::string>& includes) {
+    double t0 = now_ms();
+    nvrtcProgram prog;
+    if (nvrtcCreateProgram(&prog, src.c_str(), "raw.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) std::exit(1);
+    std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-std=c++17"};
+    for (const auto& d : includes) opts.push_back("-I" + d);
+    std::vector<const char*> o;
+    for (const auto& x : opts) o.push_back(x.c_str());
+    nvrtcResult r = nvrtcCompileProgram(prog, int(o.size()), o.data());
+    size_t n = 0;
+    if (r == NVRTC_SUCCESS) nvrtcGetCUBINSize(prog, &n);
+    nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS || n == 0) {
+        std::fprintf(stderr, "raw NVRTC failed on:\n%s\n", src.c_str());
+        std::exit(1);
+    }
+    return now_ms() - t0;
+}
+
+struct Pair {
+    const char* name;
+    const char* plain;       // what plain NVRTC accepts
+    const char* convenient;  // the same kernel as models write it, which plain NVRTC rejects
+};
+
+const Pair kPairs[] = {
+    {"small_kernel",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + 1.0f; }\n",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + 1.0f; }\n"},
+    {"cmath",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = sqrtf(a[i]) + expf(a[i]); }\n",
+     "#include <cmath>\n__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = std::sqrt(a[i]) + std::exp(a[i]); }\n"},
+    {"infinity",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] > 0 ? __int_as_float(0x7f800000) : a[i]; }\n",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] > 0 ? INFINITY : a[i]; }\n"},
+    {"limits_cfloat_cstdint",
+     "__global__ void k(const float* a, float* c, int n) { long long i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] > 0 ? 3.402823466e+38f : 1.192092896e-07f; }\n",
+     "#include <limits>\n#include <cfloat>\n#include <cstdint>\n__global__ void k(const float* a, float* c, int n) { int64_t i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] > 0 ? FLT_MAX : std::numeric_limits<float>::epsilon(); }\n"},
+    {"host_launcher",
+     "__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i]; }\n",
+     "#include <vector>\n__global__ void k(const float* a, float* c, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i]; }\n"
+     "void launch(const float* a, float* c, int n) { k<<<(n + 255) / 256, 256>>>(a, c, n); }\n"
+     "int main() { std::vector<float> h(4); float *a, *c; cudaMalloc(&a, 16); cudaMalloc(&c, 16); launch(a, c, 4); return 0; }\n"},
+};
+
+// Interleaved, unique sources (no cache can help either side); medians.
+kb::Json shim_overhead(const std::string& arch, int iters) {
+    kb::Compiler compiler(kb::CompilerConfig{kb::default_cuda_home(), ""});
+    std::vector<std::string> includes = compiler.include_dirs();
+    kb::Json out = kb::Json::object();
+    double worst = 0;
+    for (const Pair& p : kPairs) {
+        std::vector<double> raw, ours;
+        std::string path;
+        for (int i = -1; i < iters; ++i) {  // i = -1 warms both up
+            std::string tag = "// " + std::string(p.name) + " " + std::to_string(i) + "\n";
+            double r = raw_nvrtc_ms(tag + p.plain, arch, includes);
+            kb::CompileRequest req;
+            req.code = tag + p.convenient;
+            req.kernel_names = {"k"};
+            req.arch = arch;
+            req.allow_nvcc_fallback = false;  // the fast path or nothing
+            double t0 = now_ms();
+            kb::CompiledImage img = compiler.compile(req);
+            double k = now_ms() - t0;
+            path = img.path;
+            if (i >= 0) {
+                raw.push_back(r);
+                ours.push_back(k);
+            }
+        }
+        double added = median(ours) - median(raw);
+        worst = std::max(worst, added);
+        out[p.name] = {{"raw_nvrtc_median_ms", median(raw)}, {"kbench_median_ms", median(ours)},
+                       {"added_ms", added}, {"path", path}};
+    }
+    out["worst_added_ms"] = worst;
+    return out;
+}
+
+}  // namespace
 
 static const char* kKernel =
     "__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
@@ -55,7 +145,8 @@ int main(int argc, char** argv) {
                     {"nvrtc_median_ms", median(nvrtc)},
                     {"hit_median_ms", median(hit)},
                     {"hit_p90_ms", quantile(hit, 0.9)},
-                    {"path", info["path"]}};
+                    {"path", info["path"]},
+                    {"shims", shim_overhead(kb::Json::parse(kb_context_json(ctx))["arch"].get<std::string>(), iters)}};
     std::printf("%s\n", out.dump(2).c_str());
     kb_task_destroy(task);
     kb_context_destroy(ctx);

@@ -76,6 +76,14 @@ def collect(out):
         rows.append((s, f"kb_compile of a small kernel, fresh source, median of {c['iterations']} ({c['image']} via {c['path']})",
                      f"{c['miss_median_ms']:.1f} ms", "<= 40 ms"))
         rows.append((s, "kb_compile, memory-cache hit, median", f"{c['hit_median_ms']:.3f} ms", "<= 1 ms"))
+        sh = c.get("shims")
+        if sh:
+            s4 = "nvcc compatibility corpus (issue 4)"
+            for name, v in sh.items():
+                if isinstance(v, dict):
+                    rows.append((s4, f"time the nvcc conveniences add over plain NVRTC: {name} "
+                                     f"({v['kbench_median_ms']:.1f} vs {v['raw_nvrtc_median_ms']:.1f} ms, via {v['path']})",
+                                 f"{v['added_ms']:+.1f} ms", "<= 10 ms"))
     b = load(out, "compile_baselines.json")
     if b:
         s = "Compilation (issue 2)"
