@@ -432,11 +432,18 @@ KernelPtr WorkerServer::kernel_of(const wire::Frame& req, const char* field, std
     return k;
 }
 
+// The task of a request with its reference and baseline, from what this
+// worker holds or the request carries; names what is missing otherwise.
+TaskBinding WorkerServer::binding_of(const wire::Frame& req, std::vector<std::string>* missing) {
+    TaskPtr task = task_of(req, missing);
+    if (task) load_kernels(req, task);
+    return TaskBinding{task, kernel_of(req, "reference", missing), kernel_of(req, "baseline", missing)};
+}
+
 Json WorkerServer::run_reference(const wire::Frame& req) {
     std::vector<std::string> missing;
-    TaskPtr task = task_of(req, &missing);
-    if (task) load_kernels(req, task);
-    TaskBinding tb{task, kernel_of(req, "reference", &missing), kernel_of(req, "baseline", &missing)};
+    TaskBinding tb = binding_of(req, &missing);
+    const TaskPtr& task = tb.task;
     if (!missing.empty()) throw Missing{missing};
     int ci = case_arg(req.json, *task, false);
     uint64_t seed = req.json.at("seed").get<uint64_t>();
@@ -447,9 +454,8 @@ Json WorkerServer::run_reference(const wire::Frame& req) {
 
 Json WorkerServer::compare(const wire::Frame& req) {
     std::vector<std::string> missing;
-    TaskPtr task = task_of(req, &missing);
-    if (task) load_kernels(req, task);
-    TaskBinding tb{task, kernel_of(req, "reference", &missing), kernel_of(req, "baseline", &missing)};
+    TaskBinding tb = binding_of(req, &missing);
+    const TaskPtr& task = tb.task;
     KernelPtr kernel = kernel_of(req, "kernel", &missing);
     if (!missing.empty()) throw Missing{missing};
     if (!kernel) fail(KB_ERR_WORKER, "a compare request without a kernel");
@@ -473,9 +479,8 @@ Json WorkerServer::compare(const wire::Frame& req) {
 
 Json WorkerServer::time(const wire::Frame& req) {
     std::vector<std::string> missing;
-    TaskPtr task = task_of(req, &missing);
-    if (task) load_kernels(req, task);
-    TaskBinding tb{task, kernel_of(req, "reference", &missing), kernel_of(req, "baseline", &missing)};
+    TaskBinding tb = binding_of(req, &missing);
+    const TaskPtr& task = tb.task;
     KernelPtr kernel = kernel_of(req, "kernel", &missing);
     if (!missing.empty()) throw Missing{missing};
     TimeRequest tr = wire::time_request_from_json(req.json.at("request"));

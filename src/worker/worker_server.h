@@ -61,6 +61,7 @@ private:
     TaskPtr task_of(const wire::Frame& req, std::vector<std::string>* missing);
     KernelPtr kernel_of(const wire::Frame& req, const char* field, std::vector<std::string>* missing);
     void load_kernels(const wire::Frame& req, const TaskPtr& task);
+    TaskBinding binding_of(const wire::Frame& req, std::vector<std::string>* missing);
     LocalBackend& backend();
     // Prepares the note a fatal signal sends: what the worker is doing now.
     void set_doing(uint64_t id, const std::string& what);
