@@ -373,9 +373,10 @@ Json LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const Ti
     try {
         std::vector<std::function<void()>> plans;
         for (Timed& t : timed) {
-            bufs.reset_scratch(t.kernel->program, t.role == "baseline" ? "baseline" : "candidate");
+            // The role doubles as the scratch key: candidate and baseline keep their own scratch.
+            bufs.reset_scratch(t.kernel->program, t.role);
             auto mod = modules_.get(dev_, *t.kernel);
-            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role == "baseline" ? "baseline" : "candidate");
+            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role);
         }
         for (Timed& t : timed) plans.push_back([this, &t] { t.plan.enqueue(dev_); });
         run = measure_plans(dev_, plans, req.timing);

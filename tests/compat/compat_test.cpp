@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +54,7 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "util/json.h"
 
 #ifndef KB_COMPAT_KERNEL_DIR
 #define KB_COMPAT_KERNEL_DIR "tests/compat/kernels"
@@ -579,27 +581,6 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string json_escape(const std::string& s) {
-    std::string r;
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"': r += "\\\""; break;
-            case '\\': r += "\\\\"; break;
-            case '\n': r += "\\n"; break;
-            case '\t': r += "\\t"; break;
-            case '\r': r += "\\r"; break;
-            default:
-                if (c < 0x20) {
-                    char b[8];
-                    std::snprintf(b, sizeof b, "\\u%04x", c);
-                    r += b;
-                } else {
-                    r += static_cast<char>(c);
-                }
-        }
-    }
-    return r;
-}
 
 std::string fmt(double v, int prec = 1) {
     std::ostringstream o;
@@ -741,41 +722,43 @@ int main(int argc, char** argv) {
               << "  files failing (verdict, entries or corpus): " << failed << "\n"
               << "  total wall time: " << fmt(total_ms / 1000.0, 1) << " s with " << jobs << " jobs\n";
 
+    // Two decimals are enough for times and shares; the JSON stays readable.
+    auto r2 = [](double v) { return std::round(v * 100.0) / 100.0; };
+    kb::Json doc = {{"nvrtc_version", kb::Compiler::nvrtc_version()},
+                    {"arch", "sm_90"},
+                    {"nvcc_flags", trim(flags)},
+                    {"files", cases.size()},
+                    {"nvcc_accepts", nvcc_accepts},
+                    {"nvcc_rejects", cases.size() - nvcc_accepts},
+                    {"kbench_accepts", kb_accepts},
+                    {"verdict_agreement", agree},
+                    {"verdict_agreement_pct", r2(agreement_pct)},
+                    {"nvrtc_path", kb_nvrtc},
+                    {"nvrtc_share_pct", r2(nvrtc_share_pct)},
+                    {"median_nvrtc_path_compile_ms", r2(median(nvrtc_times))},
+                    {"median_nvrtc_ms", r2(median(nvrtc_only_times))},
+                    {"median_kbench_compile_ms", r2(median(kb_times))},
+                    {"median_nvcc_ms", r2(median(nvcc_times))},
+                    {"failed_files", failed},
+                    {"total_wall_s", r2(total_ms / 1000.0)},
+                    {"jobs", jobs}};
+    kb::Json rows = kb::Json::array();
+    for (const Case& c : cases)
+        rows.push_back({{"file", c.file},
+                        {"expect", c.expect},
+                        {"nvcc", c.nvcc_ok ? "accept" : "reject"},
+                        {"kbench", c.kb_internal_error ? "error" : c.kb_ok ? "accept" : "reject"},
+                        {"path", c.kb_ok ? c.kb_path : ""},
+                        {"nvcc_ms", r2(c.nvcc_ms)},
+                        {"kbench_ms", r2(c.kb_ms)},
+                        {"kbench_nvrtc_ms", r2(c.kb_nvrtc_ms)},
+                        {"kbench_nvcc_ms", r2(c.kb_nvcc_ms)},
+                        {"ok", !c.failed()},
+                        {"fallback_reason", c.fallback_reason},
+                        {"problems", c.problems}});
+    doc["cases"] = rows;
     std::ofstream js(json_path);
-    if (js) {
-        js << "{\n  \"nvrtc_version\": \"" << json_escape(kb::Compiler::nvrtc_version()) << "\",\n"
-           << "  \"arch\": \"sm_90\",\n"
-           << "  \"nvcc_flags\": \"" << json_escape(trim(flags)) << "\",\n"
-           << "  \"files\": " << cases.size() << ",\n"
-           << "  \"nvcc_accepts\": " << nvcc_accepts << ",\n"
-           << "  \"nvcc_rejects\": " << cases.size() - nvcc_accepts << ",\n"
-           << "  \"kbench_accepts\": " << kb_accepts << ",\n"
-           << "  \"verdict_agreement\": " << agree << ",\n"
-           << "  \"verdict_agreement_pct\": " << fmt(agreement_pct, 2) << ",\n"
-           << "  \"nvrtc_path\": " << kb_nvrtc << ",\n"
-           << "  \"nvrtc_share_pct\": " << fmt(nvrtc_share_pct, 2) << ",\n"
-           << "  \"median_nvrtc_path_compile_ms\": " << fmt(median(nvrtc_times), 2) << ",\n"
-           << "  \"median_nvrtc_ms\": " << fmt(median(nvrtc_only_times), 2) << ",\n"
-           << "  \"median_kbench_compile_ms\": " << fmt(median(kb_times), 2) << ",\n"
-           << "  \"median_nvcc_ms\": " << fmt(median(nvcc_times), 2) << ",\n"
-           << "  \"failed_files\": " << failed << ",\n"
-           << "  \"total_wall_s\": " << fmt(total_ms / 1000.0, 2) << ",\n"
-           << "  \"jobs\": " << jobs << ",\n  \"cases\": [\n";
-        for (size_t i = 0; i < cases.size(); ++i) {
-            const Case& c = cases[i];
-            js << "    {\"file\": \"" << json_escape(c.file) << "\", \"expect\": \"" << json_escape(c.expect)
-               << "\", \"nvcc\": \"" << (c.nvcc_ok ? "accept" : "reject") << "\", \"kbench\": \""
-               << (c.kb_internal_error ? "error" : c.kb_ok ? "accept" : "reject") << "\", \"path\": \""
-               << json_escape(c.kb_ok ? c.kb_path : "") << "\", \"nvcc_ms\": " << fmt(c.nvcc_ms, 2)
-               << ", \"kbench_ms\": " << fmt(c.kb_ms, 2) << ", \"kbench_nvrtc_ms\": " << fmt(c.kb_nvrtc_ms, 2)
-               << ", \"kbench_nvcc_ms\": " << fmt(c.kb_nvcc_ms, 2) << ", \"ok\": " << (c.failed() ? "false" : "true")
-               << ", \"fallback_reason\": \"" << json_escape(c.fallback_reason) << "\""
-               << ", \"problems\": [";
-            for (size_t k = 0; k < c.problems.size(); ++k)
-                js << (k ? ", " : "") << "\"" << json_escape(c.problems[k]) << "\"";
-            js << "]}" << (i + 1 < cases.size() ? "," : "") << "\n";
-        }
-        js << "  ]\n}\n";
+    if (js << doc.dump(2) << "\n") {
         std::cout << "  results: " << json_path << "\n";
     } else {
         std::cerr << "compat: cannot write " << json_path << "\n";
