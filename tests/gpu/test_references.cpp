@@ -8,7 +8,7 @@
 
 #include "device/input_gen.h"
 #include "gpu_test_util.h"
-#include "support/cpu_reference.h"
+#include "oracles/oracle.h"
 
 using namespace kb;
 
@@ -20,7 +20,7 @@ std::vector<std::string> task_names() {
     if (DIR* d = opendir(root.c_str())) {
         while (dirent* e = readdir(d)) {
             std::string n = e->d_name;
-            if (n[0] != '.' && n[0] != '_' && test::has_cpu_reference(n)) out.push_back(n);
+            if (n[0] != '.' && n[0] != '_' && oracle::find(n)) out.push_back(n);
         }
         closedir(d);
     }
@@ -45,7 +45,7 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
         auto ref = lb.reference_outputs(tb, int(ci), seed);
         std::vector<HostTensor> ins = lb.inputs(tb, int(ci), seed);
 
-        test::Tensors inputs;
+        oracle::Tensors inputs;
         size_t k = 0;
         for (size_t ai = 0; ai < task->args.size(); ++ai) {
             const Arg& a = task->args[ai];
@@ -68,18 +68,18 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
             }
             EXPECT_EQ(mismatched, 0u) << "input '" << a.name << "' differs from the host RNG";
         }
-        test::Dims dims(c.dims.begin(), c.dims.end());
-        test::Tensors truth = test::cpu_reference(task->name, dims, inputs);
+        oracle::Dims dims(c.dims.begin(), c.dims.end());
+        oracle::Tensors truth = oracle::find(task->name)->compute(dims, inputs);
         k = 0;
         for (const Arg& a : task->args) {
             if (!a.is_output()) continue;
             const HostTensor& got = ref->outputs[k++];
-            test::Bound b = test::truth_bound(task->name, a.name, dims);
+            oracle::Bound b = oracle::find(task->name)->bound(a.name, dims);
             const std::vector<double>& want = truth.at(a.name);
             ASSERT_EQ(got.count(), want.size());
             uint64_t bad = 0, first = 0;
             for (uint64_t i = 0; i < want.size(); ++i)
-                if (!test::within(got.at(i), want[i], b) && bad++ == 0) first = i;
+                if (!oracle::within(got.at(i), want[i], b) && bad++ == 0) first = i;
             EXPECT_EQ(bad, 0u) << "output '" << a.name << "': " << bad << " elements outside the float64 bound; first at "
                                << first << ": gpu " << got.at(first) << " vs truth " << want[first];
         }

@@ -1,39 +1,34 @@
-// Float64 CPU implementations of the tasks in tasks/ and the bounds on how far
-// each task's GPU reference may be from them (see cpu_reference.h).
+// Float64 oracles of the first six tasks (vector_add_f32, copy_f32,
+// gelu_tanh_f16, softmax_f32, sum_f32, gemm_f32) and the bounds on how far
+// each task's GPU reference may be from them (see oracle.h).
 //
 // Notation: u = 2^-24, the unit roundoff of f32 (round to nearest); one f32
 // ulp of a value v is at most 2^-23 |v|. "First order" bounds drop u^2 terms
 // (covered by a 1% slack factor).
-#include "support/cpu_reference.h"
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace kb::test {
+#include "oracles/oracle.h"
+
+namespace kb::oracle {
 namespace {
 
 constexpr double kU32 = 1.0 / 16777216.0;  // 2^-24
 constexpr double kSlack = 1.01;            // covers the second-order terms of the bounds
 
-int64_t dim(const Dims& dims, const char* name) {
-    auto it = dims.find(name);
-    if (it == dims.end()) throw std::invalid_argument(std::string("cpu_reference: missing dim '") + name + "'");
-    if (it->second < 0) throw std::invalid_argument(std::string("cpu_reference: negative dim '") + name + "'");
-    return it->second;
-}
-
-const std::vector<double>& input(const Tensors& inputs, const char* name, int64_t expected) {
-    auto it = inputs.find(name);
-    if (it == inputs.end()) throw std::invalid_argument(std::string("cpu_reference: missing input '") + name + "'");
-    if (static_cast<int64_t>(it->second.size()) != expected)
-        throw std::invalid_argument(std::string("cpu_reference: input '") + name + "' has " +
-                                    std::to_string(it->second.size()) + " elements, the dims give " +
-                                    std::to_string(expected));
-    return it->second;
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One output: `bound` for it, std::invalid_argument for any other name.
+template <class F>
+std::function<Bound(const std::string&, const Dims&)> only(const char* task, const char* output, F bound) {
+    return [=](const std::string& name, const Dims& dims) {
+        if (name != output)
+            throw std::invalid_argument(std::string("oracle: task '") + task + "' has no output '" + name +
+                                        "' (its output is '" + output + "')");
+        return bound(dims);
+    };
+}
 
 // --- vector_add_f32: c = a + b ---------------------------------------------
 // GPU reference: one f32 addition, correctly rounded: |c - (a + b)| <= u |a + b|.
@@ -158,62 +153,24 @@ Tensors gemm_f32(const Dims& dims, const Tensors& in) {
     return {{"C", std::move(C)}};
 }
 
-using Impl = Tensors (*)(const Dims&, const Tensors&);
-
-struct Entry {
-    const char* task;
-    const char* output;
-    Impl impl;
-};
-
-const Entry kEntries[] = {
-    {"vector_add_f32", "c", vector_add_f32}, {"copy_f32", "y", copy_f32},   {"gelu_tanh_f16", "y", gelu_tanh_f16},
-    {"softmax_f32", "y", softmax_f32},       {"sum_f32", "out", sum_f32},   {"gemm_f32", "C", gemm_f32},
-};
-
-const Entry* find(const std::string& task) {
-    for (const Entry& e : kEntries)
-        if (task == e.task) return &e;
-    return nullptr;
-}
-
 }  // namespace
 
-bool has_cpu_reference(const std::string& task_name) { return find(task_name) != nullptr; }
+KB_REGISTER_ORACLE(vector_add_f32, {"vector_add_f32", vector_add_f32,
+                                    only("vector_add_f32", "c", [](const Dims&) { return Bound{0.0, 2 * kU32}; })});
+KB_REGISTER_ORACLE(copy_f32, {"copy_f32", copy_f32, only("copy_f32", "y", [](const Dims&) { return Bound{0.0, 0.0}; })});
+KB_REGISTER_ORACLE(gelu_tanh_f16, {"gelu_tanh_f16", gelu_tanh_f16,
+                                   only("gelu_tanh_f16", "y", [](const Dims&) { return Bound{1e-6, 6e-4}; })});
+KB_REGISTER_ORACLE(softmax_f32, {"softmax_f32", softmax_f32, only("softmax_f32", "y", [](const Dims& dims) {
+                                     const double k = static_cast<double>(ceil_div(dim(dims, "cols"), 256));
+                                     return Bound{0.0, (k + 16) * kU32 * kSlack};
+                                 })});
+KB_REGISTER_ORACLE(sum_f32, {"sum_f32", sum_f32, only("sum_f32", "out", [](const Dims& dims) {
+                                 const double blocks = static_cast<double>(ceil_div(dim(dims, "n"), 256));
+                                 return Bound{0.0, std::min((blocks + 7) * kU32 * kSlack, 5e-5)};
+                             })});
+KB_REGISTER_ORACLE(gemm_f32, {"gemm_f32", gemm_f32, only("gemm_f32", "C", [](const Dims& dims) {
+                                  const double s = std::max(1.0, static_cast<double>(dim(dims, "K")) / 1024.0);
+                                  return Bound{1e-4 * s, 1e-5 * s};
+                              })});
 
-Tensors cpu_reference(const std::string& task_name, const Dims& dims, const Tensors& inputs) {
-    const Entry* e = find(task_name);
-    if (!e) throw std::invalid_argument("cpu_reference: no CPU reference for task '" + task_name + "'");
-    return e->impl(dims, inputs);
-}
-
-Bound truth_bound(const std::string& task_name, const std::string& output_name, const Dims& dims) {
-    const Entry* e = find(task_name);
-    if (!e) throw std::invalid_argument("truth_bound: no CPU reference for task '" + task_name + "'");
-    if (output_name != e->output)
-        throw std::invalid_argument("truth_bound: task '" + task_name + "' has no output '" + output_name +
-                                    "' (its output is '" + e->output + "')");
-    if (task_name == "vector_add_f32") return {0.0, 2 * kU32};
-    if (task_name == "copy_f32") return {0.0, 0.0};
-    if (task_name == "gelu_tanh_f16") return {1e-6, 6e-4};
-    if (task_name == "softmax_f32") {
-        const double k = static_cast<double>(ceil_div(dim(dims, "cols"), 256));
-        return {0.0, (k + 16) * kU32 * kSlack};
-    }
-    if (task_name == "sum_f32") {
-        const double blocks = static_cast<double>(ceil_div(dim(dims, "n"), 256));
-        return {0.0, std::min((blocks + 7) * kU32 * kSlack, 5e-5)};
-    }
-    if (task_name == "gemm_f32") {
-        const double s = std::max(1.0, static_cast<double>(dim(dims, "K")) / 1024.0);
-        return {1e-4 * s, 1e-5 * s};
-    }
-    throw std::logic_error("truth_bound: task '" + task_name + "' has no bound");
-}
-
-bool within(double value, double truth, const Bound& b) {
-    if (std::isnan(value) || std::isnan(truth)) return false;
-    return std::fabs(value - truth) <= b.atol + b.rtol * std::fabs(truth);
-}
-
-}  // namespace kb::test
+}  // namespace kb::oracle
