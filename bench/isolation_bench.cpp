@@ -19,7 +19,8 @@
 #include "bench_util.h"
 #include "engine/context.h"
 #include "engine/verdict.h"
-#include "worker/worker_backend.h"
+#include "worker_host/isolation.h"
+#include "worker_host/worker_backend.h"
 
 using namespace bench;
 
@@ -43,7 +44,7 @@ std::unique_ptr<kb::Context> context(kb_isolation isolation, double timeout_s = 
     o.device = 0;
     o.isolation = isolation;
     o.timeout_s = timeout_s;
-    return std::make_unique<kb::Context>(o);
+    return std::make_unique<kb::Context>(o, kb::worker_isolation());
 }
 
 struct Scored {

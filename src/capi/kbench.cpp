@@ -12,6 +12,7 @@
 #include "engine/verdict.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "worker_host/isolation.h"
 
 // --- handles ------------------------------------------------------------
 
@@ -259,7 +260,7 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
         co.emit_ptx = (o.flags & KB_CONTEXT_EMIT_PTX) != 0;
         co.nvcc_fallback = (o.flags & KB_CONTEXT_NO_NVCC_FALLBACK) == 0;
         auto c = std::make_unique<kb_context>();
-        c->ctx = std::make_unique<kb::Context>(co);
+        c->ctx = std::make_unique<kb::Context>(co, kb::worker_isolation());
         c->json = c->ctx->info().dump(2);
         *out = c.release();
         return KB_OK;

@@ -4,23 +4,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "compare/compare_math.h"
+#include "hostdev/compare_math.h"
 
 namespace kb {
-
-uint64_t poison_bits(DType t) {
-    switch (t) {
-        case DType::f16: return kPoisonF16;
-        case DType::bf16: return kPoisonBF16;
-        case DType::f32: return kPoisonF32;
-        case DType::f64: return kPoisonF64;
-        default: {
-            uint64_t v = 0;
-            std::memset(&v, kPoisonByte, dtype_size(t));
-            return v;
-        }
-    }
-}
 
 Tolerance tolerance_for(const Arg& a) {
     if (!dtype_is_float(a.dtype)) return Tolerance{0.0, 0.0, true};

@@ -14,9 +14,6 @@
 
 namespace kb {
 
-// The poison pattern of a dtype in the low bytes (compare_math.h).
-uint64_t poison_bits(DType t);
-
 struct OutputReport {
     std::string name;
     DType dtype = DType::f32;

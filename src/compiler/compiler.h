@@ -77,14 +77,25 @@ struct CompilerConfig {
     bool nvrtc_pch = true;
 };
 
-class Compiler {
+// Anything that turns a request into an image: the Compiler below, in this
+// process, or a pool of compile worker processes (src/worker_host/). The
+// engine holds one and does not care which.
+class CompileService {
+public:
+    virtual ~CompileService() = default;
+    // Thread-safe. Throws CompileError when the code does not compile, or
+    // kb::Error for everything that is not the code's fault.
+    virtual CompiledImage compile(const CompileRequest& request) = 0;
+};
+
+class Compiler : public CompileService {
 public:
     explicit Compiler(CompilerConfig config);
-    ~Compiler();
+    ~Compiler() override;
 
     // Compiles (or fetches from the cache). Thread-safe.
     // Throws CompileError, or kb::Error for everything that is not the code's fault.
-    CompiledImage compile(const CompileRequest& request);
+    CompiledImage compile(const CompileRequest& request) override;
 
     // NVRTC's version as "13.0"; "" if unavailable.
     static std::string nvrtc_version();

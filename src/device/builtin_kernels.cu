@@ -1,15 +1,15 @@
 // kbench's own device kernels: input generation, poisoning, checksums,
 // guard-zone checks, comparison and the SM clock probe. Built ahead of time
 // by nvcc into a fatbin (see CMakeLists.txt) with -fmad=false, so their
-// floating-point results equal the host's (src/compare/compare_math.h and
-// src/device/input_gen.h are compiled on both sides).
+// floating-point results equal the host's (src/hostdev/compare_math.h and
+// src/hostdev/input_gen.h are compiled on both sides).
 //
 // Every kernel is extern "C" (looked up by name) and uses a grid-stride loop:
 // the host picks a grid that fills the device, whatever the element count.
 #include <stdint.h>
 
-#include "compare/compare_math.h"
-#include "device/input_gen.h"
+#include "hostdev/compare_math.h"
+#include "hostdev/input_gen.h"
 
 using namespace kb;
 
@@ -71,7 +71,7 @@ __device__ __forceinline__ uint64_t warp_sum(uint64_t v) {
 
 }  // namespace
 
-// Inputs: element i of argument `arg` under `seed` (see device/input_gen.h).
+// Inputs: element i of argument `arg` under `seed` (see hostdev/input_gen.h).
 extern "C" __global__ void kb_fill_random(void* out, uint64_t count, int dtype, int dist, double a, double b,
                                           uint64_t seed, uint32_t arg) {
     int size = dtype_size(dtype);

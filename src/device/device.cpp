@@ -4,8 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "compare/compare_math.h"
-#include "compare/comparator.h"
+#include "hostdev/compare_math.h"
 #include "device/builtin_image.h"
 #include "util/error.h"
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "exec/kernel.h"
-#include "measure/timer.h"
+#include "compiler/compiler.h"
+#include "engine/options.h"
 #include "task/task.h"
 #include "util/json.h"
 
@@ -20,12 +22,6 @@ struct TaskBinding {
     TaskPtr task;
     KernelPtr reference;
     KernelPtr baseline;
-};
-
-struct TimeRequest {
-    int case_index = -1;          // -1: the perf case
-    bool against_baseline = false;
-    TimingOptions timing;
 };
 
 class Backend {
@@ -40,6 +36,18 @@ public:
                          unsigned runs) = 0;
     // kernel == nullptr times the baseline alone.
     virtual Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) = 0;
+};
+
+// How a context runs untrusted code out of process. The engine cannot name
+// the worker's host side (src/worker_host/ sits above it and implements
+// Backend), so whoever creates a Context hands these factories in: the C API
+// gives worker_isolation() from src/worker_host/isolation.h. A context asked
+// to isolate without them fails with KB_ERR_WORKER.
+struct Isolation {
+    // The backend of a device context whose candidates run in a worker process.
+    std::function<std::unique_ptr<Backend>(const ContextOptions&)> backend;
+    // Compilation in worker processes (a compiler crash or hang is contained).
+    std::function<std::unique_ptr<CompileService>(const ContextOptions&, const CompilerConfig&)> compiler;
 };
 
 }  // namespace kb

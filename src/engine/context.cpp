@@ -5,8 +5,6 @@
 #include "engine/local_backend.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "worker/compile_pool.h"
-#include "worker/worker_backend.h"
 
 namespace kb {
 namespace {
@@ -15,9 +13,20 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A factory of the worker's host side, which the creator of the context must
+// have supplied when it asks for isolation.
+template <class F>
+const F& require(const F& factory) {
+    if (!factory)
+        fail(KB_ERR_WORKER, "worker isolation was asked for (or is the default of a device context), but this "
+                            "context was created without the worker's host side; create it through "
+                            "kb_context_create, or ask for KB_ISOLATION_IN_PROCESS for trusted kernels");
+    return factory;
+}
+
 }  // namespace
 
-Context::Context(const ContextOptions& opts) : opts_(opts) {
+Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_(opts) {
     CompilerConfig cc;
     cc.cuda_home = opts.cuda_home.empty() ? default_cuda_home() : opts.cuda_home;
     cc.cache_dir = opts.cache_dir;
@@ -43,7 +52,7 @@ Context::Context(const ContextOptions& opts) : opts_(opts) {
         info_["device"] = nullptr;
         info_["isolation"] = "none";
     } else {
-        if (isolate) backend_ = make_worker_backend(opts);
+        if (isolate) backend_ = require(isolation.backend)(opts);
         else backend_ = std::make_unique<LocalBackend>(opts.device);
         Json dev = backend_->device_info();
         arch_ = opts.arch.empty() ? dev["arch"].get<std::string>() : opts.arch;
@@ -52,7 +61,7 @@ Context::Context(const ContextOptions& opts) : opts_(opts) {
     }
     // After the backend: a context without a device fails with
     // KB_ERR_NO_DEVICE before it looks for a worker.
-    if (isolate) compile_pool_ = make_compile_pool(opts_, cc);
+    if (isolate) compile_pool_ = require(isolation.compiler)(opts_, cc);
     info_["compile_isolation"] = compile_pool_ ? "worker" : "in_process";
     info_["arch"] = arch_;
     info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";

@@ -11,50 +11,18 @@
 
 #include "compiler/compiler.h"
 #include "engine/backend.h"
+#include "engine/options.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
 
 namespace kb {
 
-class CompilePool;
-
-struct ContextOptions {
-    int device = 0;             // KB_DEVICE_NONE (-1): compile-only
-    kb_isolation isolation = KB_ISOLATION_DEFAULT;
-    std::string arch;           // "" = the device's
-    std::string cache_dir;
-    std::string cuda_home;
-    std::string worker_path;
-    double timeout_s = 0;
-    bool emit_ptx = false;
-    bool nvcc_fallback = true;
-};
-
-// A candidate as the caller hands it over, before compilation.
-struct CandidateInput {
-    Language language = Language::cuda;
-    bool language_given = false;    // false: infer from the path's extension
-    std::string code;               // empty: read `path`
-    std::string path;
-    std::optional<std::string> launch_json;
-    std::string triton_metadata;
-    std::string label;
-};
-
-struct ScoreOptions {
-    uint64_t seed = 0;              // 0: kDefaultSeed
-    unsigned correctness_runs = 0;  // 0: two at cheap cases, one at large ones (score.cpp)
-    bool skip_timing = false;
-    bool recheck = true;
-    TimeRequest timing;             // against_baseline is forced on
-};
-
-constexpr uint64_t kDefaultSeed = 0x6b62656e6368ull;  // "kbench"
-
 class Context {
 public:
-    explicit Context(const ContextOptions& opts);
+    // `isolation` supplies the worker processes a context that isolates
+    // untrusted code needs (the default for device contexts; see options).
+    explicit Context(const ContextOptions& opts, const Isolation& isolation = {});
     ~Context();
 
     const ContextOptions& options() const { return opts_; }
@@ -86,9 +54,9 @@ private:
     ContextOptions opts_;
     std::string arch_;
     std::unique_ptr<Compiler> compiler_;
-    // Compilation in worker processes (src/worker/compile_pool.h) when the
-    // context isolates untrusted code; null: compile in this process.
-    std::unique_ptr<CompilePool> compile_pool_;
+    // Compilation in worker processes (Isolation::compiler) when the context
+    // isolates untrusted code; null: compile in this process.
+    std::unique_ptr<CompileService> compile_pool_;
     std::unique_ptr<Backend> backend_;
     Json info_;
     std::mutex bind_mutex_;

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "device/numeric_bits.h"
+#include "hostdev/compare_math.h"
+#include "hostdev/numeric_bits.h"
 
 namespace kb {
 namespace {
@@ -48,7 +49,7 @@ std::string dtype_names() {
     return s;
 }
 
-// The conversions live in device/numeric_bits.h so host and device share them.
+// The conversions live in hostdev/numeric_bits.h so host and device share them.
 float half_bits_to_float(unsigned short h) { return kb_half_to_float(h); }
 unsigned short float_to_half_bits(float f) { return kb_float_to_half(f); }
 float bf16_bits_to_float(unsigned short b) { return kb_bf16_to_float(b); }
@@ -72,6 +73,20 @@ double load_as_double(const void* data, DType t, size_t i) {
         case DType::boolean: return *p ? 1.0 : 0.0;
     }
     return 0.0;
+}
+
+uint64_t poison_bits(DType t) {
+    switch (t) {
+        case DType::f16: return kPoisonF16;
+        case DType::bf16: return kPoisonBF16;
+        case DType::f32: return kPoisonF32;
+        case DType::f64: return kPoisonF64;
+        default: {
+            uint64_t v = 0;
+            std::memset(&v, kPoisonByte, dtype_size(t));
+            return v;
+        }
+    }
 }
 
 }  // namespace kb

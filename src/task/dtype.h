@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,11 @@ float half_bits_to_float(unsigned short h);
 unsigned short float_to_half_bits(float f);
 float bf16_bits_to_float(unsigned short b);
 unsigned short float_to_bf16_bits(float f);
+
+// The poison pattern outputs are filled with before a candidate runs, in the
+// low bytes (hostdev/compare_math.h defines the patterns): a NaN payload that
+// arithmetic never produces for floats, a byte pattern for integers.
+uint64_t poison_bits(DType t);
 
 // Reads element i of a host buffer of type t as a double (bool -> 0/1).
 double load_as_double(const void* data, DType t, size_t i);

@@ -11,6 +11,7 @@
 #include "engine/verdict.h"
 #include "task/task.h"
 #include "util/json.h"
+#include "worker_host/isolation.h"
 
 namespace kb::adversarial {
 
@@ -37,7 +38,7 @@ inline std::unique_ptr<Context> worker_context(double timeout_s = 0) {
     o.device = 0;
     o.isolation = KB_ISOLATION_WORKER;
     o.timeout_s = timeout_s;
-    return std::make_unique<Context>(o);
+    return std::make_unique<Context>(o, worker_isolation());
 }
 
 inline KernelPtr compile(Context& ctx, const std::string& task_name, const std::string& kernel_rel,

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adversarial_util.h"
-#include "worker/worker_backend.h"
+#include "worker_host/worker_backend.h"
 
 using namespace kb;
 using namespace kb::adversarial;

@@ -10,7 +10,7 @@
 
 #include "adversarial_util.h"
 #include "kbench.h"
-#include "worker/worker_backend.h"
+#include "worker_host/worker_backend.h"
 
 using namespace kb;
 using namespace kb::adversarial;

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <dirent.h>
 
-#include "device/input_gen.h"
+#include "hostdev/input_gen.h"
 #include "gpu_test_util.h"
 #include "oracles/oracle.h"
 

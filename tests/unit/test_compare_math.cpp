@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "compare/compare_math.h"
+#include "hostdev/compare_math.h"
 #include "compare/comparator.h"
-#include "device/numeric_bits.h"
+#include "hostdev/numeric_bits.h"
 
 using namespace kb;
 

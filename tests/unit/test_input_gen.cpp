@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "device/input_gen.h"
+#include "hostdev/input_gen.h"
 
 using namespace kb;
 

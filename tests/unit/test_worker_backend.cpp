@@ -16,9 +16,9 @@
 #include "kbench.h"
 #include "task/task.h"
 #include "util/error.h"
-#include "worker/compile_pool.h"
-#include "worker/deadlines.h"
-#include "worker/worker_backend.h"
+#include "worker_host/compile_pool.h"
+#include "worker_host/deadlines.h"
+#include "worker_host/worker_backend.h"
 
 using namespace kb;
 

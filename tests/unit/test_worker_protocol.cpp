@@ -6,8 +6,8 @@
 #include <string>
 
 #include "task/task.h"
-#include "worker/protocol.h"
-#include "worker/wire.h"
+#include "ipc/frame.h"
+#include "protocol/wire.h"
 
 using namespace kb;
 using namespace kb::wire;

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "util/error.h"
-#include "worker/supervisor.h"
-#include "worker/worker_locate.h"
+#include "worker_host/supervisor.h"
+#include "worker_host/worker_locate.h"
 
 using namespace kb;
 

@@ -1,4 +1,4 @@
-#include "worker/deadlines.h"
+#include "worker_host/deadlines.h"
 
 #include <algorithm>
 #include <cstdio>

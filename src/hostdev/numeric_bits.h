@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "device/philox.h"  // KB_HD
+#include "hostdev/hd.h"
 
 namespace kb {
 

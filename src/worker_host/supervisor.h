@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "util/json.h"
-#include "worker/worker_process.h"
+#include "ipc/worker_process.h"
 
 namespace kb {
 

@@ -21,23 +21,23 @@
 #include <vector>
 
 #include "compiler/compiler.h"
-#include "engine/context.h"
-#include "worker/supervisor.h"
+#include "engine/options.h"
+#include "worker_host/supervisor.h"
 
 namespace kb {
 
-class CompilePool {
+class CompilePool : public CompileService {
 public:
     // `max_workers` 0: min(8, the machine's hardware threads), at least 2;
     // $KBENCH_COMPILE_WORKERS overrides. `deadline_s` bounds one compile
     // (DeadlinePolicy::kCompileS unless a test needs it short).
     CompilePool(WorkerSettings settings, CompilerConfig config, size_t max_workers = 0, double deadline_s = 0);
-    ~CompilePool();
+    ~CompilePool() override;
 
     // Thread-safe. Throws CompileError when the code does not compile, or
     // when the compiler crashed or ran past its deadline on it (the log says
     // which); kb::Error for failures that are not the code's.
-    CompiledImage compile(const CompileRequest& request);
+    CompiledImage compile(const CompileRequest& request) override;
 
     size_t max_workers() const { return max_workers_; }
     size_t started_workers() const;

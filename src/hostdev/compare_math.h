@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "device/philox.h"  // KB_HD
+#include "hostdev/hd.h"
 
 namespace kb {
 

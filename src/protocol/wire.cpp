@@ -1,7 +1,7 @@
-#include "worker/wire.h"
+#include "protocol/wire.h"
 
 #include "util/error.h"
-#include "worker/protocol.h"
+#include "ipc/frame.h"
 
 namespace kb::wire {
 namespace {

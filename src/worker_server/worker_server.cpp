@@ -1,4 +1,4 @@
-#include "worker/worker_server.h"
+#include "worker_server/worker_server.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include "engine/verdict.h"
 #include "exec/fault.h"
 #include "util/error.h"
-#include "worker/pidfd.h"
-#include "worker/wire.h"
+#include "ipc/pidfd.h"
+#include "protocol/wire.h"
 
 namespace kb {
 namespace {

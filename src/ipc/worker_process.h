@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "util/json.h"
-#include "worker/protocol.h"
+#include "ipc/frame.h"
 
 namespace kb {
 

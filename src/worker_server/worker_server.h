@@ -21,7 +21,7 @@
 #include "compiler/compiler.h"
 #include "engine/local_backend.h"
 #include "util/json.h"
-#include "worker/protocol.h"
+#include "ipc/frame.h"
 
 namespace kb {
 

@@ -1,9 +1,9 @@
-#include "worker/supervisor.h"
+#include "worker_host/supervisor.h"
 
 #include <chrono>
 
 #include "util/error.h"
-#include "worker/deadlines.h"
+#include "worker_host/deadlines.h"
 
 namespace kb {
 namespace {

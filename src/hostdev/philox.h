@@ -7,11 +7,7 @@
 
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define KB_HD __host__ __device__ __forceinline__
-#else
-#define KB_HD inline
-#endif
+#include "hostdev/hd.h"
 
 namespace kb {
 

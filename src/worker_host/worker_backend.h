@@ -11,9 +11,9 @@
 #include <string>
 
 #include "engine/backend.h"
-#include "engine/context.h"
-#include "worker/deadlines.h"
-#include "worker/supervisor.h"
+#include "engine/options.h"
+#include "worker_host/deadlines.h"
+#include "worker_host/supervisor.h"
 
 namespace kb {
 

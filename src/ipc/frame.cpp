@@ -1,4 +1,4 @@
-#include "worker/protocol.h"
+#include "ipc/frame.h"
 
 #include <cstdio>
 #include <cstring>

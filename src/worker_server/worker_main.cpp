@@ -4,14 +4,14 @@
 //
 //   kbench-worker --fd N --parent PID (--device ORDINAL | --no-device) [--test-hooks]
 //
-// It speaks the protocol of src/worker/protocol.h on descriptor N until the
+// It speaks the protocol of src/ipc/frame.h on descriptor N until the
 // host shuts it down or goes away. docs/isolation.md describes the design.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
-#include "worker/worker_server.h"
+#include "worker_server/worker_server.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "worker/worker_locate.h"
+#include "worker_host/worker_locate.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "worker/worker_process.h"
+#include "ipc/worker_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "util/error.h"
-#include "worker/pidfd.h"
+#include "ipc/pidfd.h"
 
 extern char** environ;
 

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "device/numeric_bits.h"
-#include "device/philox.h"
+#include "hostdev/numeric_bits.h"
+#include "hostdev/philox.h"
 
 #if !defined(__CUDACC__)
 #include <cmath>

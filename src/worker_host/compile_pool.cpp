@@ -1,4 +1,4 @@
-#include "worker/compile_pool.h"
+#include "worker_host/compile_pool.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,9 +7,9 @@
 
 #include "util/error.h"
 #include "util/sha256.h"
-#include "worker/deadlines.h"
-#include "worker/wire.h"
-#include "worker/worker_backend.h"
+#include "worker_host/deadlines.h"
+#include "protocol/wire.h"
+#include "worker_host/worker_backend.h"
 
 namespace kb {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/worker_backend.h"
+#include "worker_host/worker_backend.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include "device/cuda_driver.h"
 #include "engine/verdict.h"
 #include "util/error.h"
-#include "worker/wire.h"
-#include "worker/worker_locate.h"
+#include "protocol/wire.h"
+#include "worker_host/worker_locate.h"
 
 namespace kb {
 namespace {

@@ -1,0 +1,56 @@
+// What the engine is asked to do, as plain values: a context's options, a
+// candidate as the caller hands it over, and the options of timing and
+// scoring. The C boundary fills these from the versioned kb_* structs; the
+// worker's host side reads ContextOptions to start its processes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kbench.h"
+#include "measure/timer.h"
+#include "task/task.h"
+
+namespace kb {
+
+struct ContextOptions {
+    int device = 0;             // KB_DEVICE_NONE (-1): compile-only
+    kb_isolation isolation = KB_ISOLATION_DEFAULT;
+    std::string arch;           // "" = the device's
+    std::string cache_dir;
+    std::string cuda_home;
+    std::string worker_path;
+    double timeout_s = 0;
+    bool emit_ptx = false;
+    bool nvcc_fallback = true;
+};
+
+// A candidate as the caller hands it over, before compilation.
+struct CandidateInput {
+    Language language = Language::cuda;
+    bool language_given = false;    // false: infer from the path's extension
+    std::string code;               // empty: read `path`
+    std::string path;
+    std::optional<std::string> launch_json;
+    std::string triton_metadata;
+    std::string label;
+};
+
+struct TimeRequest {
+    int case_index = -1;          // -1: the perf case
+    bool against_baseline = false;
+    TimingOptions timing;
+};
+
+struct ScoreOptions {
+    uint64_t seed = 0;              // 0: kDefaultSeed
+    unsigned correctness_runs = 0;  // 0: two at cheap cases, one at large ones (score.cpp)
+    bool skip_timing = false;
+    bool recheck = true;
+    TimeRequest timing;             // against_baseline is forced on
+};
+
+constexpr uint64_t kDefaultSeed = 0x6b62656e6368ull;  // "kbench"
+
+}  // namespace kb

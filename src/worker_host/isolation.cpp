@@ -1,0 +1,17 @@
+#include "worker_host/isolation.h"
+
+#include "worker_host/compile_pool.h"
+#include "worker_host/worker_backend.h"
+
+namespace kb {
+
+Isolation worker_isolation() {
+    Isolation iso;
+    iso.backend = [](const ContextOptions& opts) { return make_worker_backend(opts); };
+    iso.compiler = [](const ContextOptions& opts, const CompilerConfig& config) -> std::unique_ptr<CompileService> {
+        return make_compile_pool(opts, config);
+    };
+    return iso;
+}
+
+}  // namespace kb
