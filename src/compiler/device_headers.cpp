@@ -1516,6 +1516,4 @@ bool is_host_only_header(const std::string& name) {
     return false;
 }
 
-const char* device_headers_version() { return "kb-shims-1"; }
-
 }  // namespace kb

@@ -40,7 +40,4 @@ std::string prelude_for(const std::unordered_set<std::string>& identifiers,
 // removes before NVRTC sees it, does not fail on its includes.
 bool is_host_only_header(const std::string& name);
 
-// A short version string of the shims, part of every cache key.
-const char* device_headers_version();
-
 }  // namespace kb

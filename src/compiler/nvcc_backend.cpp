@@ -16,9 +16,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "compiler/arch.h"
 #include "compiler/compile_log.h"
+#include "compiler/image_entries.h"
 
 extern char** environ;
 
@@ -187,6 +190,96 @@ NvccResult run_nvcc(const std::string& nvcc, const std::string& source, const st
     remove_tree(dir);
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;
+}
+
+namespace {
+
+// The name without a parameter list ("k<float, 4>(float*)" -> "k<float, 4>").
+std::string without_params(const std::string& name) {
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        if (c == '<') ++depth;
+        else if (c == '>') --depth;
+        else if (c == '(' && depth == 0) return name.substr(0, i);
+    }
+    return name;
+}
+
+}  // namespace
+
+NvccBackend::NvccBackend(CompilerConfig config) : config_(std::move(config)) {
+    std::string p = config_.cuda_home + "/bin/nvcc";
+    struct stat st;
+    if (::access(p.c_str(), X_OK) == 0 && ::stat(p.c_str(), &st) == 0) {
+        path_ = p;
+        version_ = "nvcc " + p + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);
+    } else {
+        version_ = "no nvcc";
+    }
+}
+
+std::vector<std::string> NvccBackend::flags(const CompileRequest& rq) {
+    Arch a = parse_arch(rq.arch);
+    std::vector<std::string> f;
+    f.push_back(std::string("-arch=") + (rq.emit_ptx ? "compute_" : "sm_") + a.digits + a.suffix);
+    f.push_back("-std=" + rq.policy.std);
+    // As PyTorch's extension builds do: constexpr functions (std::numeric_limits,
+    // std::min/max, the candidate's own) are callable from device code.
+    f.push_back("--expt-relaxed-constexpr");
+    if (rq.policy.fast_math) f.push_back("-use_fast_math");
+    for (const std::string& d : rq.policy.defines) f.push_back("-D" + d);
+    if (rq.policy.max_registers > 0) f.push_back("-maxrregcount=" + std::to_string(rq.policy.max_registers));
+    return f;
+}
+
+CompiledImage NvccBackend::compile(const CompileRequest& rq) {
+    if (!available()) fail(KB_ERR_INVALID_ARGUMENT, "there is no nvcc at " + config_.cuda_home + "/bin/nvcc");
+    // The candidate's own text. Template kernels the plan names are
+    // instantiated by taking their address in host code, as a host launch would.
+    std::vector<std::string> exprs;
+    for (const std::string& n : rq.kernel_names)
+        if (n.find('<') != std::string::npos) exprs.push_back(without_params(n));
+    std::string source = rq.code;
+    if (!exprs.empty()) {
+        source += "\n// kbench: instantiate the kernel templates the launch plan names\n";
+        for (size_t i = 0; i < exprs.size(); ++i)
+            source += "void* __kbench_instantiate_" + std::to_string(i) + "() { return (void*)&" + exprs[i] + "; }\n";
+    }
+    NvccResult cr = run_nvcc(path_, source, rq.source_name, flags(rq), rq.emit_ptx, config_.timeout_s);
+    if (!cr.started) fail(KB_ERR_INTERNAL, "nvcc could not run: " + cr.error);
+    if (!cr.ok) {
+        std::string log = cr.log;
+        if (!cr.error.empty()) log += (log.empty() || log.back() == '\n' ? "" : "\n") + ("kbench: " + cr.error + "\n");
+        throw CompileError(summarize_compile_log(cr.log, "nvcc"), log);
+    }
+    CompiledImage img;
+    img.arch = rq.arch;
+    img.kind = rq.emit_ptx ? ImageKind::ptx : ImageKind::cubin;
+    img.nvcc_ms = cr.ms;
+    std::vector<std::string> entries = rq.emit_ptx ? ptx_entries(cr.image) : cubin_entries(cr.image);
+    try {
+        img.symbols = resolve_kernel_names(rq.kernel_names, entries, {}, rq.source_name);
+    } catch (const CompileError& e) {
+        // nvcc spells template arguments its own way ("k<float, 256>" for
+        // "k<float, BLOCK>"): a template with a single instantiation is the one.
+        std::map<std::string, std::string> syms;
+        for (const std::string& n : rq.kernel_names) {
+            try {
+                syms[n] = resolve_kernel_names({n}, entries, {}, rq.source_name).at(n);
+            } catch (const CompileError&) {
+                if (n.find('<') == std::string::npos) throw CompileError(e.what(), cr.log + e.log());
+                std::string base = split_demangled(without_params(n)).qualified;
+                syms[n] = resolve_kernel_names({base}, entries, {}, rq.source_name).at(base);
+            }
+        }
+        img.symbols = syms;
+    }
+    img.entries = std::move(entries);
+    img.bytes = std::move(cr.image);
+    img.log = cr.log;
+    img.path = "nvcc";
+    return img;
 }
 
 }  // namespace kb

@@ -1,8 +1,17 @@
 #include "compiler/nvrtc_backend.h"
 
 #include <nvrtc.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+
+#include "compiler/arch.h"
+#include "compiler/compile_log.h"
+#include "compiler/device_headers.h"
+#include "compiler/image_entries.h"
+#include "compiler/source_prep.h"
+#include "util/sha256.h"
 
 namespace kb {
 namespace {
@@ -16,9 +25,9 @@ int cancel_after_deadline(void* payload, void*) {
     return std::chrono::steady_clock::now() > d->until ? 1 : 0;
 }
 
-struct Program {
+struct NvrtcProgram {
     nvrtcProgram p = nullptr;
-    ~Program() {
+    ~NvrtcProgram() {
         if (p) nvrtcDestroyProgram(&p);
     }
 };
@@ -37,7 +46,7 @@ NvrtcResult run_nvrtc(const std::string& source, const std::string& source_name,
         hdr_name.push_back(h.first.c_str());
         hdr_text.push_back(h.second.c_str());
     }
-    Program prog;
+    NvrtcProgram prog;
     nvrtcResult rc = nvrtcCreateProgram(&prog.p, source.c_str(), source_name.c_str(), int(headers.size()),
                                         hdr_text.data(), hdr_name.data());
     if (rc != NVRTC_SUCCESS) {
@@ -111,6 +120,167 @@ std::string nvrtc_version_string() {
     int major = 0, minor = 0;
     if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "";
     return std::to_string(major) + "." + std::to_string(minor);
+}
+
+namespace {
+
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The name expression NVRTC needs for a template kernel name: the name
+// without a parameter list ("k<float, 4>(float*)" -> "k<float, 4>").
+std::string name_expression(const std::string& name) {
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        if (c == '<') ++depth;
+        else if (c == '>') --depth;
+        else if (c == '(' && depth == 0) return name.substr(0, i);
+    }
+    return name;
+}
+
+std::string notes_of(const PreparedSource& prep) {
+    std::string n;
+    if (!prep.removed.empty()) {
+        n += "kbench: host-only code left out of the NVRTC compilation:\n";
+        for (const std::string& r : prep.removed) n += "kbench:   " + r + "\n";
+    }
+    if (!prep.annotated.empty()) {
+        n += "kbench: constexpr functions compiled as __host__ __device__ (as nvcc --expt-relaxed-constexpr allows):\n";
+        for (const std::string& a : prep.annotated) n += "kbench:   " + a + "\n";
+    }
+    if (!prep.understood) n += "kbench: the host-code splitter could not follow this source; it went to NVRTC unchanged\n";
+    for (const std::string& w : prep.nvcc_only) n += "kbench: warning: nvcc may reject this: " + w + "\n";
+    return n;
+}
+
+// The content of every in-memory header kbench hands NVRTC: a change to any
+// of them changes what compiles, so it is part of every cache key.
+const std::string& device_headers_hash() {
+    static const std::string h = [] {
+        Sha256 s;
+        for (const VirtualHeader& v : device_headers()) s.field(v.name).field(v.text);
+        return s.hex().substr(0, 16);
+    }();
+    return h;
+}
+
+}  // namespace
+
+std::string join_log(const std::string& a, const std::string& b) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return a + (a.back() == '\n' ? "" : "\n") + b;
+}
+
+NvrtcBackend::NvrtcBackend(CompilerConfig config, bool nvcc_available)
+    : config_(std::move(config)), nvcc_available_(nvcc_available) {}
+
+std::string NvrtcBackend::version() const { return "nvrtc " + nvrtc_version_string() + ", headers " + device_headers_hash(); }
+
+std::vector<std::string> NvrtcBackend::include_dirs() const {
+    std::vector<std::string> dirs;
+    for (const char* sub : {"/include", "/include/cccl"}) {
+        std::string d = config_.cuda_home + sub;
+        if (is_dir(d)) dirs.push_back(d);
+    }
+    return dirs;
+}
+
+std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
+    Arch a = parse_arch(rq.arch);
+    std::vector<std::string> o;
+    o.push_back(std::string("--gpu-architecture=") + (rq.emit_ptx ? "compute_" : "sm_") + a.digits + a.suffix);
+    o.push_back("-std=" + rq.policy.std);
+    if (rq.policy.fast_math) o.push_back("--use_fast_math");
+    for (const std::string& d : rq.policy.defines) o.push_back("-D" + d);
+    if (rq.policy.max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(rq.policy.max_registers));
+    for (const std::string& d : include_dirs()) o.push_back("-I" + d);
+    o.push_back(std::string("--pre-include=") + prelude_header_name());
+    return o;
+}
+
+CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
+    PreparedSource prep = prepare_cuda_source(rq.code);
+    reject_framework_includes(prep.includes, rq.source_name);
+    const bool may_defer = nvcc_available_ && rq.allow_nvcc_fallback;
+
+    if (!prep.nvcc_only.empty() && may_defer) {
+        std::string note = "kbench: compiled with nvcc, not NVRTC, for nvcc's verdict on:";
+        for (const std::string& why : prep.nvcc_only) note += "\nkbench:   " + why;
+        throw NvrtcDefers(note, 0.0, nullptr);
+    }
+
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const VirtualHeader& h : device_headers()) headers.emplace_back(h.name, h.text);
+    std::vector<std::string> include_names;
+    for (const IncludeDirective& inc : prep.includes) include_names.push_back(inc.name);
+    std::string prelude = prelude_for(prep.identifiers, include_names);
+    bool heavy = prelude.find("__KB_CCCL") != std::string::npos;
+    headers.emplace_back(prelude_header_name(), std::move(prelude));
+    // Template kernels the plan names, and those the removed host code
+    // launches with explicit arguments (k<float, 256><<<...>>>), are
+    // instantiated, as nvcc would.
+    std::vector<std::string> exprs;
+    for (const std::string& n : rq.kernel_names)
+        if (n.find('<') != std::string::npos) exprs.push_back(name_expression(n));
+    for (const std::string& e : prep.host_launched_templates)
+        if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
+    std::vector<std::string> opts = options(rq);
+    // Removing host code leaves constants and helpers only it used:
+    // "declared but never referenced" would point at the splitting.
+    if (!prep.removed.empty()) opts.push_back("--diag-suppress=177");
+    if (heavy && config_.nvrtc_pch) {
+        // Parsing CUB/libcu++ dominates these compiles; NVRTC keeps the
+        // parsed headers in memory for the next compile with the same
+        // include prefix (it checks validity itself).
+        opts.push_back("--pch");
+        opts.push_back("--pch-messages=false");
+        opts.push_back("--pch-verbose=false");
+    }
+    NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+    if (nr.invalid_option && heavy && config_.nvrtc_pch) {
+        // an NVRTC older than 12.8 has no PCH options
+        opts.resize(opts.size() - 3);
+        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+    }
+    // (If an instantiation kbench added is what fails, nvcc decides: the host
+    // launch instantiates it there too, so its verdict is the same.)
+    std::string notes = notes_of(prep);
+    if (nr.ok) {
+        std::vector<std::string> entries = nr.is_cubin ? cubin_entries(nr.image) : ptx_entries(nr.image);
+        try {
+            CompiledImage img;
+            img.arch = rq.arch;
+            img.kind = rq.emit_ptx ? ImageKind::ptx : ImageKind::cubin;
+            img.nvrtc_ms = nr.ms;
+            img.symbols = resolve_kernel_names(rq.kernel_names, entries, nr.lowered, rq.source_name);
+            img.entries = std::move(entries);
+            img.bytes = std::move(nr.image);
+            img.log = join_log(nr.log, notes);
+            img.path = "nvrtc";
+            return img;
+        } catch (const CompileError& e) {
+            // A kernel template instantiated only by host code (which NVRTC
+            // never saw) is in nvcc's image: ask nvcc before giving up.
+            auto own = std::make_shared<CompileError>(e.what(), join_log(join_log(nr.log, notes), e.log()));
+            if (!may_defer) throw *own;
+            throw NvrtcDefers(std::string("kbench: NVRTC compiled the code, but: ") + e.what(), nr.ms, own);
+        }
+    }
+    if (nr.compile_error) {
+        std::string summary = summarize_compile_log(nr.log, "nvrtc");
+        auto own = std::make_shared<CompileError>(summary, join_log(nr.log, notes));
+        if (!may_defer) throw *own;
+        throw NvrtcDefers("kbench: NVRTC failed first: " + summary, nr.ms, own);
+    }
+    if (nr.invalid_option)
+        fail(KB_ERR_INVALID_ARGUMENT, "NVRTC rejected the compile options (" + nr.error + "): " + nr.log);
+    if (!may_defer) fail(KB_ERR_INTERNAL, "NVRTC failed: " + nr.error + (nr.log.empty() ? "" : "\n" + nr.log));
+    throw NvrtcDefers("kbench: NVRTC failed first: " + nr.error, nr.ms, nullptr);
 }
 
 }  // namespace kb

@@ -1,11 +1,20 @@
-// One NVRTC compilation: source plus in-memory headers in, image and full log
-// out. No policy here; compiler.cpp decides the options.
+// NVRTC with nvcc's conveniences: the fast path for CUDA C++ (tens of
+// milliseconds, no process, no GPU needed). The candidate's host code is set
+// aside, device versions of the standard headers and a prelude stand in for
+// what nvcc's implicit includes give device code (docs/compilation.md), and
+// the launch plan's kernel names are resolved in the image.
+//
+// run_nvrtc below is one raw NVRTC compilation; NvrtcBackend is the policy
+// around it.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "compiler/compile_backend.h"
 
 namespace kb {
 
@@ -32,5 +41,53 @@ NvrtcResult run_nvrtc(const std::string& source, const std::string& source_name,
 
 // "13.0", or "" when NVRTC cannot report a version.
 std::string nvrtc_version_string();
+
+// Two logs as one, separated by a newline.
+std::string join_log(const std::string& a, const std::string& b);
+
+// Thrown by NvrtcBackend when nvcc should give the verdict instead: the
+// source uses something NVRTC cannot judge as nvcc would, NVRTC rejected it,
+// or a kernel the plan names is only instantiated by host code. Only thrown
+// when the request allows the fallback and the backend was told one exists;
+// otherwise NVRTC's own verdict stands. The compile service (compiler.cpp)
+// catches it and asks nvcc.
+class NvrtcDefers : public CompileError {
+public:
+    NvrtcDefers(const std::string& note, double nvrtc_ms, std::shared_ptr<CompileError> nvrtc_error)
+        : CompileError(note, note), nvrtc_ms_(nvrtc_ms), nvrtc_error_(std::move(nvrtc_error)) {}
+    // "kbench: NVRTC failed first: ...": why nvcc is asked, for the log.
+    const std::string& note() const { return log(); }
+    double nvrtc_ms() const { return nvrtc_ms_; }
+    // NVRTC's own verdict, when it gave one (the answer if nvcc cannot run).
+    const std::shared_ptr<CompileError>& nvrtc_error() const { return nvrtc_error_; }
+
+private:
+    double nvrtc_ms_;
+    std::shared_ptr<CompileError> nvrtc_error_;
+};
+
+class NvrtcBackend : public CompileBackend {
+public:
+    // `nvcc_available`: a fallback exists, so NVRTC may defer to it.
+    NvrtcBackend(CompilerConfig config, bool nvcc_available);
+
+    std::string name() const override { return "nvrtc"; }
+    // NVRTC's version and a hash of kbench's device headers and prelude.
+    std::string version() const override;
+    bool out_of_process() const override { return false; }
+    // Throws CompileError (the code's verdict), NvrtcDefers (ask nvcc), or
+    // kb::Error when NVRTC itself failed and there is no fallback.
+    CompiledImage compile(const CompileRequest& request) override;
+
+    // The options NVRTC gets for `request` (policy flags, architecture,
+    // include folders, the prelude).
+    std::vector<std::string> options(const CompileRequest& request) const;
+    // Include directories handed to NVRTC (the toolkit's include and cccl folders).
+    std::vector<std::string> include_dirs() const;
+
+private:
+    CompilerConfig config_;
+    bool nvcc_available_;
+};
 
 }  // namespace kb

@@ -46,8 +46,9 @@ public:
 struct Isolation {
     // The backend of a device context whose candidates run in a worker process.
     std::function<std::unique_ptr<Backend>(const ContextOptions&)> backend;
-    // Compilation in worker processes (a compiler crash or hang is contained).
-    std::function<std::unique_ptr<CompileService>(const ContextOptions&, const CompilerConfig&)> compiler;
+    // Where the compile service builds what would run in-process (NVRTC): a
+    // pool of compile workers, so a compiler crash or hang is contained.
+    std::function<std::shared_ptr<CompileSandbox>(const ContextOptions&, const CompilerConfig&)> compile_sandbox;
 };
 
 }  // namespace kb

@@ -33,7 +33,6 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
-    compiler_ = std::make_unique<Compiler>(cc);
 
     // Worker isolation (docs/isolation.md): asked for, or the default for a
     // context that runs kernels. A compile-only context runs no kernels and
@@ -61,8 +60,10 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     }
     // After the backend: a context without a device fails with
     // KB_ERR_NO_DEVICE before it looks for a worker.
-    if (isolate) compile_pool_ = require(isolation.compiler)(opts_, cc);
-    info_["compile_isolation"] = compile_pool_ ? "worker" : "in_process";
+    std::shared_ptr<CompileSandbox> sandbox;
+    if (isolate) sandbox = require(isolation.compile_sandbox)(opts_, cc);
+    compiler_ = std::make_unique<Compiler>(cc, std::move(sandbox));
+    info_["compile_isolation"] = compiler_->sandboxed() ? "worker" : "in_process";
     info_["arch"] = arch_;
     info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";
     info_["nvcc_fallback"] = opts_.nvcc_fallback;
@@ -135,7 +136,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     Kernel k;
     k.label = label;
     k.program = program;
-    k.image = compile_pool_ ? compile_pool_->compile(req) : compiler_->compile(req);
+    k.image = compiler_->compile(req);
     return finish_kernel(std::move(k));
 }
 

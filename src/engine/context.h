@@ -53,10 +53,9 @@ public:
 private:
     ContextOptions opts_;
     std::string arch_;
+    // The compile service; it builds in compile workers (Isolation's
+    // sandbox) when the context isolates untrusted code.
     std::unique_ptr<Compiler> compiler_;
-    // Compilation in worker processes (Isolation::compiler) when the context
-    // isolates untrusted code; null: compile in this process.
-    std::unique_ptr<CompileService> compile_pool_;
     std::unique_ptr<Backend> backend_;
     Json info_;
     std::mutex bind_mutex_;

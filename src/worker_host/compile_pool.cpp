@@ -6,15 +6,12 @@
 #include <thread>
 
 #include "util/error.h"
-#include "util/sha256.h"
 #include "worker_host/deadlines.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_backend.h"
 
 namespace kb {
 namespace {
-
-constexpr size_t kMemoBytes = size_t(256) << 20;  // images remembered on the host
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -79,29 +76,8 @@ void CompilePool::release(Supervisor* s) {
     idle_cv_.notify_one();
 }
 
-std::string CompilePool::key_of(const CompileRequest& r) const {
-    std::vector<std::string> blobs;
-    Json j = wire::compile_request_to_json(r, &blobs);
-    Sha256 h;
-    h.field(j.dump(-1, ' ', false, Json::error_handler_t::replace));
-    for (const std::string& b : blobs) h.field(b);
-    return h.hex();
-}
-
-CompiledImage CompilePool::compile(const CompileRequest& request) {
+CompiledImage CompilePool::build(const CompileRequest& request) {
     auto t0 = std::chrono::steady_clock::now();
-    const std::string key = key_of(request);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto hit = memo_index_.find(key);
-        if (hit != memo_index_.end()) {
-            memo_.splice(memo_.begin(), memo_, hit->second);
-            CompiledImage img = memo_.front().second;
-            img.cache_hit = true;
-            img.compile_ms = ms_since(t0);
-            return img;
-        }
-    }
 
     std::vector<std::string> blobs;
     Json body = {{"request", wire::compile_request_to_json(request, &blobs)}};
@@ -154,19 +130,6 @@ CompiledImage CompilePool::compile(const CompileRequest& request) {
         fail(KB_ERR_WORKER, std::string("a kbench compile worker sent an image this library cannot read: ") + e.what());
     }
     img.compile_ms = ms_since(t0);  // what the caller waited, the trip to the worker included
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!memo_index_.count(key)) {
-            memo_.emplace_front(key, img);
-            memo_index_[key] = memo_.begin();
-            memo_bytes_ += img.bytes.size() + img.log.size();
-            while (memo_bytes_ > kMemoBytes && memo_.size() > 1) {
-                memo_bytes_ -= memo_.back().second.bytes.size() + memo_.back().second.log.size();
-                memo_index_.erase(memo_.back().first);
-                memo_.pop_back();
-            }
-        }
-    }
     return img;
 }
 

@@ -5,19 +5,17 @@
 // Why a pool, and not the device worker: kb_compile may run on several
 // threads at once against one context (compilation is meant to run ahead of
 // the GPU), and a device worker serves one request at a time, often a long
-// timing run. So each compile borrows one of up to N compile workers (no
-// CUDA context, started on demand, kept warm for the next compile); N
+// timing run. So each build borrows one of up to N compile workers (no
+// CUDA context, started on demand, kept warm for the next build); N
 // threads compile in parallel, and a crash costs one of them, which restarts
-// on its next use. Images are remembered here by content, so a repeated
-// compile (the same reference, the same candidate) is not sent at all.
+// on its next use. The pool is the compile service's sandbox: the service in
+// the host keeps the one cache, so a repeated compile is never sent here.
 #pragma once
 
 #include <condition_variable>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -26,7 +24,7 @@
 
 namespace kb {
 
-class CompilePool : public CompileService {
+class CompilePool : public CompileSandbox {
 public:
     // `max_workers` 0: min(8, the machine's hardware threads), at least 2;
     // $KBENCH_COMPILE_WORKERS overrides. `deadline_s` bounds one compile
@@ -35,20 +33,19 @@ public:
     ~CompilePool() override;
 
     // Thread-safe. Throws CompileError when the code does not compile, or
-    // when the compiler crashed or ran past its deadline on it (the log says
-    // which); kb::Error for failures that are not the code's.
-    CompiledImage compile(const CompileRequest& request) override;
+    // when the compiler crashed or ran past its deadline on it (the message
+    // says which); kb::Error for failures that are not the code's.
+    CompiledImage build(const CompileRequest& request) override;
 
     size_t max_workers() const { return max_workers_; }
     size_t started_workers() const;
-    // Tests: the next compile makes its worker perform `fault` first (see
+    // Tests: the next build makes its worker perform `fault` first (see
     // WorkerBackend::inject_fault_once); needs test hooks.
     void inject_fault_once(const std::string& fault);
 
 private:
     Supervisor* acquire();
     void release(Supervisor* s);
-    std::string key_of(const CompileRequest& r) const;
 
     WorkerSettings settings_;
     size_t max_workers_;
@@ -58,11 +55,6 @@ private:
     std::vector<std::unique_ptr<Supervisor>> all_;
     std::vector<Supervisor*> idle_;
     std::string fault_;
-    // Content-addressed memory of images (most recent first), bounded in bytes.
-    using MemoList = std::list<std::pair<std::string, CompiledImage>>;
-    MemoList memo_;
-    std::unordered_map<std::string, MemoList::iterator> memo_index_;
-    size_t memo_bytes_ = 0;
 };
 
 // The pool a context's options ask for (its compiler configuration travels

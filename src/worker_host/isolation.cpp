@@ -8,7 +8,7 @@ namespace kb {
 Isolation worker_isolation() {
     Isolation iso;
     iso.backend = [](const ContextOptions& opts) { return make_worker_backend(opts); };
-    iso.compiler = [](const ContextOptions& opts, const CompilerConfig& config) -> std::unique_ptr<CompileService> {
+    iso.compile_sandbox = [](const ContextOptions& opts, const CompilerConfig& config) -> std::shared_ptr<CompileSandbox> {
         return make_compile_pool(opts, config);
     };
     return iso;

@@ -394,7 +394,8 @@ WorkerServer::Reply WorkerServer::compile(const wire::Frame& req) {
         if (compiler_config_.cuda_home.empty()) compiler_config_.cuda_home = default_cuda_home();
         compiler_ = std::make_unique<Compiler>(compiler_config_);
     }
-    CompiledImage img = compiler_->compile(cr);
+    // The host's compile service caches; this worker only builds.
+    CompiledImage img = compiler_->compile_fresh(cr);
     Reply r;
     Json image = wire::image_to_json(img, &r.blobs);
     r.json = {{"ok", true}, {"result", image}};

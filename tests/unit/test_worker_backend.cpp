@@ -138,21 +138,36 @@ TEST(WorkerFailureResults, DeathNamesTheSignalAndWhatTheWorkerDid) {
 }
 
 TEST(CompilePool, CompilesInAWorkerProcess) {
-    auto p = pool();
-    CompiledImage img = p->compile(ptx_request(kVectorAdd));
+    std::shared_ptr<CompilePool> p = pool();
+    CompiledImage img = p->build(ptx_request(kVectorAdd));
     EXPECT_EQ(img.kind, ImageKind::ptx);
     EXPECT_TRUE(has(img.bytes, ".entry")) << img.bytes.substr(0, 200);
     EXPECT_FALSE(img.cache_hit);
     EXPECT_EQ(p->started_workers(), 1u);
-    CompiledImage again = p->compile(ptx_request(kVectorAdd));
+}
+
+TEST(CompilePool, TheServiceCachesWhatThePoolBuilds) {
+    std::shared_ptr<CompilePool> p = pool();
+    CompilerConfig c;
+    c.cuda_home = default_cuda_home();
+    Compiler service(c, p);
+    CompiledImage img = service.compile(ptx_request(kVectorAdd));
+    EXPECT_FALSE(img.cache_hit);
+    EXPECT_EQ(p->started_workers(), 1u);
+    CompiledImage again = service.compile(ptx_request(kVectorAdd));
     EXPECT_TRUE(again.cache_hit);
     EXPECT_EQ(again.bytes, img.bytes);
+    // Given images need no sandbox: validated in the host, no worker asked.
+    CompileRequest given = ptx_request(img.bytes);
+    given.language = Language::ptx;
+    EXPECT_EQ(service.compile(given).path, "given");
+    EXPECT_EQ(p->started_workers(), 1u);
 }
 
 TEST(CompilePool, CompileErrorsCarryTheLog) {
     auto p = pool();
     try {
-        p->compile(ptx_request("__global__ void vector_add(float* c) { c[0] = undefined_thing; }"));
+        p->build(ptx_request("__global__ void vector_add(float* c) { c[0] = undefined_thing; }"));
         FAIL() << "compiled";
     } catch (const CompileError& e) {
         EXPECT_TRUE(has(e.log(), "undefined_thing")) << e.log();
@@ -163,13 +178,13 @@ TEST(CompilePool, ACompilerCrashIsACompileErrorAndTheNextCompileWorks) {
     auto p = pool(1);
     p->inject_fault_once("segv");
     try {
-        p->compile(ptx_request(std::string(kVectorAdd) + "// crash\n"));
+        p->build(ptx_request(std::string(kVectorAdd) + "// crash\n"));
         FAIL() << "a crashed compile returned an image";
     } catch (const CompileError& e) {
         EXPECT_TRUE(has(e.what(), "SIGSEGV")) << e.what();
         EXPECT_TRUE(has(e.what(), "crashed")) << e.what();
     }
-    CompiledImage img = p->compile(ptx_request(std::string(kVectorAdd) + "// after\n"));
+    CompiledImage img = p->build(ptx_request(std::string(kVectorAdd) + "// after\n"));
     EXPECT_TRUE(has(img.bytes, ".entry"));
 }
 
@@ -178,13 +193,13 @@ TEST(CompilePool, ACompilerHangIsStoppedAtTheDeadline) {
     p->inject_fault_once("sleep:30");
     auto t0 = std::chrono::steady_clock::now();
     try {
-        p->compile(ptx_request(std::string(kVectorAdd) + "// hang\n"));
+        p->build(ptx_request(std::string(kVectorAdd) + "// hang\n"));
         FAIL() << "a hung compile returned an image";
     } catch (const CompileError& e) {
         EXPECT_TRUE(has(e.what(), "did not finish")) << e.what();
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.5);
-    EXPECT_TRUE(has(p->compile(ptx_request(kVectorAdd)).bytes, ".entry"));
+    EXPECT_TRUE(has(p->build(ptx_request(kVectorAdd)).bytes, ".entry"));
 }
 
 TEST(CompilePool, ThreadsCompileInParallel) {
@@ -195,7 +210,7 @@ TEST(CompilePool, ThreadsCompileInParallel) {
         threads.emplace_back([&, t] {
             for (int i = 0; i < 2; ++i) {
                 CompiledImage img =
-                    p->compile(ptx_request(std::string(kVectorAdd) + "// " + std::to_string(t * 10 + i) + "\n"));
+                    p->build(ptx_request(std::string(kVectorAdd) + "// " + std::to_string(t * 10 + i) + "\n"));
                 if (has(img.bytes, ".entry")) ++ok;
             }
         });

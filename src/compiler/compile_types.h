@@ -1,0 +1,93 @@
+// What the compile service takes and gives: a request (code, language,
+// policy, target), an image (cubin or PTX with its entry points and log), the
+// error a candidate's code earns, and the interface every compile service
+// implements. Plain values: they cross threads and processes (the wire codec
+// in src/protocol/ lists every field).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+#include "util/error.h"
+
+namespace kb {
+
+struct CompileRequest {
+    Language language = Language::cuda;
+    std::string code;                       // source text or image bytes
+    std::string source_name = "candidate.cu";
+    std::vector<std::string> kernel_names;  // as the launch plan spells them
+    CompilePolicy policy;
+    std::string arch = "sm_90";             // "sm_XY" or "sm_XYa"
+    bool emit_ptx = false;                  // PTX (compute_XY) instead of a cubin
+    bool allow_nvcc_fallback = true;
+    // Skip NVRTC and compile with nvcc (agreement checks, benchmarks, tests).
+    bool force_nvcc = false;
+    // Language::triton: Triton's metadata JSON for the cubin in `code`
+    // (optional; when given, the kernel it names must be in the image).
+    std::string triton_metadata;
+};
+
+enum class ImageKind { cubin, ptx };
+const char* image_kind_name(ImageKind k);
+
+struct CompiledImage {
+    ImageKind kind = ImageKind::cubin;
+    std::string bytes;                     // cubin ELF, or PTX text
+    // launch-plan kernel name -> symbol in the image (mangled or extern "C")
+    std::map<std::string, std::string> symbols;
+    std::vector<std::string> entries;      // every entry point in the image
+    std::string log;                       // full compiler log (warnings too)
+    std::string path = "nvrtc";            // the backend that built it: "nvrtc", "nvcc" or "given" (cache hits too)
+    std::string arch;
+    double compile_ms = 0.0;               // wall time of this call
+    double nvrtc_ms = 0.0;                 // time NVRTC took (0 if not tried); on a hit, the original build's
+    double nvcc_ms = 0.0;                  // time nvcc took (0 if not tried); on a hit, the original build's
+    bool cache_hit = false;
+    std::string hash;                      // content key of the request
+    std::string fallback_reason;           // path "nvcc": why NVRTC's result was not used
+};
+
+// Thrown when the code does not compile; what() is a one-paragraph summary
+// naming the first error, log() the whole compiler output.
+class CompileError : public Error {
+public:
+    CompileError(const std::string& summary, std::string log)
+        : Error(KB_ERR_COMPILE, summary), log_(std::move(log)) {}
+    const std::string& log() const { return log_; }
+
+private:
+    std::string log_;
+};
+
+struct CompilerConfig {
+    std::string cuda_home;   // toolkit root: include/, include/cccl, bin/nvcc
+    std::string cache_dir;   // "" for a memory-only cache
+    double timeout_s = 300;  // per compile (NVRTC and nvcc each); 0: none
+    size_t memory_cache_entries = 4096;  // images kept in memory (oldest dropped first)
+    // NVRTC's automatic precompiled headers for sources that include the
+    // heavy CCCL headers (CUB, libcu++, cooperative groups, curand): the
+    // second compile with the same includes in a process takes ~0.3 s, not ~1.5 s.
+    bool nvrtc_pch = true;
+};
+
+// Where the compile service runs the backends that would otherwise run
+// inside this process (NVRTC: a compiler crash or endless template recursion
+// would take the host down or stall it). A pool of compile worker processes
+// implements it (src/worker_host/compile_pool.h); the service keeps the cache
+// and the fallback rules, the sandbox only builds.
+class CompileSandbox {
+public:
+    virtual ~CompileSandbox() = default;
+    // Builds `request` afresh (no cache) in a contained process. Thread-safe.
+    // Throws CompileError when the code does not compile or the compiler
+    // crashed or hung on it (the message says which); kb::Error otherwise.
+    virtual CompiledImage build(const CompileRequest& request) = 0;
+};
+
+// The default toolkit root: $CUDA_HOME, $CUDA_PATH, then the build-time toolkit.
+std::string default_cuda_home();
+
+}  // namespace kb
