@@ -18,6 +18,7 @@
 
 #include "bench_util.h"
 #include "engine/context.h"
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "worker_host/isolation.h"
 #include "worker_host/worker_backend.h"
@@ -60,7 +61,7 @@ Scored score(kb::Context& ctx, const kb::TaskPtr& task, const std::string& code,
     kb::ScoreOptions so;
     so.skip_timing = !timing;
     double t0 = now_ms();
-    kb::Json r = ctx.score(task, in, so);
+    kb::Json r = to_json(ctx.score(task, in, so));
     return {kb::verdict_from_name(r.value("verdict", "none")), now_ms() - t0, r};
 }
 

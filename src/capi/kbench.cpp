@@ -1,14 +1,16 @@
 // The C boundary. Every exported function runs its body inside `guard`,
 // which turns any C++ exception into a kb_status plus the thread-local
-// detail message: nothing throws across extern "C" (DESIGN §1).
+// detail message: nothing throws across extern "C" (docs/c-api.md, "Errors").
 #include "kbench.h"
 
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "capi/versioned.h"
 #include "compiler/compiler.h"
 #include "engine/context.h"
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -30,12 +32,13 @@ struct kb_kernel {
     std::string json;
 };
 
+// Built once from a typed result and never changed after: any number of
+// threads may read one (kb_result_get_string hands out pointers into `doc`).
 struct kb_result {
     kb::Json doc;
     std::string text;
     std::string message;
     kb_verdict verdict = KB_VERDICT_NONE;
-    mutable std::map<std::string, std::string> strings;  // kb_result_get_string's storage
 };
 
 namespace {
@@ -45,6 +48,19 @@ thread_local std::string t_last_error;
 kb_status set_error(kb_status s, const std::string& msg) {
     t_last_error = msg;
     return s;
+}
+
+// The header's version macros and the size tables (capi/versioned.h) move together.
+static_assert(kb::capi::current_version<kb_context_options>() == KB_CONTEXT_OPTIONS_VERSION, "versioned.h");
+static_assert(kb::capi::current_version<kb_time_options>() == KB_TIME_OPTIONS_VERSION, "versioned.h");
+static_assert(kb::capi::current_version<kb_score_options>() == KB_SCORE_OPTIONS_VERSION, "versioned.h");
+static_assert(kb::capi::current_version<kb_candidate>() == KB_CANDIDATE_VERSION, "versioned.h");
+
+// KB_OK when the library reads `version` of T, else the status and why.
+template <class T>
+kb_status check_version(unsigned version) {
+    std::string why = kb::capi::unsupported_version<T>(version);
+    return why.empty() ? KB_OK : set_error(KB_ERR_UNSUPPORTED_VERSION, why);
 }
 
 template <class F>
@@ -70,20 +86,25 @@ kb_status guard(F&& body) {
         if (!(cond)) return set_error(KB_ERR_INVALID_ARGUMENT, std::string(what));    \
     } while (0)
 
-kb_result* make_result(kb::Json doc) {
-    auto* r = new kb_result;
-    r->verdict = kb::verdict_from_name(doc.value("verdict", "none"));
-    r->message = doc.value("message", "");
-    r->text = doc.dump(2);
-    r->doc = std::move(doc);
-    return r;
+kb_verdict verdict_of(const kb::ReferenceResult&) { return KB_VERDICT_NONE; }
+template <class Result>
+kb_verdict verdict_of(const Result& r) {
+    return r.verdict;
+}
+
+// The boundary: a typed result becomes the JSON document the caller reads.
+template <class Result>
+kb_result* make_result(const Result& result) {
+    auto r = std::make_unique<kb_result>();
+    r->doc = kb::to_json(result);
+    r->verdict = verdict_of(result);
+    r->message = result.message;
+    r->text = r->doc.dump(2);
+    return r.release();
 }
 
 kb_status check_case(const kb_task* task, int case_index) {
-    int n = int(task->task->cases.size());
-    if (case_index < 0 || case_index >= n)
-        return set_error(KB_ERR_INVALID_ARGUMENT, "case index " + std::to_string(case_index) + " is out of range: task '" +
-                                                      task->task->name + "' has cases 0.." + std::to_string(n - 1));
+    kb::check_case_index(*task->task, case_index);  // throws; `guard` turns it into the status
     return KB_OK;
 }
 
@@ -104,10 +125,7 @@ kb::TimeRequest time_request(const kb_time_options* o) {
 
 kb_status check_time_options(const kb_time_options* o) {
     if (!o) return KB_OK;
-    if (o->version != KB_TIME_OPTIONS_VERSION)
-        return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_time_options.version " + std::to_string(o->version) +
-                                                         " is not supported (this library knows " +
-                                                         std::to_string(KB_TIME_OPTIONS_VERSION) + ")");
+    if (kb_status s = check_version<kb_time_options>(o->version)) return s;
     if (o->mode != KB_TIME_COLD && o->mode != KB_TIME_HOT)
         return set_error(KB_ERR_INVALID_ARGUMENT, "kb_time_options.mode must be KB_TIME_COLD or KB_TIME_HOT");
     if (o->budget_ms < 0 || o->warmup_ms < 0 || o->target_rel_noise < 0)
@@ -116,10 +134,7 @@ kb_status check_time_options(const kb_time_options* o) {
 }
 
 kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
-    if (c->version != KB_CANDIDATE_VERSION)
-        return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_candidate.version " + std::to_string(c->version) +
-                                                         " is not supported (this library knows " +
-                                                         std::to_string(KB_CANDIDATE_VERSION) + ")");
+    if (kb_status s = check_version<kb_candidate>(c->version)) return s;
     KB_REQUIRE(c->code || c->path, "kb_candidate: set code (with code_size, or NUL-terminated text) or path");
     switch (c->language) {
         case KB_LANG_AUTO: in->language_given = false; break;
@@ -184,10 +199,8 @@ const char* kb_verdict_string(kb_verdict v) { return kb::verdict_name(v); }
 kb_status kb_context_options_init(kb_context_options* o, unsigned version) {
     return guard([&] {
         KB_REQUIRE(o, "kb_context_options_init: opts is NULL");
-        if (version != KB_CONTEXT_OPTIONS_VERSION)
-            return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_context_options version " + std::to_string(version) +
-                                                             " is not supported");
-        *o = kb_context_options KB_CONTEXT_OPTIONS_INIT;
+        if (kb_status s = check_version<kb_context_options>(version)) return s;
+        kb::capi::write_versioned(o, version, kb_context_options KB_CONTEXT_OPTIONS_INIT);
         return KB_OK;
     });
 }
@@ -195,10 +208,8 @@ kb_status kb_context_options_init(kb_context_options* o, unsigned version) {
 kb_status kb_time_options_init(kb_time_options* o, unsigned version) {
     return guard([&] {
         KB_REQUIRE(o, "kb_time_options_init: opts is NULL");
-        if (version != KB_TIME_OPTIONS_VERSION)
-            return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_time_options version " + std::to_string(version) +
-                                                             " is not supported");
-        *o = kb_time_options KB_TIME_OPTIONS_INIT;
+        if (kb_status s = check_version<kb_time_options>(version)) return s;
+        kb::capi::write_versioned(o, version, kb_time_options KB_TIME_OPTIONS_INIT);
         return KB_OK;
     });
 }
@@ -206,10 +217,8 @@ kb_status kb_time_options_init(kb_time_options* o, unsigned version) {
 kb_status kb_score_options_init(kb_score_options* o, unsigned version) {
     return guard([&] {
         KB_REQUIRE(o, "kb_score_options_init: opts is NULL");
-        if (version != KB_SCORE_OPTIONS_VERSION)
-            return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_score_options version " + std::to_string(version) +
-                                                             " is not supported");
-        *o = kb_score_options KB_SCORE_OPTIONS_INIT;
+        if (kb_status s = check_version<kb_score_options>(version)) return s;
+        kb::capi::write_versioned(o, version, kb_score_options KB_SCORE_OPTIONS_INIT);
         return KB_OK;
     });
 }
@@ -238,12 +247,8 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
         *out = nullptr;
         kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
         if (opts) {
-            if (opts->version != KB_CONTEXT_OPTIONS_VERSION)
-                return set_error(KB_ERR_UNSUPPORTED_VERSION,
-                                 "kb_context_options.version " + std::to_string(opts->version) +
-                                     " is not supported (this library knows " +
-                                     std::to_string(KB_CONTEXT_OPTIONS_VERSION) + "); use KB_CONTEXT_OPTIONS_INIT");
-            o = *opts;
+            if (kb_status s = check_version<kb_context_options>(opts->version)) return s;
+            o = kb::capi::read_versioned(opts, o);
         }
         KB_REQUIRE(o.device >= KB_DEVICE_NONE, "kb_context_options.device must be an ordinal or KB_DEVICE_NONE");
         KB_REQUIRE(o.isolation >= KB_ISOLATION_DEFAULT && o.isolation <= KB_ISOLATION_WORKER,
@@ -311,7 +316,7 @@ const char* kb_task_json(const kb_task* task) { return task ? task->task->normal
 
 static kb_kernel* wrap_kernel(kb::KernelPtr k) {
     auto* out = new kb_kernel;
-    out->json = k->info().dump(2);
+    out->json = kb::kernel_json(*k).dump(2);
     out->kernel = std::move(k);
     return out;
 }
@@ -411,10 +416,7 @@ kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* can
         if (s != KB_OK) return s;
         kb::ScoreOptions so;
         if (opts) {
-            if (opts->version != KB_SCORE_OPTIONS_VERSION)
-                return set_error(KB_ERR_UNSUPPORTED_VERSION, "kb_score_options.version " + std::to_string(opts->version) +
-                                                                 " is not supported (this library knows " +
-                                                                 std::to_string(KB_SCORE_OPTIONS_VERSION) + ")");
+            if (kb_status s = check_version<kb_score_options>(opts->version)) return s;
             s = check_time_options(&opts->timing);
             if (s != KB_OK) return s;
             so.seed = opts->seed;
@@ -469,8 +471,8 @@ kb_status kb_result_get_string(const kb_result* r, const char* pointer, const ch
         const kb::Json* v = result_at(r, pointer);
         if (!v) return set_error(KB_ERR_NOT_FOUND, std::string("no field at ") + pointer);
         if (!v->is_string()) return set_error(KB_ERR_NOT_FOUND, std::string("the field at ") + pointer + " is not a string");
-        auto it = r->strings.emplace(pointer, v->get<std::string>()).first;
-        *out = it->second.c_str();
+        // The string lives in the result's document, which never changes.
+        *out = v->get_ref<const std::string&>().c_str();
         return KB_OK;
     });
 }

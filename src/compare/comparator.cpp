@@ -52,13 +52,6 @@ void describe_worst(OutputReport& r, const HostTensor& ref, double got) {
 
 namespace {
 
-// JSON has no NaN or infinity: write them as strings so nothing is lost.
-Json number(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    return v;
-}
-
 std::string fmt(double v) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -75,33 +68,6 @@ std::string index_text(const std::vector<int64_t>& idx) {
 }
 
 }  // namespace
-
-Json OutputReport::to_json() const {
-    Json j;
-    j["name"] = name;
-    j["dtype"] = dtype_name(dtype);
-    j["ok"] = ok();
-    j["elements"] = elements;
-    j["mismatches"] = mismatches;
-    j["unwritten"] = unwritten;
-    j["max_abs_err"] = number(max_abs_err);
-    j["max_rel_err"] = number(max_rel_err);
-    j["max_violation"] = number(max_violation);
-    if (exact) {
-        j["comparison"] = "exact";
-    } else {
-        j["comparison"] = "allclose";
-        j["atol"] = tolerance.atol;
-        j["rtol"] = tolerance.rtol;
-        j["equal_nan"] = tolerance.equal_nan;
-    }
-    if (elements) {
-        j["worst"] = {{"index", worst_index}, {"flat_index", worst_flat}, {"got", number(worst_got)},
-                      {"expected", number(worst_expected)}};
-    }
-    j["compared_on"] = compared_on;
-    return j;
-}
 
 std::string OutputReport::describe() const {
     std::ostringstream s;

@@ -10,7 +10,6 @@
 
 #include "exec/host_tensor.h"
 #include "task/task.h"
-#include "util/json.h"
 
 namespace kb {
 
@@ -32,7 +31,6 @@ struct OutputReport {
     std::string compared_on = "host";
 
     bool ok() const { return mismatches == 0; }
-    Json to_json() const;
     // "output 'c': 12 of 1009 elements wrong; worst at [17]: got 0.53, expected -0.12 (...)".
     std::string describe() const;
 };

@@ -5,6 +5,7 @@
 
 #include "compiler/arch.h"
 #include "util/sha256.h"
+#include "util/clock.h"
 
 #ifndef KB_BUILD_CUDA_HOME
 #define KB_BUILD_CUDA_HOME "/usr/local/cuda"
@@ -13,11 +14,8 @@
 namespace kb {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = SteadyClock;
 
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 CompilerConfig normalized(CompilerConfig c) {
     if (c.cuda_home.empty()) c.cuda_home = default_cuda_home();

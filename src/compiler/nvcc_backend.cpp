@@ -22,6 +22,7 @@
 #include "compiler/arch.h"
 #include "compiler/compile_log.h"
 #include "compiler/image_entries.h"
+#include "util/clock.h"
 
 extern char** environ;
 
@@ -188,7 +189,7 @@ NvccResult run_nvcc(const std::string& nvcc, const std::string& source, const st
         r.error = "nvcc was killed by signal " + std::to_string(WTERMSIG(status));
     }
     remove_tree(dir);
-    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.ms = ms_since(t0);
     return r;
 }
 

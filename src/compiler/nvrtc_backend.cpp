@@ -12,6 +12,7 @@
 #include "compiler/image_entries.h"
 #include "compiler/source_prep.h"
 #include "util/sha256.h"
+#include "util/clock.h"
 
 namespace kb {
 namespace {
@@ -85,7 +86,7 @@ NvrtcResult run_nvrtc(const std::string& source, const std::string& source_name,
         if (rc == NVRTC_ERROR_CANCELLED)
             r.log += "\n" + source_name + ": error: NVRTC compilation cancelled after " +
                      std::to_string(static_cast<long long>(timeout_s)) + " s\n";
-        r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        r.ms = ms_since(t0);
         return r;
     }
     size_t size = 0;
@@ -112,7 +113,7 @@ NvrtcResult run_nvrtc(const std::string& source, const std::string& source_name,
         if (nvrtcGetLoweredName(prog.p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered) r.lowered[e] = lowered;
     }
     r.ok = true;
-    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.ms = ms_since(t0);
     return r;
 }
 

@@ -5,7 +5,7 @@
 // A Device is used by one thread at a time. After a sticky CUDA error
 // (illegal address, trap, ...) it is `lost`: every later call throws
 // KB_ERR_CONTEXT_LOST, because the driver fails everything in that process
-// from then on (DESIGN §5); only a new process recovers.
+// from then on (docs/isolation.md); only a new process recovers.
 #pragma once
 
 #include <cuda.h>
@@ -121,7 +121,7 @@ public:
     CompareStats compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol);
     // The SM clock in MHz, measured in-kernel over `span_us` microseconds.
     double measure_sm_clock_mhz(double span_us = 50.0);
-    // Evicts L2 by writing a buffer twice its size (DESIGN §3), on stream().
+    // Evicts L2 by writing a buffer twice its size (docs/measurement.md), on stream().
     void enqueue_l2_flush();
 
     // Waits for stream(); a sticky error marks the device lost. Returns the

@@ -1,7 +1,7 @@
 // Where kernels run. The verbs of the C API become calls on a Backend:
-// LocalBackend runs them in this process; the worker backend (src/worker)
-// forwards them to a kbench-worker process that a crash or hang cannot
-// escape. Every call returns a JSON result (the document kb_result wraps).
+// LocalBackend runs them in this process; the worker backend
+// (src/worker_host/) forwards them to a kbench-worker process that a crash or
+// hang cannot escape. Every call returns a typed result (result.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "exec/kernel.h"
 #include "compiler/compiler.h"
 #include "engine/options.h"
+#include "engine/result.h"
 #include "task/task.h"
 #include "util/json.h"
 
@@ -29,13 +30,13 @@ public:
     virtual ~Backend() = default;
     // Device facts (DeviceProps::to_json plus anything the backend adds).
     virtual Json device_info() = 0;
-    virtual Json run_reference(const TaskBinding& tb, int case_index, uint64_t seed) = 0;
+    virtual ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) = 0;
     // `runs` > 1 runs the candidate again on the same inputs and reports
     // whether the outputs were bit-identical.
-    virtual Json compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
-                         unsigned runs) = 0;
+    virtual CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                                  unsigned runs) = 0;
     // kernel == nullptr times the baseline alone.
-    virtual Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) = 0;
+    virtual TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) = 0;
 };
 
 // How a context runs untrusted code out of process. The engine cannot name

@@ -169,17 +169,18 @@ TaskBinding Context::bind(const TaskPtr& task) {
     return tb;
 }
 
-Json Context::run_reference(const TaskPtr& task, int case_index, uint64_t seed) {
+ReferenceResult Context::run_reference(const TaskPtr& task, int case_index, uint64_t seed) {
     Backend& b = backend();
     return b.run_reference(bind(task), case_index, seed);
 }
 
-Json Context::compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs) {
+CompareResult Context::compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed,
+                               unsigned runs) {
     Backend& b = backend();
     return b.compare(bind(task), kernel, case_index, seed, runs);
 }
 
-Json Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
+TimeResult Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
     Backend& b = backend();
     return b.time(bind(task), kernel, req);
 }

@@ -40,11 +40,12 @@ public:
     KernelPtr compile_task_program(const TaskPtr& task, kb_program_role role);
 
     // Backend verbs. Throw kb::Error(KB_ERR_NO_DEVICE) in a compile-only context.
-    Json run_reference(const TaskPtr& task, int case_index, uint64_t seed);
-    Json compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs = 1);
-    Json time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
+    ReferenceResult run_reference(const TaskPtr& task, int case_index, uint64_t seed);
+    CompareResult compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed,
+                          unsigned runs = 1);
+    TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
     // Compile, check every case, time against the baseline, recheck, verdict.
-    Json score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per task).

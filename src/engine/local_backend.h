@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "compare/comparator.h"
+#include "compare/observe.h"
 #include "device/device.h"
 #include "engine/backend.h"
 #include "exec/launcher.h"
@@ -22,10 +22,10 @@ public:
     explicit LocalBackend(int device_ordinal);
 
     Json device_info() override;
-    Json run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
-    Json compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
-                 unsigned runs) override;
-    Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+    ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
+    CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                          unsigned runs) override;
+    TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
 
     Device& device() { return dev_; }
 
@@ -38,7 +38,6 @@ public:
 
 private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
-    OutputReport compare_output(CaseBuffers& bufs, int arg_index, const HostTensor& ref);
 
     Device dev_;
     ModuleCache modules_;
@@ -49,7 +48,7 @@ private:
         std::unique_ptr<CaseBuffers> buffers;
     };
     std::list<BufferEntry> buffers_;  // front = most recent
-    DeviceBuffer staging_;            // reference data for GPU comparison, scrubbed after each use
+    OutputComparer comparer_;
 };
 
 }  // namespace kb

@@ -1,5 +1,5 @@
 // A tensor copied to the host: reference outputs live here while candidates
-// run, so no reference result is resident in device memory (DESIGN §4).
+// run, so no reference result is resident in device memory (docs/isolation.md, "Anti-gaming").
 #pragma once
 
 #include <cstdint>

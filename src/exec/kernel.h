@@ -8,7 +8,6 @@
 
 #include "compiler/compiler.h"
 #include "task/task.h"
-#include "util/json.h"
 
 namespace kb {
 
@@ -17,9 +16,6 @@ struct Kernel {
     Program program;         // language, launch plan, scratch (source kept for the record)
     CompiledImage image;
     std::string id;          // SHA-256 over image bytes, symbols and the plan
-
-    // Compile facts and the plan, as kb_kernel_json reports them.
-    Json info() const;
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

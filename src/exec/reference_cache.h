@@ -10,13 +10,11 @@
 #include <vector>
 
 #include "exec/host_tensor.h"
-#include "util/json.h"
 
 namespace kb {
 
 struct ReferenceRun {
     std::vector<HostTensor> outputs;  // out and inout args, in argument order
-    Json summary;                     // statistics and warnings (kb_run_reference's result)
     double run_ms = 0;                // wall time of the reference's launch plan
     size_t bytes() const {
         size_t n = 0;

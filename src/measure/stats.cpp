@@ -41,19 +41,4 @@ SampleStats summarize(std::vector<double> v) {
     return s;
 }
 
-Json SampleStats::to_json(const char* unit) const {
-    std::string u = std::string("_") + unit;
-    Json j;
-    j["median" + u] = median;
-    j["mean" + u] = mean;
-    j["min" + u] = min;
-    j["max" + u] = max;
-    j["stdev" + u] = stdev;
-    j["p10" + u] = p10;
-    j["p90" + u] = p90;
-    j["samples"] = count;
-    j["rel_noise"] = rel_noise;
-    return j;
-}
-
 }  // namespace kb

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <vector>
 
-#include "util/json.h"
 
 namespace kb {
 
@@ -17,9 +16,6 @@ struct SampleStats {
     // (1.4826*MAD, immune to the odd slow sample): the noise the adaptive
     // stopping rule drives below its target.
     double rel_noise = 0;
-
-    // Fields named with their unit (e.g. "median_us" when unit is "us").
-    Json to_json(const char* unit) const;
 };
 
 SampleStats summarize(std::vector<double> samples);

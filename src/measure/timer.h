@@ -1,4 +1,4 @@
-// The measurement protocol (docs/measurement.md, DESIGN §3).
+// The measurement protocol (docs/measurement.md).
 //
 // Cold mode: each sample is [L2 flush] [event] plan [event]; the flush sits
 // outside the events, so it is not timed but leaves nothing cached.

@@ -178,6 +178,15 @@ Program parse_candidate_document(const Json& doc, const Task& task, const std::s
 // Throws kb::Error(KB_ERR_TASK_INVALID) for a negative or overflowing size.
 int64_t element_count(const std::vector<Expr>& shape, const DimValues& dims, const std::string& what);
 
+// The bytes of every buffer argument of a task at one case (what a run moves
+// around: input generation, poisoning, checksums, downloads, comparison);
+// 0 for a case index out of range.
+uint64_t case_buffer_bytes(const Task& task, int case_index);
+
+// Throws kb::Error(KB_ERR_INVALID_ARGUMENT) naming the task's range when
+// `case_index` is not one of its cases.
+void check_case_index(const Task& task, int case_index);
+
 // The JSON of a program's plan, {"launch": [...], "scratch": [...]}, with every
 // default explicit, as in the normalised task (for logs and results).
 Json launch_plan_to_json(const Program& p);

@@ -9,13 +9,11 @@
 #include "worker_host/deadlines.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_backend.h"
+#include "util/clock.h"
 
 namespace kb {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 size_t default_workers() {
     if (const char* env = std::getenv("KBENCH_COMPILE_WORKERS")) {

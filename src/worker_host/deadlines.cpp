@@ -28,21 +28,6 @@ std::string num(const char* fmt, double v) {
 
 }  // namespace
 
-uint64_t case_buffer_bytes(const Task& task, int case_index) {
-    if (case_index < 0 || size_t(case_index) >= task.cases.size()) return 0;
-    const Case& c = task.cases[size_t(case_index)];
-    uint64_t total = 0;
-    for (const Arg& a : task.args) {
-        if (!a.is_buffer()) continue;
-        try {
-            total += uint64_t(element_count(a.shape, c.dims, a.name)) * dtype_size(a.dtype);
-        } catch (...) {
-            // The loader validated every shape at every case; nothing to add here.
-        }
-    }
-    return total;
-}
-
 Deadline DeadlinePolicy::compare(double reference_ms, uint64_t case_bytes, unsigned runs, bool new_kernel) const {
     if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
     runs = std::max(1u, runs);

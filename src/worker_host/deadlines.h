@@ -18,10 +18,6 @@ struct Deadline {
     std::string why;  // "max(2 s, 20x the reference's 0.01 ms) + 0.20 s to move 12.0 MiB"
 };
 
-// The bytes of every buffer argument of a task at one case (what a run moves
-// around: input generation, poisoning, checksums, downloads, comparison).
-uint64_t case_buffer_bytes(const Task& task, int case_index);
-
 struct DeadlinePolicy {
     // kb_context_options.timeout_s: when > 0 it is the deadline of every
     // candidate request (compare, time), replacing the computed one.

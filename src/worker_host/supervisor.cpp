@@ -4,13 +4,11 @@
 
 #include "util/error.h"
 #include "worker_host/deadlines.h"
+#include "util/clock.h"
 
 namespace kb {
 namespace {
 
-double ms_since(WorkerClock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(WorkerClock::now() - t0).count();
-}
 
 WorkerClock::time_point after(WorkerClock::time_point t, double seconds) {
     return t + std::chrono::duration_cast<WorkerClock::duration>(std::chrono::duration<double>(seconds));

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "device/cuda_driver.h"
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "util/error.h"
 #include "protocol/wire.h"
@@ -42,46 +43,99 @@ kb_status host_status(const Json& reply) {
     return s == KB_ERR_CONTEXT_LOST ? KB_ERR_REFERENCE_FAILED : s;
 }
 
+// A worker's result document as a typed result; a document this library
+// cannot read is kbench's own failure (a worker from another build).
+template <class Parse>
+auto parse_reply(const Json& j, Parse parse) -> decltype(parse(j)) {
+    try {
+        return parse(j);
+    } catch (const std::exception& e) {
+        fail(KB_ERR_WORKER, std::string("a kbench worker sent a result this library cannot read (") + e.what() +
+                                "); is the kbench-worker from another build?");
+    }
+}
+
 }  // namespace
+
+namespace {
+
+// What the failed request's result says, whichever request it was.
+struct Failure {
+    kb_verdict verdict = KB_VERDICT_RUNTIME_ERROR;
+    std::string message;
+    std::optional<double> deadline_s;
+    std::string signal;
+    std::optional<int> exit_code;
+    double run_ms = 0;
+    WorkerFacts worker;
+};
+
+Failure failure(bool timing, const Task& task, int case_index, const Outcome& o, const Deadline& d) {
+    Failure f;
+    std::string where = (timing ? "while timing at case '" : "at case '") + case_name(task, case_index) + "'";
+    if (o.kind == Outcome::Kind::timeout) {
+        f.verdict = KB_VERDICT_TIMEOUT;
+        f.message = "the kernel did not finish within " + secs(d.seconds) + " " + where + " (deadline: " + d.why +
+                    "); kbench killed its worker process and goes on with a fresh one. Look for a loop that "
+                    "never ends (a wrong exit condition, a spin on a flag no thread sets, a __syncthreads() "
+                    "some threads never reach), or raise kb_context_options.timeout_s if the kernel is only slow";
+        f.deadline_s = d.seconds;
+    } else {
+        f.verdict = KB_VERDICT_RUNTIME_ERROR;
+        f.message = "the worker process running the kernel " + where + " " + o.detail;
+        if (!o.last_words.empty()) f.message += " while " + o.last_words;
+        f.message += ". A kernel's fault is normally reported as a CUDA error; a dead process means the kernel broke "
+                     "the CUDA driver or kbench itself (report it with the kernel if it happens again). kbench goes "
+                     "on with a fresh worker";
+        if (o.term_signal) f.signal = signal_description(o.term_signal);
+        if (o.exit_code >= 0) f.exit_code = o.exit_code;
+    }
+    f.run_ms = o.elapsed_s * 1000.0;
+    f.worker.pid = o.pid;
+    f.worker.outcome = outcome_kind_name(o.kind);
+    f.worker.detail = o.detail;
+    f.worker.last_words = o.last_words;
+    f.worker.replaced = true;
+    return f;
+}
+
+template <class Result>
+void apply(Result& r, Failure f) {
+    r.verdict = f.verdict;
+    r.message = std::move(f.message);
+    r.deadline_s = f.deadline_s;
+    r.signal = std::move(f.signal);
+    r.exit_code = f.exit_code;
+    r.run_ms = f.run_ms;
+    r.worker = std::move(f.worker);
+}
+
+}  // namespace
+
+CompareResult compare_failure(const Task& task, int case_index, uint64_t seed, const std::string& kernel_label,
+                              const Outcome& o, const Deadline& d) {
+    CompareResult r;
+    r.where = case_info(task, case_index, seed);
+    r.kernel = kernel_label;
+    apply(r, failure(false, task, case_index, o, d));
+    return r;
+}
+
+TimeResult time_failure(const Task& task, int case_index, const Outcome& o, const Deadline& d) {
+    TimeResult r;
+    r.where = case_info(task, case_index, std::nullopt);  // timing inputs are not the caller's seed
+    apply(r, failure(true, task, case_index, o, d));
+    return r;
+}
 
 Json worker_failure_result(const char* kind, const Task& task, int case_index, uint64_t seed,
                            const std::string& kernel_label, const Outcome& o, const Deadline& d) {
-    const bool timing = std::string(kind) == "time";
-    Json r;
-    r["task"] = task.name;
-    r["case"] = case_name(task, case_index);
-    r["case_index"] = case_index;
-    if (!timing) r["seed"] = seed;
-    r["kind"] = kind;
-    r["kernel"] = kernel_label;
-    std::string where = (timing ? "while timing at case '" : "at case '") + case_name(task, case_index) + "'";
-    if (o.kind == Outcome::Kind::timeout) {
-        r["verdict"] = verdict_name(KB_VERDICT_TIMEOUT);
-        r["message"] = "the kernel did not finish within " + secs(d.seconds) + " " + where + " (deadline: " + d.why +
-                       "); kbench killed its worker process and goes on with a fresh one. Look for a loop that "
-                       "never ends (a wrong exit condition, a spin on a flag no thread sets, a __syncthreads() "
-                       "some threads never reach), or raise kb_context_options.timeout_s if the kernel is only slow";
-        r["deadline_s"] = d.seconds;
-    } else {
-        r["verdict"] = verdict_name(KB_VERDICT_RUNTIME_ERROR);
-        std::string msg = "the worker process running the kernel " + where + " " + o.detail;
-        if (!o.last_words.empty()) msg += " while " + o.last_words;
-        msg += ". A kernel's fault is normally reported as a CUDA error; a dead process means the kernel broke the "
-               "CUDA driver or kbench itself (report it with the kernel if it happens again). kbench goes on with "
-               "a fresh worker";
-        r["message"] = msg;
-        if (o.term_signal) r["signal"] = signal_description(o.term_signal);
-        if (o.exit_code >= 0) r["exit_code"] = o.exit_code;
+    if (std::string(kind) == "time") {
+        Json j = to_json(time_failure(task, case_index, o, d));
+        j["kernel"] = kernel_label;
+        return j;
     }
-    r["run_ms"] = o.elapsed_s * 1000.0;
-    Json w;
-    w["pid"] = o.pid;
-    w["outcome"] = outcome_kind_name(o.kind);
-    w["detail"] = o.detail;
-    if (!o.last_words.empty()) w["last_words"] = o.last_words;
-    w["replaced"] = true;
-    r["worker"] = w;
-    return r;
+    return to_json(compare_failure(task, case_index, seed, kernel_label, o, d));
 }
 
 WorkerBackend::WorkerBackend(WorkerSettings settings, DeadlinePolicy deadlines)
@@ -103,13 +157,13 @@ Json WorkerBackend::device_info() {
 
 void WorkerBackend::inject_fault_once(const std::string& request, const std::string& fault) { faults_[request] = fault; }
 
-void WorkerBackend::add_worker_facts(Json& result, const Outcome& o) {
-    Json w;
-    w["pid"] = o.pid;
-    if (o.reply.json.contains("free_bytes")) w["device_free_bytes"] = o.reply.json["free_bytes"];
-    w["respawns"] = sup_.respawns();
-    if (o.reply.json.value("device_lost", false)) w["replaced"] = true;
-    result["worker"] = w;
+WorkerFacts WorkerBackend::worker_facts(const Outcome& o) const {
+    WorkerFacts w;
+    w.pid = o.pid;
+    if (o.reply.json.contains("free_bytes")) w.device_free_bytes = o.reply.json["free_bytes"].get<uint64_t>();
+    w.respawns = sup_.respawns();
+    w.replaced = o.reply.json.value("device_lost", false);
+    return w;
 }
 
 template <class MakeDeadline>
@@ -164,7 +218,7 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
     }
 }
 
-Json WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uint64_t seed) {
+ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uint64_t seed) {
     const Task& task = *tb.task;
     Deadline d;
     Outcome o = exchange(wire::Msg::run_reference, Json{{"case_index", case_index}, {"seed", seed}}, tb, nullptr,
@@ -186,11 +240,10 @@ Json WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uin
     bool lost = r.value("device_lost", false);
     if (lost) sup_.retire();
     if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
-    Json result = r.value("result", Json::object());
-    if (result.contains("run_ms") && result["run_ms"].is_number())
-        reference_ms_[ref_key(task, case_index)] = result["run_ms"].get<double>();
+    ReferenceResult result = parse_reply(r.at("result"), reference_result_from_json);
+    reference_ms_[ref_key(task, case_index)] = result.run_ms;
     if (!lost) sup_.remember("ref:" + ref_key(task, case_index) + "/" + std::to_string(seed));
-    add_worker_facts(result, o);
+    result.worker = worker_facts(o);
     return result;
 }
 
@@ -202,13 +255,12 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     reference_request(tb, case_index, seed);
 }
 
-Json WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
+ReferenceResult WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
     return reference_request(tb, case_index, seed);
 }
 
-Json WorkerBackend::candidate_result(const char* kind, Outcome& o, const Deadline& d, const TaskBinding& tb,
-                                     int case_index, uint64_t seed, const KernelPtr& kernel) {
-    const wire::Msg type = std::string(kind) == "time" ? wire::Msg::time : wire::Msg::compare;
+const Json* WorkerBackend::candidate_reply(wire::Msg type, const Outcome& o, const TaskBinding& tb, int case_index,
+                                           const KernelPtr& kernel) {
     switch (o.kind) {
         case Outcome::Kind::reply: break;
         case Outcome::Kind::timeout:
@@ -217,7 +269,7 @@ Json WorkerBackend::candidate_result(const char* kind, Outcome& o, const Deadlin
                 fail(KB_ERR_REFERENCE_FAILED, "timing the task's baseline alone at case '" +
                                                   case_name(*tb.task, case_index) + "': its worker " + o.detail +
                                                   ": the task's baseline is broken");
-            return worker_failure_result(kind, *tb.task, case_index, seed, kernel->label, o, d);
+            return nullptr;
         case Outcome::Kind::garbled: garbled(o, type, sup_);
     }
     const Json& r = o.reply.json;
@@ -225,24 +277,25 @@ Json WorkerBackend::candidate_result(const char* kind, Outcome& o, const Deadlin
     // now, whatever the verdict says.
     if (r.value("device_lost", false)) sup_.retire();
     if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
-    Json result = r.value("result", Json::object());
-    add_worker_facts(result, o);
-    if (!result.contains("verdict")) result["verdict"] = verdict_name(KB_VERDICT_NONE);
-    return result;
+    return &r.at("result");
 }
 
-Json WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
-                            unsigned runs) {
+CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                                     unsigned runs) {
     ensure_reference(tb, case_index, seed);
     double ref_ms = reference_ms_[ref_key(*tb.task, case_index)];
     uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
     Deadline d;
     Outcome o = exchange(wire::Msg::compare, Json{{"case_index", case_index}, {"seed", seed}, {"runs", runs}}, tb, kernel,
                          [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
-    return candidate_result("compare", o, d, tb, case_index, seed, kernel);
+    const Json* reply = candidate_reply(wire::Msg::compare, o, tb, case_index, kernel);
+    if (!reply) return compare_failure(*tb.task, case_index, seed, kernel->label, o, d);
+    CompareResult r = parse_reply(*reply, compare_result_from_json);
+    r.worker = worker_facts(o);
+    return r;
 }
 
-Json WorkerBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {
+TimeResult WorkerBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {
     const Task& task = *tb.task;
     int ci = req.case_index < 0 ? task.perf_index : req.case_index;
     // The reference's time at the timed case sets the deadline; learn it once.
@@ -252,7 +305,10 @@ Json WorkerBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const T
     Deadline d;
     Outcome o = exchange(wire::Msg::time, Json{{"request", wire::time_request_to_json(req)}}, tb, kernel,
                          [&](bool new_kernel) { return deadlines_.time(ref_ms, bytes, req, new_kernel); }, &d);
-    Json r = candidate_result("time", o, d, tb, ci, 0, kernel);
+    const Json* reply = candidate_reply(wire::Msg::time, o, tb, ci, kernel);
+    if (!reply) return time_failure(task, ci, o, d);
+    TimeResult r = parse_reply(*reply, time_result_from_json);
+    r.worker = worker_facts(o);
     return r;
 }
 

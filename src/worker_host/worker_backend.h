@@ -24,10 +24,10 @@ public:
     WorkerBackend(WorkerSettings settings, DeadlinePolicy deadlines);
 
     Json device_info() override;
-    Json run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
-    Json compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
-                 unsigned runs) override;
-    Json time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+    ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
+    CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                          unsigned runs) override;
+    TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
 
     Supervisor& supervisor() { return sup_; }
     const DeadlinePolicy& deadlines() const { return deadlines_; }
@@ -46,12 +46,13 @@ private:
                      MakeDeadline make_deadline, Deadline* used);
     // Runs the reference at (case, seed) unless this worker has its outputs.
     void ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed);
-    Json reference_request(const TaskBinding& tb, int case_index, uint64_t seed);
-    // A candidate request's outcome as a result document (or an exception for
-    // kbench's own failures).
-    Json candidate_result(const char* kind, Outcome& o, const Deadline& d, const TaskBinding& tb, int case_index,
-                          uint64_t seed, const KernelPtr& kernel);
-    void add_worker_facts(Json& result, const Outcome& o);
+    ReferenceResult reference_request(const TaskBinding& tb, int case_index, uint64_t seed);
+    // The reply to a candidate request (the worker's result document), or an
+    // exception for kbench's own failures; null when the worker timed out or
+    // died (the caller reports that as the candidate's verdict).
+    const Json* candidate_reply(wire::Msg type, const Outcome& o, const TaskBinding& tb, int case_index,
+                                const KernelPtr& kernel);
+    WorkerFacts worker_facts(const Outcome& o) const;
 
     Supervisor sup_;
     DeadlinePolicy deadlines_;
@@ -59,10 +60,13 @@ private:
     std::map<std::string, std::string> faults_;   // request kind -> fault (tests)
 };
 
-// The result of a candidate request whose worker timed out or died: the
-// fields a LocalBackend result has (task, case, kind, kernel), the verdict
-// (timeout, or runtime_error for a death) and a message naming the deadline
-// or the signal, and what to do about it.
+// The results of a candidate request whose worker timed out or died: the
+// verdict (timeout, or runtime_error for a death), a message naming the
+// deadline or the signal and what to do about it, and the worker's facts.
+CompareResult compare_failure(const Task& task, int case_index, uint64_t seed, const std::string& kernel_label,
+                              const Outcome& o, const Deadline& d);
+TimeResult time_failure(const Task& task, int case_index, const Outcome& o, const Deadline& d);
+// The same as the JSON document the caller sees, by request kind ("compare", "time").
 Json worker_failure_result(const char* kind, const Task& task, int case_index, uint64_t seed,
                            const std::string& kernel_label, const Outcome& o, const Deadline& d);
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "exec/fault.h"
 #include "util/error.h"
@@ -110,28 +111,14 @@ std::string case_label(const Task& t, int case_index) {
 int case_arg(const Json& j, const Task& t, bool allow_default) {
     int ci = j.value("case_index", -1);
     if (allow_default && ci == -1) return t.perf_index;
-    if (ci < 0 || size_t(ci) >= t.cases.size())
-        fail(KB_ERR_INVALID_ARGUMENT, "case index " + std::to_string(ci) + " is out of range: task '" + t.name +
-                                          "' has cases 0.." + std::to_string(t.cases.size() - 1));
+    check_case_index(t, ci);
     return ci;
 }
 
-// What a candidate request returns when the candidate took the CUDA context
-// down in a way the backend reports as an error (a sticky error seen first by
-// kbench's own work after the kernel): still the candidate's verdict.
-Json crashed_result(const char* kind, const Task& t, int case_index, uint64_t seed, const std::string& label,
-                    const std::string& what) {
-    Json r;
-    r["task"] = t.name;
-    if (case_index >= 0 && size_t(case_index) < t.cases.size()) r["case"] = t.cases[size_t(case_index)].name;
-    r["case_index"] = case_index;
-    r["seed"] = seed;
-    r["kind"] = kind;
-    r["kernel"] = label;
-    r["verdict"] = verdict_name(KB_VERDICT_RUNTIME_ERROR);
-    r["message"] = "the kernel crashed the CUDA context at case " + case_label(t, case_index) + ": " + what;
-    r["context_lost"] = true;
-    return r;
+// A candidate that took the CUDA context down with an error kbench's own
+// work then met (not the launch itself): a runtime error all the same.
+std::string crash_message(const Task& t, int case_index, const std::string& what) {
+    return "the kernel crashed the CUDA context at case " + case_label(t, case_index) + ": " + what;
 }
 
 }  // namespace
@@ -450,7 +437,7 @@ Json WorkerServer::run_reference(const wire::Frame& req) {
     uint64_t seed = req.json.at("seed").get<uint64_t>();
     set_doing(req.id, "running the reference of task '" + task->name + "' at case " + case_label(*task, ci));
     apply_test_fault(req.json);
-    return backend().run_reference(tb, ci, seed);
+    return to_json(backend().run_reference(tb, ci, seed));
 }
 
 Json WorkerServer::compare(const wire::Frame& req) {
@@ -470,12 +457,18 @@ Json WorkerServer::compare(const wire::Frame& req) {
     b.reference_outputs(tb, ci, seed);
     set_doing(req.id, "comparing " + kernel->label + " at case " + case_label(*task, ci) + " of task '" + task->name + "'");
     apply_test_fault(req.json);
+    CompareResult r;
     try {
-        return b.compare(tb, kernel, ci, seed, runs);
+        r = b.compare(tb, kernel, ci, seed, runs);
     } catch (const Error& e) {
         if (!b.device().lost()) throw;
-        return crashed_result("compare", *task, ci, seed, kernel->label, e.what());
+        r.where = case_info(*task, ci, seed);
+        r.kernel = kernel->label;
+        r.verdict = KB_VERDICT_RUNTIME_ERROR;
+        r.message = crash_message(*task, ci, e.what());
+        r.context_lost = true;
     }
+    return to_json(r);
 }
 
 Json WorkerServer::time(const wire::Frame& req) {
@@ -490,15 +483,17 @@ Json WorkerServer::time(const wire::Frame& req) {
                           case_label(*task, ci) + " of task '" + task->name + "'");
     apply_test_fault(req.json);
     LocalBackend& b = backend();
+    TimeResult r;
     try {
-        return b.time(tb, kernel, tr);
+        r = b.time(tb, kernel, tr);
     } catch (const Error& e) {
         if (!b.device().lost() || !kernel) throw;
-        Json r = crashed_result("time", *task, ci, 0, kernel->label, e.what());
-        r.erase("seed");
-        r["message"] = "while timing: " + r["message"].get<std::string>();
-        return r;
+        r.where = case_info(*task, ci, std::nullopt);
+        r.verdict = KB_VERDICT_RUNTIME_ERROR;
+        r.message = "while timing: " + crash_message(*task, ci, e.what());
+        r.context_lost = true;
     }
+    return to_json(r);
 }
 
 // --- test hooks ----------------------------------------------------------------

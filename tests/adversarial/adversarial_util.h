@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/context.h"
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -71,7 +72,7 @@ inline Scored score(Context& ctx, const std::string& task_name, const std::strin
     ScoreOptions so;
     so.skip_timing = !timing;
     so.correctness_runs = runs;
-    Json r = ctx.score(task(task_name), in, so);
+    Json r = to_json(ctx.score(task(task_name), in, so));
     return {verdict_from_name(r.value("verdict", "none")), r.value("message", ""), r};
 }
 

@@ -45,16 +45,16 @@ TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
     auto ctx = worker_context(1.0);
     KernelPtr good = compile(*ctx, kTask, kCorrect);
     KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
-    ASSERT_EQ(ctx->compare(task(kTask), good, 0, kSeed)["verdict"], "pass");
+    ASSERT_EQ(to_json(ctx->compare(task(kTask), good, 0, kSeed))["verdict"], "pass");
     let_standby_start();
     auto t0 = Clock::now();
-    Json r = ctx->compare(task(kTask), loop, 0, kSeed);
+    Json r = to_json(ctx->compare(task(kTask), loop, 0, kSeed));
     double took = seconds_since(t0);
     EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
     EXPECT_LT(took, 1.5) << "deadline 1 s";
     EXPECT_TRUE(has(r["message"].get<std::string>(), "timeout_s")) << r["message"];
     auto t1 = Clock::now();
-    Json next = ctx->compare(task(kTask), good, 0, kSeed);
+    Json next = to_json(ctx->compare(task(kTask), good, 0, kSeed));
     EXPECT_EQ(next["verdict"], "pass") << next.dump(2);
     EXPECT_LT(seconds_since(t1), 0.5) << "hang to the next healthy verdict";
 }
@@ -64,14 +64,14 @@ TEST(IsolationGpu, CrashToTheNextHealthyVerdictTakesUnderHalfASecond) {
     KernelPtr good = compile(*ctx, kTask, kCorrect);
     KernelPtr bad = compile(*ctx, kTask, "kernels/illegal_address.cu");
     for (int round = 0; round < 3; ++round) {
-        Json ok = ctx->compare(task(kTask), good, 1, kSeed);
+        Json ok = to_json(ctx->compare(task(kTask), good, 1, kSeed));
         ASSERT_EQ(ok["verdict"], "pass") << ok.dump(2);
         let_standby_start();
-        Json crash = ctx->compare(task(kTask), bad, 1, kSeed);
+        Json crash = to_json(ctx->compare(task(kTask), bad, 1, kSeed));
         EXPECT_EQ(crash["verdict"], "runtime_error") << crash.dump(2);
         EXPECT_TRUE(crash.value("context_lost", false)) << crash.dump(2);
         auto t0 = Clock::now();
-        Json next = ctx->compare(task(kTask), good, 1, kSeed);
+        Json next = to_json(ctx->compare(task(kTask), good, 1, kSeed));
         double took = seconds_since(t0);
         EXPECT_EQ(next["verdict"], "pass") << next.dump(2);
         EXPECT_LT(took, 0.5) << "round " << round << ": " << workers(*ctx).supervisor().stats().dump();
@@ -84,22 +84,22 @@ TEST(IsolationGpu, AWorkerThatDiesMidRequestIsNamedByItsSignal) {
     auto ctx = worker_context();
     ::unsetenv("KBENCH_WORKER_TEST_HOOKS");
     KernelPtr good = compile(*ctx, kTask, kCorrect);
-    Json before = ctx->compare(task(kTask), good, 0, kSeed);
+    Json before = to_json(ctx->compare(task(kTask), good, 0, kSeed));
     ASSERT_EQ(before["verdict"], "pass");
     Json kept = before;
     for (const char* fault : {"segv", "abort"}) {
         workers(*ctx).inject_fault_once("compare", fault);
-        Json r = ctx->compare(task(kTask), good, 0, kSeed);
+        Json r = to_json(ctx->compare(task(kTask), good, 0, kSeed));
         EXPECT_EQ(r["verdict"], "runtime_error") << r.dump(2);
         std::string m = r["message"];
         EXPECT_TRUE(has(m, std::string(fault) == "segv" ? "SIGSEGV" : "SIGABRT")) << m;
         EXPECT_TRUE(has(m, "comparing")) << "the worker's last words: " << m;
-        EXPECT_EQ(ctx->compare(task(kTask), good, 0, kSeed)["verdict"], "pass");
+        EXPECT_EQ(to_json(ctx->compare(task(kTask), good, 0, kSeed))["verdict"], "pass");
     }
     workers(*ctx).inject_fault_once("time", "abort");
     TimeRequest tr;
     tr.against_baseline = true;
-    Json t = ctx->time(task(kTask), good, tr);
+    Json t = to_json(ctx->time(task(kTask), good, tr));
     EXPECT_EQ(t["verdict"], "runtime_error") << t.dump(2);
     EXPECT_TRUE(has(t["message"].get<std::string>(), "while timing")) << t["message"];
     EXPECT_EQ(before, kept) << "a result already returned changed";
@@ -132,7 +132,7 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     in.label = "hangs_when_timed.cu";
     ScoreOptions so;
     auto t0 = Clock::now();
-    Json r = ctx->score(task(kTask), in, so);
+    Json r = to_json(ctx->score(task(kTask), in, so));
     EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
     EXPECT_TRUE(has(r["message"].get<std::string>(), "while timing")) << r["message"];
     EXPECT_LT(seconds_since(t0), 15.0);
@@ -142,15 +142,15 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
 TEST(IsolationGpu, StickyErrorsReplaceTheWorkerAndEarlierResultsStay) {
     auto ctx = worker_context();
     KernelPtr good = compile(*ctx, kTask, kCorrect);
-    Json first = ctx->compare(task(kTask), good, 2, kSeed);
+    Json first = to_json(ctx->compare(task(kTask), good, 2, kSeed));
     ASSERT_EQ(first["verdict"], "pass");
     const Json copy = first;
     for (const char* k : {"kernels/trap.cu", "kernels/misaligned.cu", "kernels/illegal_address.cu"}) {
-        Json crash = ctx->compare(task(kTask), compile(*ctx, kTask, k), 2, kSeed);
+        Json crash = to_json(ctx->compare(task(kTask), compile(*ctx, kTask, k), 2, kSeed));
         EXPECT_EQ(crash["verdict"], "runtime_error") << k << ": " << crash.dump(2);
         EXPECT_TRUE(crash.value("context_lost", false)) << k;
         EXPECT_TRUE(crash["worker"].value("replaced", false)) << k;
-        Json again = ctx->compare(task(kTask), good, 2, kSeed);
+        Json again = to_json(ctx->compare(task(kTask), good, 2, kSeed));
         EXPECT_EQ(again["verdict"], "pass") << "after " << k << ": " << again.dump(2);
     }
     EXPECT_EQ(first, copy);
@@ -161,16 +161,16 @@ TEST(IsolationGpu, TheLiveWorkersDeviceMemoryStaysFlat) {
     KernelPtr good = compile(*ctx, kTask, kCorrect);
     KernelPtr bad = compile(*ctx, kTask, "kernels/illegal_address.cu");
     int perf = task(kTask)->perf_index;
-    Json r = ctx->compare(task(kTask), good, perf, kSeed);
+    Json r = to_json(ctx->compare(task(kTask), good, perf, kSeed));
     ASSERT_EQ(r["verdict"], "pass");
     let_standby_start();
-    uint64_t first = ctx->compare(task(kTask), good, perf, kSeed)["worker"]["device_free_bytes"].get<uint64_t>();
+    uint64_t first = to_json(ctx->compare(task(kTask), good, perf, kSeed))["worker"]["device_free_bytes"].get<uint64_t>();
     for (int i = 0; i < 15; ++i) {
-        EXPECT_EQ(ctx->compare(task(kTask), bad, perf, kSeed)["verdict"], "runtime_error");
-        EXPECT_EQ(ctx->compare(task(kTask), good, perf, kSeed)["verdict"], "pass");
+        EXPECT_EQ(to_json(ctx->compare(task(kTask), bad, perf, kSeed))["verdict"], "runtime_error");
+        EXPECT_EQ(to_json(ctx->compare(task(kTask), good, perf, kSeed))["verdict"], "pass");
     }
     let_standby_start();  // killed workers release their memory; the next standby settles
-    uint64_t last = ctx->compare(task(kTask), good, perf, kSeed)["worker"]["device_free_bytes"].get<uint64_t>();
+    uint64_t last = to_json(ctx->compare(task(kTask), good, perf, kSeed))["worker"]["device_free_bytes"].get<uint64_t>();
     double drift_mib = (double(first) - double(last)) / (1024.0 * 1024.0);
     EXPECT_LT(std::abs(drift_mib), 256.0) << "free device memory went from " << first << " to " << last;
 }

@@ -8,6 +8,7 @@
 
 #include "compare/comparator.h"
 #include "device/device.h"
+#include "engine/result_json.h"
 #include "gpu_test_util.h"
 #include "measure/timer.h"
 
@@ -95,7 +96,7 @@ TEST(Timing, BaselineAgainstItselfIsOneX) {
     TimeRequest req;
     req.against_baseline = true;
     req.timing.budget_ms = 300;
-    Json r = ctx->time(task, tb.baseline, req);
+    Json r = to_json(ctx->time(task, tb.baseline, req));
     ASSERT_TRUE(r.contains("speedup")) << r.dump(2);
     EXPECT_NEAR(r["speedup"].get<double>(), 1.0, 0.05) << r.dump(2);
     double gbps = r["candidate"]["gbps"].get<double>();
@@ -105,6 +106,6 @@ TEST(Timing, BaselineAgainstItselfIsOneX) {
     // Hot mode runs and reports launches per sample.
     req.timing.hot = true;
     req.against_baseline = false;
-    Json h = ctx->time(task, nullptr, req);
+    Json h = to_json(ctx->time(task, nullptr, req));
     EXPECT_GT(h["baseline"]["median_us"].get<double>(), 0.0) << h.dump(2);
 }

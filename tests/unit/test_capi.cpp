@@ -2,10 +2,13 @@
 // thread-local error, options versions, NULL tolerance, compile-only contexts.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <string>
 #include <thread>
 
 #include "kbench.h"
+#include "capi/versioned.h"
 #include "util/json.h"
 
 namespace {
@@ -58,6 +61,30 @@ TEST(CApi, UnknownOptionsVersionsAreRejected) {
     EXPECT_EQ(kb_time_options_init(&t, 2), KB_ERR_UNSUPPORTED_VERSION);
     EXPECT_EQ(kb_time_options_init(&t, KB_TIME_OPTIONS_VERSION), KB_OK);
     EXPECT_EQ(t.case_index, -1);
+}
+
+TEST(CApi, EveryVersionUpToTheCurrentOneIsRead) {
+    // A caller built against version 1 of each struct keeps working whatever
+    // the current version is: 1 is always accepted, 0 and newer ones are not.
+    EXPECT_EQ(kb::capi::unsupported_version<kb_context_options>(1), "");
+    EXPECT_EQ(kb::capi::unsupported_version<kb_score_options>(kb::capi::current_version<kb_score_options>()), "");
+    std::string zero = kb::capi::unsupported_version<kb_time_options>(0);
+    EXPECT_NE(zero.find("KB_TIME_OPTIONS_INIT"), std::string::npos) << zero;
+    std::string newer = kb::capi::unsupported_version<kb_candidate>(kb::capi::current_version<kb_candidate>() + 1);
+    EXPECT_NE(newer.find("newer kbench library"), std::string::npos) << newer;
+
+    // A version-1 struct, as a v1 caller fills it, through the real calls.
+    kb_context_options v1;
+    std::memset(&v1, 0xab, sizeof v1);
+    ASSERT_EQ(kb_context_options_init(&v1, 1), KB_OK) << kb_last_error();
+    EXPECT_EQ(v1.version, 1u);
+    v1.device = KB_DEVICE_NONE;
+    kb_context* c = nullptr;
+    ASSERT_EQ(kb_context_create(&v1, &c), KB_OK) << kb_last_error();
+    kb_context_destroy(c);
+    kb_score_options so;
+    ASSERT_EQ(kb_score_options_init(&so, 1), KB_OK);
+    EXPECT_EQ(so.timing.case_index, -1);
 }
 
 TEST(CApi, BadTaskNamesThePlace) {

@@ -6,6 +6,7 @@
 
 #include "hostdev/compare_math.h"
 #include "compare/comparator.h"
+#include "engine/result_json.h"
 #include "hostdev/numeric_bits.h"
 
 using namespace kb;
@@ -87,7 +88,7 @@ TEST(Comparator, ReportsWorstElementWithIndex) {
     std::string d = r.describe();
     EXPECT_NE(d.find("2 of 6 elements wrong"), std::string::npos) << d;
     EXPECT_NE(d.find("[0, 2]"), std::string::npos) << d;
-    Json j = r.to_json();
+    Json j = to_json(r);
     EXPECT_EQ(j["worst"]["index"], Json({0, 2}));
     EXPECT_EQ(j["mismatches"], 2);
 }
@@ -114,7 +115,7 @@ TEST(Comparator, PassingReportAndNanJson) {
     EXPECT_TRUE(r.ok());
     HostTensor cand = f32_tensor({1, 0}, {2});
     r = compare_host(cand, ref, f32_output(0, 0));
-    EXPECT_EQ(r.to_json()["max_abs_err"], "inf");  // JSON has no infinity: kept as a string
+    EXPECT_EQ(to_json(r)["max_abs_err"], "inf");  // JSON has no infinity: kept as a string
 }
 
 TEST(Comparator, PoisonPatternsAreNaNsForFloats) {

@@ -1,6 +1,7 @@
 // Sample statistics of the measurement protocol, and SHA-256 for the caches.
 #include <gtest/gtest.h>
 
+#include "engine/result_json.h"
 #include "measure/stats.h"
 #include "util/sha256.h"
 
@@ -25,7 +26,9 @@ TEST(Stats, MedianQuantilesAndNoise) {
     EXPECT_NEAR(a.median, b.median, 0.02);
     EXPECT_NEAR(a.rel_noise, b.rel_noise, a.rel_noise * 0.2 + 1e-9);
     EXPECT_GT(b.stdev, 1000 * a.stdev);
-    Json j = b.to_json("us");
+    TimedProgram t;
+    t.stats = b;
+    Json j = to_json(t);
     EXPECT_TRUE(j.contains("median_us"));
     EXPECT_TRUE(j.contains("p90_us"));
 }

@@ -1,0 +1,150 @@
+// The results of the engine's verbs as plain C++ values, from the judge up
+// to the C API: what a reference run, a comparison, a timing and a whole score
+// found. They are built once and not changed after; result_json.h turns them
+// into the JSON document kb_result holds (at the C boundary) and back (on the
+// worker's wire) — the only place results become JSON.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/comparator.h"
+#include "compare/judge.h"
+#include "exec/kernel.h"
+#include "kbench.h"
+#include "measure/stats.h"
+
+namespace kb {
+
+// Where a result was computed: the task, the case and its sizes, the seed of
+// its inputs (hidden for the recheck, whose seed the candidate must not learn).
+struct CaseInfo {
+    std::string task;
+    std::string case_name;
+    int case_index = -1;
+    std::map<std::string, int64_t> dims;
+    std::optional<uint64_t> seed;  // none: not said (timing failures) or secret
+    bool seed_secret = false;
+};
+CaseInfo case_info(const Task& task, int case_index, std::optional<uint64_t> seed);
+
+// The worker process a request ran in (worker isolation only).
+struct WorkerFacts {
+    pid_t pid = 0;
+    std::optional<uint64_t> device_free_bytes;  // after the request
+    std::optional<unsigned> respawns;           // the supervisor's count so far
+    bool replaced = false;                      // it was killed or retired afterwards
+    // A request the worker did not answer: how it ended.
+    std::string outcome;   // "timeout", "died"
+    std::string detail;    // "killed by SIGSEGV (segmentation fault)"
+    std::string last_words;
+};
+
+// Statistics of one reference output, and why it may not tell right from wrong.
+struct OutputSummary {
+    std::string name;
+    DType dtype = DType::f32;
+    uint64_t elements = 0;
+    double min = 0, max = 0, mean = 0, std = 0;
+    uint64_t nan = 0, inf = 0;
+    bool sampled = false;
+    std::vector<std::string> warnings;
+};
+
+struct ReferenceResult {
+    CaseInfo where;
+    double run_ms = 0;
+    std::vector<OutputSummary> outputs;
+    std::vector<std::string> warnings;
+    std::string message;
+    std::optional<WorkerFacts> worker;
+};
+
+// A kernel run on one case and judged (compare/judge.h).
+struct CompareResult {
+    CaseInfo where;
+    std::string kernel;            // the kernel's label
+    kb_verdict verdict = KB_VERDICT_PASS;
+    std::string message;
+    // The judged run's observations (absent when the kernel faulted or its
+    // worker died before anything was observed).
+    bool observed = false;
+    std::vector<OutputReport> outputs;
+    bool inputs_unchanged = true;
+    std::vector<std::string> inputs_modified;
+    bool guards_intact = true;
+    std::vector<GuardBreachReport> guard_breaches;
+    unsigned runs = 1;
+    std::optional<bool> deterministic;  // when runs > 1
+    unsigned failed_run = 0;            // 1-based; 0: none
+    bool context_lost = false;
+    double run_ms = 0;
+    // A worker that timed out or died on the request.
+    std::optional<double> deadline_s;
+    std::string signal;                 // "SIGSEGV (segmentation fault)"
+    std::optional<int> exit_code;
+    std::optional<WorkerFacts> worker;
+};
+
+// One timed program's statistics (microseconds) and its rates.
+struct TimedProgram {
+    std::string kernel;  // label
+    SampleStats stats;
+    std::optional<double> gbps, tflops;
+};
+
+struct TimeResult {
+    CaseInfo where;
+    bool hot = false;
+    kb_verdict verdict = KB_VERDICT_NONE;  // a fault while timing gives launch/runtime error or timeout
+    std::string message;
+    std::optional<TimedProgram> candidate, baseline;
+    std::optional<double> speedup, speedup_p10, speedup_p90;  // baseline / candidate
+    unsigned launches_per_sample = 1;
+    double sm_clock_start_mhz = 0, sm_clock_end_mhz = 0, sm_clock_rated_mhz = 0;
+    bool throttled = false;
+    std::string stop_reason;
+    double wall_ms = 0;
+    bool context_lost = false;
+    double run_ms = 0;                   // a failed request: how long it ran
+    std::optional<double> deadline_s;
+    std::string signal;
+    std::optional<int> exit_code;
+    std::optional<WorkerFacts> worker;
+    bool failed() const { return verdict != KB_VERDICT_NONE && verdict != KB_VERDICT_PASS; }
+};
+
+// What compiling the candidate gave: the kernel's facts, or the error.
+struct CompileFacts {
+    bool ok = false;
+    std::string summary;             // a failure: one paragraph
+    std::string log;
+    KernelPtr kernel;                // ok: the compiled kernel (its image, plan, label)
+};
+
+// Where a score's time went, stage by stage (milliseconds of wall time).
+struct StageTimes {
+    double compile_ms = 0, correctness_ms = 0, timing_ms = 0, recheck_ms = 0;
+};
+
+struct ScoreResult {
+    std::string task;
+    uint64_t seed = 0;
+    std::string candidate;           // label
+    CompileFacts compile;
+    std::vector<CompareResult> cases;
+    std::optional<TimeResult> timing;
+    std::optional<double> speedup;
+    std::optional<CompareResult> recheck;
+    kb_verdict verdict = KB_VERDICT_NONE;
+    std::string message;
+    StageTimes stages;
+    double elapsed_ms = 0;
+};
+
+}  // namespace kb

@@ -1,0 +1,34 @@
+#include "exec/run_guarded.h"
+
+namespace kb {
+
+GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
+                       const std::string& scratch_key) {
+    GuardedRun g;
+    bufs.prepare(seed);
+    bufs.reset_scratch(kernel.program, scratch_key);
+    bufs.arm_guards();
+    std::vector<uint64_t> before = bufs.input_checksums();
+    try {
+        auto mod = modules.get(dev, kernel);
+        BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key);
+        plan.enqueue(dev);
+        CUresult r = dev.sync_raw();
+        if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
+    } catch (const KernelFault& f) {
+        g.fault = f;
+        g.context_lost = dev.lost();
+        return g;
+    }
+    std::vector<uint64_t> after = bufs.input_checksums();
+    const Task& task = bufs.task();
+    for (size_t i = 0, k = 0; i < task.args.size(); ++i)
+        if (task.args[i].role == Role::in) {
+            if (before[k] != after[k]) g.inputs_modified.push_back(task.args[i].name);
+            ++k;
+        }
+    g.breaches = bufs.check_guards();
+    return g;
+}
+
+}  // namespace kb

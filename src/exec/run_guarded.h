@@ -1,0 +1,32 @@
+// Running a kernel on a case so that whatever it does is seen and contained:
+// inputs drawn afresh from the seed, outputs and scratch poisoned, guard
+// zones armed around every buffer, `in` buffers checksummed before and after,
+// and a launch failure or crash caught as a fault instead of an exception.
+// What the run left behind stays in the case's buffers for the comparison;
+// what it did to the buffers around it is returned here. Deciding what it all
+// means is the judge's job (compare/judge.h), not this one's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/fault.h"
+#include "exec/launcher.h"
+
+namespace kb {
+
+struct GuardedRun {
+    std::optional<KernelFault> fault;             // the kernel failed to launch or crashed
+    bool context_lost = false;                    // ... and took the CUDA context with it
+    std::vector<std::string> inputs_modified;     // `in` buffers whose checksum changed
+    std::vector<CaseBuffers::GuardBreach> breaches;
+};
+
+// Runs `kernel`'s plan once on `bufs` with inputs from `seed`. `scratch_key`
+// keeps the program's scratch apart from others' ("candidate", "reference").
+GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
+                       const std::string& scratch_key);
+
+}  // namespace kb
