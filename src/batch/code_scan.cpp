@@ -196,15 +196,15 @@ public:
             if (body_depth > 0) {
                 if (open) ++body_depth;
                 if (close && --body_depth == 0) {
-                    if (pending.kind == Pending::function) {
-                        define(pending.name, pending.first, k);
-                        if (pending.kernel) f_.kernels.insert(pending.name);
-                        if (pending.name == "main") f_.has_main = true;
-                        pending = Pending();
-                        stmt_.clear();
-                        paren = 0;
-                    }
-                    // Types and initialisers end at their ';'.
+                    // The definition ends with its body. After a type's or an
+                    // initialiser's body, what follows up to the ';' (`} s;`)
+                    // is a declaration of its own.
+                    define(pending.name, pending.first, k);
+                    if (pending.kind == Pending::function && pending.kernel) f_.kernels.insert(pending.name);
+                    if (pending.kind == Pending::function && pending.name == "main") f_.has_main = true;
+                    pending = Pending();
+                    stmt_.clear();
+                    paren = 0;
                 }
                 continue;
             }
@@ -230,16 +230,17 @@ public:
                 continue;
             }
             if (tok.kind == Tok::punct && tok.text == ";" && paren == 0) {
-                if (pending.kind == Pending::type || pending.kind == Pending::variable) {
-                    define(pending.name, pending.first, k);
-                    pending = Pending();
-                } else {
-                    declaration_end(k);
-                }
+                declaration_end(k);
                 stmt_.clear();
                 continue;
             }
             stmt_.push_back(k);
+        }
+        // A body the text ends inside (an answer cut off mid-kernel) still
+        // defines its function: the code is incomplete, not absent.
+        if (body_depth > 0 && pending.kind == Pending::function) {
+            define(pending.name, pending.first, t_.size() - 1);
+            if (pending.kernel) f_.kernels.insert(pending.name);
         }
     }
 
@@ -252,6 +253,18 @@ private:
     };
 
     const Tok& tok(size_t idx) const { return t_[stmt_[idx]]; }
+
+    // The first statement token after a `template <...>` prefix (whose
+    // default arguments may hold '=' and '(' that are not the declaration's).
+    size_t after_template() const {
+        if (stmt_.size() < 2 || !is_ident(0, "template") || !is_punct(1, "<")) return 0;
+        int depth = 0;
+        for (size_t i = 1; i < stmt_.size(); ++i) {
+            if (is_punct(i, "<") || is_punct(i, "(")) ++depth;
+            if ((is_punct(i, ">") || is_punct(i, ")")) && --depth == 0) return i + 1;
+        }
+        return stmt_.size();
+    }
     bool is_punct(size_t idx, const char* p) const { return tok(idx).kind == Tok::punct && tok(idx).text == p; }
     bool is_ident(size_t idx, const char* w) const { return tok(idx).kind == Tok::ident && tok(idx).text == w; }
 
@@ -278,7 +291,7 @@ private:
     // depth 0 that is not an attribute (`__launch_bounds__(256)`).
     std::string function_name() const {
         int depth = 0;
-        for (size_t i = 0; i < stmt_.size(); ++i) {
+        for (size_t i = after_template(); i < stmt_.size(); ++i) {
             if (is_punct(i, "(")) {
                 if (depth == 0 && i > 0 && tok(i - 1).kind == Tok::ident && !is_attribute_word(tok(i - 1).text))
                     return tok(i - 1).text;
@@ -294,7 +307,7 @@ private:
     std::string variable_name(size_t end) const {
         std::string last;
         int depth = 0;
-        for (size_t i = 0; i < end; ++i) {
+        for (size_t i = after_template(); i < end; ++i) {
             if (is_punct(i, "(") || is_punct(i, "<")) ++depth;
             if (is_punct(i, ")") || is_punct(i, ">")) depth = std::max(0, depth - 1);
             if (depth == 0 && (is_punct(i, "=") || is_punct(i, "["))) break;
@@ -307,8 +320,9 @@ private:
         Pending p;
         if (stmt_.empty()) return p;
         p.first = stmt_.front();
+        const size_t from = after_template();
         // `struct S {`, `enum class E {`, `class K : public B {`
-        for (size_t i = 0; i < stmt_.size(); ++i) {
+        for (size_t i = from; i < stmt_.size(); ++i) {
             if (is_punct(i, "(") || is_punct(i, "=")) break;
             if (is_ident(i, "struct") || is_ident(i, "class") || is_ident(i, "union") || is_ident(i, "enum")) {
                 for (size_t j = i + 1; j < stmt_.size(); ++j) {
@@ -327,7 +341,7 @@ private:
                 return p;  // anonymous
             }
         }
-        for (size_t i = 0; i < stmt_.size(); ++i) {
+        for (size_t i = from; i < stmt_.size(); ++i) {
             if (is_punct(i, "=")) {
                 p.kind = Pending::variable;
                 p.name = variable_name(stmt_.size());
@@ -360,7 +374,7 @@ private:
         }
         if (is_ident(0, "template") && stmt_.size() > 1 && !is_punct(1, "<")) return;  // explicit instantiation
         // A prototype (name followed by a parameter list, no initialiser) is not a definition.
-        for (size_t i = 0; i < stmt_.size(); ++i) {
+        for (size_t i = after_template(); i < stmt_.size(); ++i) {
             if (is_punct(i, "=")) break;
             if (is_punct(i, "(") && i > 0 && tok(i - 1).kind == Tok::ident && !is_attribute_word(tok(i - 1).text))
                 return;
@@ -564,9 +578,14 @@ CodeFacts scan_python(const std::string& code) {
             p = q + 1;
         }
     };
-    for (const PyLine& l : ps.lines) {
+    for (size_t li = 0; li < ps.lines.size(); ++li) {
+        const PyLine& l = ps.lines[li];
         std::string code_text = trim(l.code);
         bool top = l.starts_statement && l.indent == 0 && !code_text.empty();
+        // The whole logical line: an import in parentheses spans several.
+        std::string logical = code_text;
+        for (size_t k = li + 1; top && k < ps.lines.size() && !ps.lines[k].starts_statement; ++k)
+            logical += " " + trim(ps.lines[k].code);
         if (!top) {
             if (!open_name.empty() && !code_text.empty()) open_text += " " + collapse_spaces(l.code);
             continue;
@@ -587,16 +606,13 @@ CodeFacts scan_python(const std::string& code) {
                     f.uses_triton = true;
                 }
             }
-        } else if (std::regex_search(code_text, m, import_re)) {
+        } else if (std::regex_search(logical, m, import_re) || std::regex_search(logical, m, from_re)) {
             add_alias_list(m[1]);
-            if (code_text.find("triton") != std::string::npos) f.uses_triton = true;
-        } else if (std::regex_search(code_text, m, from_re)) {
-            add_alias_list(m[1]);
-            if (code_text.find("triton") != std::string::npos) f.uses_triton = true;
+            if (logical.find("triton") != std::string::npos) f.uses_triton = true;
         } else if (std::regex_search(code_text, m, const_re)) {
-            f.definitions[m[1]] = collapse_spaces(code_text);
-        } else if (std::regex_search(code_text, m, main_re)) {
-            f.has_main = true;
+            f.definitions[m[1]] = collapse_spaces(logical);
+        } else if (std::string raw = trim(l.text); std::regex_search(raw, m, main_re)) {
+            f.has_main = true;  // (matched on the raw line: the masked one has the string blanked)
         }
         decorators.clear();
     }
@@ -611,6 +627,12 @@ CodeFacts scan_code(const std::string& code, CodeLanguage lang) {
 }
 
 std::vector<PythonString> python_strings(const std::string& code) { return scan_python_text(code).strings; }
+
+std::string mask_python_strings(const std::string& code) {
+    std::string out;
+    for (const PyLine& l : scan_python_text(code).lines) out += l.code + "\n";
+    return out;
+}
 
 CodeLanguage guess_language(const std::string& code) {
     int cuda = 0, python = 0, prose = 0, lines = 0;

@@ -72,6 +72,10 @@ struct PythonString {
 };
 std::vector<PythonString> python_strings(const std::string& code);
 
+// Python source with the contents of its string literals blanked and its
+// comments dropped (same lines), for judging the code around them.
+std::string mask_python_strings(const std::string& code);
+
 // The identifier a launch plan's kernel field names: "reduce<float, 256>"
 // -> "reduce", "void k(float*)" -> "k", "vadd" -> "vadd".
 std::string entry_base_name(const std::string& kernel);

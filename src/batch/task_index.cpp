@@ -111,6 +111,11 @@ std::optional<TaskEntry> TaskIndex::resolve(const std::string& ref, const std::s
                                : p.parent_path().filename().string();
         return TaskEntry{name, p.string(), ""};
     }
+    if (entries_.empty()) {
+        *why = "no task file or folder '" + ref + "' (and no tasks indexed to look a name up in); expected a task "
+               "file's path, a folder holding task.json, or a task name with --tasks DIR";
+        return std::nullopt;
+    }
     std::vector<std::string> names;
     for (const TaskEntry& e : entries_) names.push_back(e.name);
     std::string near = nearest_key(ref, names);

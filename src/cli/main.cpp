@@ -6,6 +6,7 @@
 //   kbench compile TASK [CANDIDATE]     compile a task's programs, or a candidate
 //   kbench score TASK CANDIDATE         compile, check every case, time, verdict
 //   kbench suite DIR                    score every candidate of every task under DIR
+//   kbench extract ANSWER               the code kbench would score in a model's answer (cmd_extract.cpp)
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "kbench.h"
 #include "util/json.h"
 
@@ -34,6 +36,8 @@ const char* kUsage =
     "  score TASK CANDIDATE          compile, check every case, time against the baseline, verdict\n"
     "  suite [DIR]                   score every tasks/*/candidates/* under DIR (default: tasks) and\n"
     "                                check each verdict against the one the candidate declares\n"
+    "  extract [--task TASK] FILE|-  show the code kbench would score in a model's answer\n"
+    "                                (kbench extract --help)\n"
     "\n"
     "options:\n"
     "  --json              print the result as JSON\n"
@@ -518,6 +522,8 @@ int cmd_suite(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Subcommands with options of their own parse their arguments themselves.
+    if (argc > 1 && std::strcmp(argv[1], "extract") == 0) return kb::cli::cmd_extract(argc - 1, argv + 1);
     Args a = parse_args(argc, argv);
     try {
         if (a.command == "info") return cmd_info(a);
