@@ -7,6 +7,7 @@
 //   kbench score TASK CANDIDATE         compile, check every case, time, verdict
 //   kbench suite DIR                    score every candidate of every task under DIR
 //   kbench extract ANSWER               the code kbench would score in a model's answer (cmd_extract.cpp)
+//   kbench report RESULTS               a batch run's benchmark figures (cmd_report.cpp)
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -38,6 +39,8 @@ const char* kUsage =
     "                                check each verdict against the one the candidate declares\n"
     "  extract [--task TASK] FILE|-  show the code kbench would score in a model's answer\n"
     "                                (kbench extract --help)\n"
+    "  report [--by G] RESULTS.jsonl accuracy, fast_p, speedup, pass@k of a batch run's results\n"
+    "                                (kbench report --help)\n"
     "\n"
     "options:\n"
     "  --json              print the result as JSON\n"
@@ -524,6 +527,7 @@ int cmd_suite(const Args& a) {
 int main(int argc, char** argv) {
     // Subcommands with options of their own parse their arguments themselves.
     if (argc > 1 && std::strcmp(argv[1], "extract") == 0) return kb::cli::cmd_extract(argc - 1, argv + 1);
+    if (argc > 1 && std::strcmp(argv[1], "report") == 0) return kb::cli::cmd_report(argc - 1, argv + 1);
     Args a = parse_args(argc, argv);
     try {
         if (a.command == "info") return cmd_info(a);

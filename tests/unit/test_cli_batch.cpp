@@ -161,4 +161,99 @@ TEST(CliExtract, EveryLineOfACandidatesFile) {
     fs::remove(file);
 }
 
+// ---- kbench report ----------------------------------------------------------------
+
+std::string temp_file(const std::string& name, const std::string& text) {
+    std::string path = (fs::temp_directory_path() / ("kb_rep_" + std::to_string(::getpid()) + "_" + name)).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+const char* kResults =
+    "{\"task\":\"vector_add_f32\",\"id\":1,\"sample\":0,\"model\":\"m\",\"verdict\":\"pass\",\"speedup\":2.5}\n"
+    "{\"task\":\"vector_add_f32\",\"id\":1,\"sample\":1,\"model\":\"m\",\"verdict\":\"wrong_answer\"}\n"
+    "{\"task\":\"sum_f32\",\"id\":2,\"sample\":0,\"model\":\"m\",\"verdict\":\"pass\",\"speedup\":0.9}\n"
+    "{\"task\":\"sum_f32\",\"id\":2,\"sample\":1,\"model\":\"m\",\"verdict\":\"no_code\"}\n";
+
+TEST(CliReport, HelpHasAnExample) {
+    Outcome r = kbench("report --help");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("usage: kbench report"), std::string::npos);
+    EXPECT_NE(r.out.find("examples:"), std::string::npos);
+}
+
+TEST(CliReport, JsonCsvTextAndHtml) {
+    std::string file = temp_file("ok.jsonl", kResults);
+    std::string html = file + ".html";
+    Outcome j = kbench("report --json --by task --html " + html + " " + file);
+    EXPECT_EQ(j.rc, 0) << j.err;
+    Json doc = json_of(j);
+    // 4 candidates, 2 pass: exec 0.5; fast_1: only the 2.5 -> 0.25; call: 3 of 4 compiled.
+    EXPECT_DOUBLE_EQ(doc["exec_accuracy"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(doc["call_accuracy"].get<double>(), 0.75);
+    EXPECT_DOUBLE_EQ(doc["fast_p"]["1"].get<double>(), 0.25);
+    EXPECT_DOUBLE_EQ(doc["groups"]["sum_f32"]["exec_accuracy"].get<double>(), 0.5);
+    EXPECT_EQ(doc["html"], html);
+    std::string page = slurp(html);
+    EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(page.find("vector_add_f32"), std::string::npos);
+    Outcome c = kbench("report --csv --by model " + file);
+    EXPECT_EQ(c.rc, 0);
+    EXPECT_EQ(c.out.rfind("group,candidates,", 0), 0u) << c.out;
+    EXPECT_NE(c.out.find("\nm,4,2,"), std::string::npos) << c.out;
+    Outcome t = kbench("report " + file);
+    EXPECT_EQ(t.rc, 0);
+    EXPECT_NE(t.out.find("exec accuracy         50.0%"), std::string::npos) << t.out;
+    fs::remove(file);
+    fs::remove(html);
+}
+
+TEST(CliReport, ACutOffLastLineIsAWarningNotAnError) {
+    std::string file = temp_file("cut.jsonl", std::string(kResults) + "{\"task\":\"sum_f32\",\"id\":3,\"verd");
+    Outcome r = kbench("report --json " + file);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    Json j = json_of(r);
+    EXPECT_EQ(j["candidates"], 4);
+    ASSERT_EQ(j["warnings"].size(), 1u);
+    EXPECT_NE(j["warnings"][0].get<std::string>().find("cut off"), std::string::npos);
+    fs::remove(file);
+}
+
+TEST(CliReport, ErrorsAreJsonWithJsonAndExitAsDocumented) {
+    std::string bad = temp_file("bad.jsonl", std::string(kResults) + "{\"task\":\"t\",\"id\":9}\n" + kResults);
+    struct Case {
+        std::string args;
+        int rc;
+        std::string part;
+    } cases[] = {
+        {"report --json no_such_results.jsonl", 1, "no_such_results.jsonl: no such file"},
+        {"report --json " + bad, 1, "1 invalid line(s)"},
+        {"report --json --by gpu x.jsonl", 2, "--by expects task, family or model"},
+        {"report --json", 2, "no results file given"},
+        {"report --json --csv x.jsonl", 2, "--json and --csv exclude each other"},
+        {"report --json --frobnicate x.jsonl", 2, "unknown option '--frobnicate'"},
+        {"report --json --html /no/such/dir/r.html " + temp_file("ok2.jsonl", kResults), 1, "/no/such/dir"},
+    };
+    for (const Case& c : cases) {
+        Outcome r = kbench(c.args);
+        EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.out << r.err;
+        Json j = json_of(r);
+        ASSERT_TRUE(j.is_object()) << c.args;
+        EXPECT_NE(j.value("error", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
+        if (c.part.find("--json") != std::string::npos) continue;  // the error is about --json itself
+        std::string plain = c.args;
+        plain.erase(plain.find(" --json"), 7);
+        Outcome p = kbench(plain);
+        EXPECT_EQ(p.rc, c.rc) << plain;
+        EXPECT_NE(p.err.find(c.part), std::string::npos) << plain << ": " << p.err;
+    }
+    Outcome r = kbench("report --json " + bad);
+    Json j = json_of(r);
+    ASSERT_EQ(j["errors"].size(), 1u);
+    EXPECT_EQ(j["errors"][0]["line"], 5);
+    EXPECT_NE(j["errors"][0]["message"].get<std::string>().find(":5: \"verdict\" is missing"), std::string::npos);
+    fs::remove(bad);
+    fs::remove(temp_file("ok2.jsonl", ""));
+}
+
 }  // namespace
