@@ -414,8 +414,7 @@ std::vector<RawBlock> find_fenced(const std::string& region, int first_line, std
                     t[t.size() - fence.size() - 1] != fence[0]) {
                     std::string& l = body[k];
                     l = l.substr(0, l.rfind(fence));
-                    for (size_t r = k + 1; r < body.size(); ++r) prose += body[r] + "\n";
-                    j = i + 1 + k;
+                    j = i + 1 + k;  // the lines after it are read again, as prose
                     body.resize(k + 1);
                     b.closed = true;
                     b.note = "the closing fence is glued to the end of line " + std::to_string(first_line + int(j) + 1) +
