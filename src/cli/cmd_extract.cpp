@@ -12,6 +12,7 @@
 #include "batch/candidates.h"
 #include "batch/extract.h"
 #include "batch/jsonl.h"
+#include "batch/prepare.h"
 #include "batch/task_index.h"
 #include "cli/commands.h"
 #include "util/error.h"
@@ -192,45 +193,25 @@ int extract_candidates(const Options& o) {
     const std::string base = o.candidates == "-" ? "" : kb::dirname_of(o.candidates);
     if (!o.json)
         std::printf("%-6s %-18s %-10s %-10s %-8s %-6s %s\n", "line", "task", "id", "outcome", "language", "block", "flags / reason");
+    batch::PrepareOptions po;
+    po.language = o.language;
+    po.include_reasoning = o.include_reasoning;
+    po.base_dir = base;
     for (const batch::CandidateLine& c : cf.candidates) {
-        std::string why;
-        auto entry = idx.resolve(c.key.task, base, &why);
-        kb::TaskPtr task;
-        if (entry) {
-            try {
-                task = idx.load(*entry);
-            } catch (const kb::Error& err) {
-                why = err.what();
-            }
-        }
-        if (!task) {
-            errors.push_back({c.line, o.candidates + ":" + std::to_string(c.line) + ": " + why});
+        batch::PreparedCandidate pc = batch::prepare_candidate(c, idx, po);
+        if (!pc.ready && pc.result.verdict == "error") {
+            errors.push_back({c.line, o.candidates + ":" + std::to_string(c.line) + ": " + pc.result.message});
             continue;
         }
         Json row = {{"line", c.line}, {"task", c.key.task}, {"id", c.id}};
         if (c.key.sample) row["sample"] = *c.key.sample;
-        std::string outcome, language, block, detail;
-        if (!c.has_answer) {
-            // A candidate document: checked against its task, nothing to extract.
-            try {
-                kb::parse_candidate_document(c.candidate, *task, base);
-                outcome = "document";
-            } catch (const kb::Error& err) {
-                errors.push_back({c.line, o.candidates + ":" + std::to_string(c.line) + ": " + err.what()});
-                continue;
-            }
-        } else {
-            ExtractOptions eo;
-            eo.entries = batch::task_entries(*task);
-            eo.include_reasoning = o.include_reasoning;
-            eo.language = o.language;
-            if (!c.language.empty()) batch::parse_answer_language(c.language, &eo.language);
-            Extraction x = batch::extract_answer(c.answer, eo);
-            Json xj = x.to_json(false, false);
-            for (const auto& kv : xj.items()) row[kv.key()] = kv.value();
+        std::string outcome = "document", language = pc.language, block = "-", detail;
+        if (c.has_answer) {
+            const Extraction& x = pc.extraction;
+            for (const auto& kv : pc.result.extraction.items()) row[kv.key()] = kv.value();
             outcome = batch::extract_outcome_name(x.outcome);
             language = x.language;
-            block = x.picked_block ? std::to_string(x.picked_block) + "/" + std::to_string(x.block_count) : "-";
+            if (x.picked_block) block = std::to_string(x.picked_block) + "/" + std::to_string(x.block_count);
             for (const std::string& f : x.flags) detail += (detail.empty() ? "" : ",") + f;
             if (x.outcome != ExtractOutcome::ok) detail += (detail.empty() ? "" : "; ") + x.reason;
         }

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "batch/candidates.h"
+#include "batch/prepare.h"
 #include "batch/results.h"
 #include "batch/task_index.h"
 #include "util/error.h"
@@ -401,6 +402,84 @@ TEST(TaskIndex, FamilyFoldersAndDuplicateNames) {
     EXPECT_EQ(e->family, "reductions");
     EXPECT_EQ(task_entries(*idx.load(*e)), std::vector<std::string>{"sum"});
     EXPECT_THROW(idx.add(dir.file("missing")), kb::Error);
+}
+
+// ---- preparing a line for the scorer ------------------------------------------------
+
+CandidateLine line_of(const std::string& json) {
+    CandidatesFile f = parse_candidates(json + "\n", "c.jsonl");
+    EXPECT_TRUE(f.errors.empty()) << format_errors(f.errors);
+    return f.candidates.empty() ? CandidateLine() : f.candidates[0];
+}
+
+TEST(PrepareCandidate, AnAnswerBecomesCodeAndAPrefilledResult) {
+    TaskIndex idx;
+    idx.add(kTasks);
+    PrepareOptions po;
+    Json line = {{"task", "vector_add_f32"}, {"id", 5}, {"sample", 2}, {"model", "m"}, {"meta", {{"k", "v"}}},
+                 {"answer", "<think>draft</think>\n```cuda\n__global__ void vector_add(const float* a, const float* b, "
+                            "float* c, int n) { int i = threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }\n```"}};
+    PreparedCandidate p = prepare_candidate(line_of(line.dump()), idx, po);
+    ASSERT_TRUE(p.ready) << p.result.message;
+    EXPECT_EQ(p.language, "cuda");
+    EXPECT_NE(p.code.find("__global__ void vector_add"), std::string::npos);
+    EXPECT_TRUE(p.launch_json.empty());
+    EXPECT_EQ(p.result.task, "vector_add_f32");
+    EXPECT_TRUE(p.result.task_name.empty());
+    EXPECT_EQ(p.result.id, Json(5));
+    EXPECT_EQ(p.result.sample, 2);
+    EXPECT_EQ(p.result.model, "m");
+    EXPECT_EQ(p.result.meta["k"], "v");
+    EXPECT_EQ(p.result.extraction["outcome"], "ok");
+    EXPECT_EQ(p.result.extraction["flags"], Json::array({"think_stripped"}));
+    EXPECT_TRUE(p.result.verdict.empty());  // the scorer gives it
+}
+
+TEST(PrepareCandidate, LinesThatCannotBeScoredComeBackFinished) {
+    TaskIndex idx;
+    idx.add(kTasks);
+    PrepareOptions po;
+    PreparedCandidate none = prepare_candidate(line_of(R"({"task": "vector_add_f32", "id": 1, "answer": "Sorry, I cannot."})"), idx, po);
+    EXPECT_FALSE(none.ready);
+    EXPECT_EQ(none.result.verdict, "no_code");
+    EXPECT_EQ(none.result.message.rfind("no_code: no fenced code block", 0), 0u) << none.result.message;
+    EXPECT_EQ(none.result.to_json()["extraction"]["outcome"], "no_code");
+
+    std::string two = "```cuda\n__global__ void vector_add(float* c) { c[0] = 1; }\n```\nor\n```cuda\n__global__ void "
+                      "vector_add(float* c) { c[0] = 2; }\n```";
+    PreparedCandidate amb = prepare_candidate(line_of(Json({{"task", "vector_add_f32"}, {"id", 2}, {"answer", two}}).dump()), idx, po);
+    EXPECT_EQ(amb.result.verdict, "no_code");
+    EXPECT_EQ(amb.result.message.rfind("ambiguous: blocks 1 and 2", 0), 0u) << amb.result.message;
+
+    PreparedCandidate missing = prepare_candidate(line_of(R"({"task": "vector_ad", "id": 3, "answer": "x"})"), idx, po);
+    EXPECT_EQ(missing.result.verdict, "error");
+    EXPECT_NE(missing.result.message.find("no task named 'vector_ad'"), std::string::npos) << missing.result.message;
+
+    Json bad_doc = {{"format", "kbench-candidate/1"}, {"source", "__global__ void k() {}"},
+                    {"launch", {{{"kernel", "k"}, {"grid", 1}, {"block", 1}, {"args", {"nope"}}}}}};
+    PreparedCandidate doc = prepare_candidate(line_of(Json({{"task", "vector_add_f32"}, {"id", 4}, {"candidate", bad_doc}}).dump()), idx, po);
+    EXPECT_EQ(doc.result.verdict, "error");
+    EXPECT_NE(doc.result.message.find("candidate.launch[0].args[0]"), std::string::npos) << doc.result.message;
+}
+
+TEST(PrepareCandidate, ADocumentKeepsItsPlanAndATaskPathItsName) {
+    TaskIndex idx;  // nothing indexed: the task is given by path, relative to the candidates file's folder
+    PrepareOptions po;
+    po.base_dir = kTasks;
+    Json doc = {{"format", "kbench-candidate/1"}, {"source_file", "sum_f32/candidates/correct.cu"},
+                {"launch", {{{"zero", "out"}}, {{"kernel", "sum"}, {"grid", 4}, {"block", 256}, {"args", {"x", "out", "n"}}}}}};
+    PreparedCandidate p = prepare_candidate(line_of(Json({{"task", "sum_f32"}, {"id", "d"}, {"candidate", doc}}).dump()), idx, po);
+    ASSERT_TRUE(p.ready) << p.result.message;
+    EXPECT_EQ(p.result.task, "sum_f32");
+    EXPECT_EQ(p.result.task_name, "");  // the folder's task is named sum_f32 too
+    EXPECT_EQ(p.language, "cuda");
+    EXPECT_NE(p.code.find("__global__ void sum"), std::string::npos);
+    EXPECT_EQ(Json::parse(p.launch_json)["launch"][1]["grid"], 4);
+    PreparedCandidate q = prepare_candidate(
+        line_of(Json({{"task", "vector_add_f32/task.json"}, {"id", 1}, {"answer", "```cuda\n__global__ void vector_add() {}\n```"}}).dump()),
+        idx, po);
+    ASSERT_TRUE(q.ready) << q.result.message;
+    EXPECT_EQ(q.result.task_name, "vector_add_f32");
 }
 
 }  // namespace
