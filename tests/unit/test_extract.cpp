@@ -186,6 +186,25 @@ TEST(ExtractRules, CutAtTheFirstEndTokenOnly) {
     EXPECT_NE(x.code.find("x[0] = 1"), std::string::npos);
 }
 
+TEST(ExtractRules, EveryEndTokenEndsTheAnswer) {
+    for (std::string tok : {"<|im_end|>", "<|EOT|>", "<|eot_id|>", "</s>", "<|endoftext|>", "<|end_of_text|>", "<|end|>",
+                            "<|return|>", "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"}) {
+        Extraction x = extract_answer(fenced(kA) + tok + "\nUser: now a second one\n" + fenced(kB), cuda({"k"}));
+        EXPECT_EQ(x.outcome, ExtractOutcome::ok) << tok;
+        EXPECT_TRUE(x.has_flag("end_token")) << tok;
+        EXPECT_EQ(x.block_count, 1) << tok;
+    }
+}
+
+TEST(ExtractRules, AnUnclosedFenceInsideThinkStaysThere) {
+    // The draft's fence is never closed inside <think>; the final answer's block is still found.
+    Extraction x = extract_answer("<think>\n```cuda\n" + std::string(kB) + "\n</think>\n" + fenced(kA), cuda({"k"}));
+    EXPECT_EQ(x.outcome, ExtractOutcome::ok);
+    EXPECT_EQ(x.picked_block, 2);
+    EXPECT_NE(x.code.find("x[0] = 1"), std::string::npos);
+    EXPECT_FALSE(x.has_flag("truncated"));
+}
+
 TEST(ExtractRules, ThinkingTagsOfEveryCommonSpelling) {
     for (std::string tag : {"think", "thinking", "reasoning", "THINK"}) {
         Extraction x = extract_answer("<" + tag + ">\n" + fenced(kB) + "</" + tag + ">\n" + fenced(kA), cuda());
