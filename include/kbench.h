@@ -108,7 +108,9 @@ typedef enum kb_verdict {
     KB_VERDICT_INPUT_MODIFIED = 6,     /* an `in` buffer changed */
     KB_VERDICT_OUTPUT_NOT_WRITTEN = 7, /* output elements still hold the poison pattern */
     KB_VERDICT_OUT_OF_BOUNDS_WRITE = 8,/* a guard zone around a buffer changed */
-    KB_VERDICT_NONDETERMINISTIC = 9    /* repeated runs on the same inputs disagree */
+    KB_VERDICT_NONDETERMINISTIC = 9,   /* repeated runs on the same inputs disagree */
+    KB_VERDICT_NO_CODE = 10            /* a model's answer holds no code that can be scored, or only
+                                          ambiguous code (docs/batch.md, answer extraction) */
 } kb_verdict;
 
 /* "pass", "compile_error", ... as used in the JSON. Never NULL. */

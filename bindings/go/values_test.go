@@ -35,6 +35,7 @@ func TestVerdictValues(t *testing.T) {
 		VerdictOutputNotWritten: capi.KB_VERDICT_OUTPUT_NOT_WRITTEN,
 		VerdictOutOfBoundsWrite: capi.KB_VERDICT_OUT_OF_BOUNDS_WRITE,
 		VerdictNondeterministic: capi.KB_VERDICT_NONDETERMINISTIC,
+		VerdictNoCode:           capi.KB_VERDICT_NO_CODE,
 	}
 	for got, c := range want {
 		if int(got) != int(c) {
@@ -43,6 +44,9 @@ func TestVerdictValues(t *testing.T) {
 	}
 	if VerdictWrongAnswer.String() != "wrong_answer" {
 		t.Errorf("VerdictWrongAnswer.String() = %q", VerdictWrongAnswer.String())
+	}
+	if VerdictNoCode.String() != "no_code" {
+		t.Errorf("VerdictNoCode.String() = %q", VerdictNoCode.String())
 	}
 }
 

@@ -18,6 +18,7 @@ const (
 	VerdictOutputNotWritten Verdict = 7
 	VerdictOutOfBoundsWrite Verdict = 8
 	VerdictNondeterministic Verdict = 9
+	VerdictNoCode           Verdict = 10 // a model's answer held no code to score (or only ambiguous code)
 )
 
 // String is the verdict's name as the result JSON has it, e.g. "wrong_answer".

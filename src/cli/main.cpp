@@ -6,6 +6,8 @@
 //   kbench compile TASK [CANDIDATE]     compile a task's programs, or a candidate
 //   kbench score TASK CANDIDATE         compile, check every case, time, verdict
 //   kbench suite DIR                    score every candidate of every task under DIR
+//   kbench extract ANSWER               the code kbench would score in a model's answer (cmd_extract.cpp)
+//   kbench report RESULTS               a batch run's benchmark figures (cmd_report.cpp)
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "kbench.h"
 #include "util/json.h"
 
@@ -34,6 +37,10 @@ const char* kUsage =
     "  score TASK CANDIDATE          compile, check every case, time against the baseline, verdict\n"
     "  suite [DIR]                   score every tasks/*/candidates/* under DIR (default: tasks) and\n"
     "                                check each verdict against the one the candidate declares\n"
+    "  extract [--task TASK] FILE|-  show the code kbench would score in a model's answer\n"
+    "                                (kbench extract --help)\n"
+    "  report [--by G] RESULTS.jsonl accuracy, fast_p, speedup, pass@k of a batch run's results\n"
+    "                                (kbench report --help)\n"
     "\n"
     "options:\n"
     "  --json              print the result as JSON\n"
@@ -518,6 +525,9 @@ int cmd_suite(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Subcommands with options of their own parse their arguments themselves.
+    if (argc > 1 && std::strcmp(argv[1], "extract") == 0) return kb::cli::cmd_extract(argc - 1, argv + 1);
+    if (argc > 1 && std::strcmp(argv[1], "report") == 0) return kb::cli::cmd_report(argc - 1, argv + 1);
     Args a = parse_args(argc, argv);
     try {
         if (a.command == "info") return cmd_info(a);

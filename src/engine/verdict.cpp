@@ -20,6 +20,7 @@ constexpr Name kNames[] = {
     {KB_VERDICT_OUTPUT_NOT_WRITTEN, "output_not_written"},
     {KB_VERDICT_OUT_OF_BOUNDS_WRITE, "out_of_bounds_write"},
     {KB_VERDICT_NONDETERMINISTIC, "nondeterministic"},
+    {KB_VERDICT_NO_CODE, "no_code"},
 };
 
 }  // namespace

@@ -26,6 +26,9 @@ TEST(CApi, VersionAndStrings) {
     EXPECT_EQ(kb_version_number(), unsigned(KB_VERSION_NUMBER));
     EXPECT_STREQ(kb_verdict_string(KB_VERDICT_WRONG_ANSWER), "wrong_answer");
     EXPECT_STREQ(kb_verdict_string(KB_VERDICT_PASS), "pass");
+    // Appended for batch runs of model answers (docs/batch.md); never renumbered.
+    EXPECT_EQ(int(KB_VERDICT_NO_CODE), 10);
+    EXPECT_STREQ(kb_verdict_string(KB_VERDICT_NO_CODE), "no_code");
     EXPECT_STREQ(kb_status_string(KB_ERR_TASK_INVALID), "task invalid");
     EXPECT_STRNE(kb_status_string(kb_status(999)), "");
     EXPECT_NE(kb_last_error(), nullptr);

@@ -12,7 +12,8 @@ class Result(Handle):
 
     @property
     def verdict(self):
-        """"pass", "compile_error", "wrong_answer", ...; "none" for results
+        """"pass", "compile_error", "wrong_answer", ... ("no_code" is given to a
+        model answer without scorable code in batch runs); "none" for results
         that carry no verdict (run_reference, time)."""
         return capi.kb_verdict_string(capi.kb_result_verdict(self._handle))
 

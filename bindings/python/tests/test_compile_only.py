@@ -101,6 +101,12 @@ class CompileOnly(unittest.TestCase):
     def test_version(self):
         self.assertRegex(kbench.version(), r"^\d+\.\d+\.\d+$")
 
+    def test_verdict_names(self):
+        # KB_VERDICT_NO_CODE was appended for batch runs (docs/batch.md).
+        self.assertEqual(kbench.capi.KB_VERDICT_NO_CODE, 10)
+        self.assertEqual(kbench.capi.kb_verdict_string(kbench.capi.KB_VERDICT_NO_CODE), "no_code")
+        self.assertEqual(kbench.capi.kb_verdict_string(kbench.capi.KB_VERDICT_WRONG_ANSWER), "wrong_answer")
+
 
 class DeviceContext(unittest.TestCase):
     def test_device_context_without_device_raises_no_device(self):

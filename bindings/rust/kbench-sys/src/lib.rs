@@ -52,6 +52,7 @@ pub const KB_VERDICT_INPUT_MODIFIED: kb_verdict = 6;
 pub const KB_VERDICT_OUTPUT_NOT_WRITTEN: kb_verdict = 7;
 pub const KB_VERDICT_OUT_OF_BOUNDS_WRITE: kb_verdict = 8;
 pub const KB_VERDICT_NONDETERMINISTIC: kb_verdict = 9;
+pub const KB_VERDICT_NO_CODE: kb_verdict = 10;
 
 // --- opaque handles (the Rustonomicon's pattern: unsized, !Send, !Sync, !Unpin) ---
 

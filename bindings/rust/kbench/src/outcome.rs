@@ -22,6 +22,8 @@ pub enum Verdict {
     OutputNotWritten,
     OutOfBoundsWrite,
     Nondeterministic,
+    /// A model's answer held no code that can be scored, or only ambiguous code.
+    NoCode,
     /// A verdict this binding does not know (a newer library appended it).
     Other(i32),
 }
@@ -40,6 +42,7 @@ impl Verdict {
             sys::KB_VERDICT_OUTPUT_NOT_WRITTEN => Verdict::OutputNotWritten,
             sys::KB_VERDICT_OUT_OF_BOUNDS_WRITE => Verdict::OutOfBoundsWrite,
             sys::KB_VERDICT_NONDETERMINISTIC => Verdict::Nondeterministic,
+            sys::KB_VERDICT_NO_CODE => Verdict::NoCode,
             other => Verdict::Other(other),
         })
     }
@@ -57,6 +60,7 @@ impl Verdict {
             Verdict::OutputNotWritten => sys::KB_VERDICT_OUTPUT_NOT_WRITTEN,
             Verdict::OutOfBoundsWrite => sys::KB_VERDICT_OUT_OF_BOUNDS_WRITE,
             Verdict::Nondeterministic => sys::KB_VERDICT_NONDETERMINISTIC,
+            Verdict::NoCode => sys::KB_VERDICT_NO_CODE,
             Verdict::Other(v) => v,
         }
     }

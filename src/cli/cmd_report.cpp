@@ -1,0 +1,155 @@
+// kbench report: the figures of a results file (docs/batch.md, "kbench
+// report"): a text table, --json, --csv, and a self-contained --html page.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "batch/jsonl.h"
+#include "batch/report.h"
+#include "batch/results.h"
+#include "batch/task_index.h"
+#include "cli/commands.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace kb::cli {
+
+namespace {
+
+const char* kReportUsage =
+    "usage: kbench report [options] RESULTS.jsonl\n"
+    "\n"
+    "The figures benchmarks publish, from a results file (docs/batch.md):\n"
+    "call accuracy, execution accuracy, fast_p (p = 0, 1, 1.5, 2), geometric-mean\n"
+    "speedup, pass@k, efficiency, and the verdicts.\n"
+    "\n"
+    "options:\n"
+    "  --by task|family|model   the same figures per group\n"
+    "  --json                   print JSON (valid JSON on errors too)\n"
+    "  --csv                    print CSV: one row for all, one per group\n"
+    "  --html FILE              also write one self-contained HTML page with plots\n"
+    "  --tasks DIR|FILE         where to look up the family of results that lack one; repeatable\n"
+    "\n"
+    "exit status: 0 report produced; 1 unreadable or invalid results file; 2 usage error\n"
+    "\n"
+    "examples:\n"
+    "  kbench report results.jsonl\n"
+    "  kbench report --by model --html report.html results.jsonl\n"
+    "  kbench report --json results.jsonl | jq '.fast_p[\"1\"]'\n";
+
+struct UsageError {
+    std::string msg;
+};
+
+struct Options {
+    std::string file, html;
+    std::vector<std::string> tasks;
+    batch::GroupBy by = batch::GroupBy::none;
+    bool json = false, csv = false;
+};
+
+int fail_with(bool json, int status, const std::string& msg, const std::vector<batch::LineError>& lines = {}) {
+    if (json) {
+        Json j = {{"error", msg}, {"status", status}};
+        if (!lines.empty()) {
+            Json l = Json::array();
+            for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
+            j["errors"] = l;
+        }
+        std::printf("%s\n", batch::dump_json_line(j).c_str());
+    } else {
+        std::fprintf(stderr, "kbench report: %s\n", msg.c_str());
+        if (!lines.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(lines).c_str());
+        if (status == 2) std::fprintf(stderr, "\n%s", kReportUsage);
+    }
+    return status;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    auto value = [&](int& i) -> std::string {
+        if (i + 1 >= argc) throw UsageError{std::string(argv[i]) + " needs a value"};
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--json") o.json = true;
+        else if (a == "--csv") o.csv = true;
+        else if (a == "--html") o.html = value(i);
+        else if (a == "--tasks") o.tasks.push_back(value(i));
+        else if (a == "--by") {
+            std::string b = value(i);
+            if (!batch::parse_group_by(b, &o.by)) throw UsageError{"--by expects task, family or model, got '" + b + "'"};
+        } else if (a.size() > 1 && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+        else if (o.file.empty()) o.file = a;
+        else throw UsageError{"more than one results file given ('" + o.file + "' and '" + a + "')"};
+    }
+    if (o.file.empty()) throw UsageError{"no results file given"};
+    if (o.json && o.csv) throw UsageError{"--json and --csv exclude each other"};
+    return o;
+}
+
+}  // namespace
+
+int cmd_report(int argc, char** argv) {
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) json = true;
+        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+            std::printf("%s", kReportUsage);
+            return 0;
+        }
+    }
+    Options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const UsageError& u) {
+        return fail_with(json, 2, u.msg);
+    }
+    try {
+        if (!kb::file_exists(o.file)) return fail_with(o.json, 1, "results file " + o.file + ": no such file");
+        batch::ResultsFile f = batch::read_results(o.file);
+        if (!f.errors.empty())
+            return fail_with(o.json, 1,
+                             o.file + ": " + std::to_string(f.errors.size()) +
+                                 " invalid line(s); expected one result object per line (docs/batch.md)",
+                             f.errors);
+        batch::Report r;
+        r.source = o.file;
+        r.by = o.by;
+        r.records = std::move(f.records);
+        if (f.truncated_tail)
+            r.warnings.push_back("the last line (" + std::to_string(f.truncated_tail->first) + ", " +
+                                 std::to_string(f.truncated_tail->second) +
+                                 " bytes) was cut off by an interrupted run and is left out; resuming the run redoes it");
+        if (f.duplicates)
+            r.warnings.push_back(std::to_string(f.duplicates) +
+                                 " result(s) repeat an earlier (task, id, sample); the later line is counted");
+        if (!o.tasks.empty()) {
+            batch::TaskIndex idx;
+            for (const std::string& t : o.tasks) idx.add(t);
+            for (batch::ResultRecord& rec : r.records) {
+                if (!rec.family.empty()) continue;
+                std::string why;
+                if (auto e = idx.resolve(rec.display_task(), kb::dirname_of(o.file), &why)) rec.family = e->family;
+            }
+        }
+        if (!o.html.empty()) kb::write_file_atomic(o.html, batch::report_html(r));
+        if (o.json) {
+            Json j = batch::report_json(r);
+            if (!o.html.empty()) j["html"] = o.html;
+            std::printf("%s\n", j.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+        } else if (o.csv) {
+            std::printf("%s", batch::report_csv(r).c_str());
+        } else {
+            std::printf("%s", batch::report_text(r).c_str());
+            if (!o.html.empty()) std::printf("\nwrote %s\n", o.html.c_str());
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        return fail_with(o.json, 1, e.what());
+    }
+}
+
+}  // namespace kb::cli
