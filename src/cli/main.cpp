@@ -2,10 +2,13 @@
 // any program that embeds kbench, so it exercises exactly what users get.
 //
 //   kbench info                         the device and compiler kbench sees
-//   kbench validate TASK...             parse and check tasks (and their references, on a GPU)
+//   kbench validate TASK|DIR...         parse and check tasks (and their references, on a GPU)
 //   kbench compile TASK [CANDIDATE]     compile a task's programs, or a candidate
 //   kbench score TASK CANDIDATE         compile, check every case, time, verdict
 //   kbench suite DIR                    score every candidate of every task under DIR
+//
+// A task is a folder holding task.json; DIR arguments are searched for them
+// recursively (tasks/<family>/<task>/), never below a task's own folder.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -29,11 +32,12 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  info                          show the device, architecture and compiler kbench uses\n"
-    "  validate TASK...              check task files; on a GPU also run each reference on every case\n"
+    "  validate TASK|DIR...          check task files (a folder: every task under it); on a GPU also run\n"
+    "                                each reference on every case\n"
     "  compile TASK [CANDIDATE]      compile the task's reference/baseline, or a candidate\n"
     "  score TASK CANDIDATE          compile, check every case, time against the baseline, verdict\n"
-    "  suite [DIR]                   score every tasks/*/candidates/* under DIR (default: tasks) and\n"
-    "                                check each verdict against the one the candidate declares\n"
+    "  suite [DIR]                   score every candidate (TASK/candidates/*) of every task under DIR\n"
+    "                                (default: tasks) and check each verdict against the one it declares\n"
     "\n"
     "options:\n"
     "  --json              print the result as JSON\n"
@@ -199,10 +203,71 @@ int cmd_info(const Args& a) {
     return 0;
 }
 
+// --- finding tasks ---------------------------------------------------------------
+
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> list_dir(const std::string& dir, bool dirs) {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string name = e->d_name;
+            if (name[0] == '.') continue;
+            struct stat st;
+            std::string path = dir + "/" + name;
+            if (stat(path.c_str(), &st) != 0) continue;
+            if (S_ISDIR(st.st_mode) == dirs) out.push_back(path);
+        }
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The folders under `root` (itself included) that hold a task.json, sorted.
+// A task's folder is not searched further: its candidates/ may hold JSON
+// documents of their own.
+void find_task_dirs(const std::string& root, std::vector<std::string>& out) {
+    struct stat st;
+    if (stat((root + "/task.json").c_str(), &st) == 0) {
+        out.push_back(root);
+        return;
+    }
+    for (const std::string& sub : list_dir(root, true)) find_task_dirs(sub, out);
+}
+
+std::string without_trailing_slash(std::string p) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p;
+}
+
+// Task files from command-line arguments: a file stays as it is, a folder
+// gives every task under it. A folder without any is a usage error.
+std::vector<std::string> expand_task_args(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const std::string& raw : args) {
+        std::string a = without_trailing_slash(raw);
+        if (!is_dir(a)) {
+            out.push_back(a);
+            continue;
+        }
+        std::vector<std::string> dirs;
+        find_task_dirs(a, dirs);
+        if (dirs.empty())
+            usage_error("no task under '" + raw + "': a task is a folder holding task.json (e.g. tasks/elementwise/relu_f32/)");
+        for (const std::string& d : dirs) out.push_back(d + "/task.json");
+    }
+    return out;
+}
+
 // --- validate ------------------------------------------------------------------
 
 int cmd_validate(const Args& a) {
-    if (a.positional.empty()) usage_error("validate needs at least one task file");
+    if (a.positional.empty()) usage_error("validate needs at least one task file or folder of tasks");
+    const std::vector<std::string> paths = expand_task_args(a.positional);
     Context ctx;
     bool dev = false;
     std::string why;
@@ -210,7 +275,7 @@ int cmd_validate(const Args& a) {
     if (!dev && !a.json) say_no_device(why);
     int bad = 0;
     kb::Json all = kb::Json::array();
-    for (const std::string& path : a.positional) {
+    for (const std::string& path : paths) {
         kb::Json entry = {{"task", path}};
         Task task;
         kb_status s = kb_load_task(path.c_str(), task.out());
@@ -392,23 +457,6 @@ int cmd_score(const Args& a) {
 
 // --- suite ---------------------------------------------------------------------
 
-std::vector<std::string> list_dir(const std::string& dir, bool dirs) {
-    std::vector<std::string> out;
-    if (DIR* d = opendir(dir.c_str())) {
-        while (dirent* e = readdir(d)) {
-            std::string name = e->d_name;
-            if (name[0] == '.') continue;
-            struct stat st;
-            std::string path = dir + "/" + name;
-            if (stat(path.c_str(), &st) != 0) continue;
-            if (S_ISDIR(st.st_mode) == dirs) out.push_back(path);
-        }
-        closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 // The verdict a candidate file declares in its leading comment, as
 // "expect: wrong_answer" (also "expected verdict: ..."); "" when none.
 std::string declared_verdict(const std::string& path) {
@@ -423,7 +471,11 @@ std::string declared_verdict(const std::string& path) {
 }
 
 int cmd_suite(const Args& a) {
-    std::string root = a.positional.empty() ? "tasks" : a.positional[0];
+    std::string root = without_trailing_slash(a.positional.empty() ? "tasks" : a.positional[0]);
+    std::vector<std::string> task_dirs;
+    find_task_dirs(root, task_dirs);
+    if (task_dirs.empty())
+        usage_error("no task under '" + root + "': a task is a folder holding task.json (e.g. tasks/elementwise/relu_f32/)");
     Context ctx;
     bool dev = false;
     std::string why;
@@ -435,14 +487,14 @@ int cmd_suite(const Args& a) {
     kb::Json rows = kb::Json::array();
     int mismatches = 0, total = 0;
     if (!a.json)
-        std::printf("%-16s %-24s %-20s %-20s %s\n", "task", "candidate", "expected", "got", dev ? "detail" : "compile");
-    for (const std::string& task_dir : list_dir(root, true)) {
+        std::printf("%-24s %-24s %-20s %-20s %s\n", "task", "candidate", "expected", "got", dev ? "detail" : "compile");
+    for (const std::string& task_dir : task_dirs) {
         std::string task_path = task_dir + "/task.json";
         Task task;
         kb_status s = kb_load_task(task_path.c_str(), task.out());
         if (s != KB_OK) {
             ++mismatches;
-            std::printf("%-16s INVALID TASK: %s\n", task_dir.c_str(), kb_last_error());
+            std::printf("%-24s INVALID TASK: %s\n", task_dir.c_str(), kb_last_error());
             rows.push_back({{"task", task_dir}, {"error", kb_last_error()}});
             continue;
         }
@@ -501,7 +553,7 @@ int cmd_suite(const Args& a) {
             if (!a.json) {
                 std::string first_line = detail.substr(0, detail.find('\n'));
                 if (first_line.size() > 110) first_line = first_line.substr(0, 107) + "...";
-                std::printf("%-16s %-24s %-20s %-20s %s%s\n", kb_task_name(task.get()), short_name.c_str(),
+                std::printf("%-24s %-24s %-20s %-20s %s%s\n", kb_task_name(task.get()), short_name.c_str(),
                             expected.c_str(), got.c_str(), ok ? "" : "MISMATCH: ", first_line.c_str());
             }
         }

@@ -161,7 +161,8 @@ void CaseBuffers::prepare(uint64_t seed) {
     for (size_t i = 0; i < task_.args.size(); ++i) {
         const Arg& a = task_.args[i];
         if (!a.is_buffer()) continue;
-        if (a.is_input()) dev_.fill_random(args_[i].data(), counts_[i], a.dtype, a.init, seed, uint32_t(i));
+        if (a.is_input())
+            dev_.fill_random(args_[i].data(), counts_[i], a.dtype, a.init.at(the_case().dims), seed, uint32_t(i));
         else dev_.poison(args_[i].data(), counts_[i], a.dtype);
     }
 }

@@ -32,6 +32,16 @@ struct InitSpec {
     // arange: start = a, step = b (element i gets a + i*b, wrapped for integer types).
     double a = -1.0;
     double b = 1.0;
+    // randint bounds given as expressions over the dims (an index input in
+    // [0, vocab - 1]): set, they replace a / b at each case. Use at().
+    std::optional<Expr> a_expr;
+    std::optional<Expr> b_expr;
+
+    // The distribution at a case, with bound expressions evaluated into a / b
+    // (this spec unchanged when it has none). Throws ExprError on overflow;
+    // the loader has checked every case, so that means a case it never saw.
+    InitSpec at(const DimValues& dims) const;
+    bool depends_on_dims() const { return a_expr || b_expr; }
 };
 const char* dist_name(InitSpec::Dist d);
 
@@ -138,6 +148,15 @@ struct Task {
     std::optional<Program> baseline;
     // The plan a candidate gets when it brings none (its source only).
     std::optional<Program> candidate_default;
+    // candidate.signature: the kernel a CUDA candidate defines (for prompts).
+    std::string candidate_signature;
+    // candidate.triton_args: the task arguments, by name, in the order a
+    // Triton kernel for this task takes them (empty when not given).
+    std::vector<std::string> triton_args;
+    // prompt.cuda / prompt.triton: what to tell a model so that it writes a
+    // candidate in that language (empty when not given).
+    std::string prompt_cuda;
+    std::string prompt_triton;
     std::optional<Expr> flops;
     std::optional<Expr> bytes;
     CompilePolicy policy;

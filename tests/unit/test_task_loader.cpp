@@ -12,13 +12,14 @@
 
 #include "task/task.h"
 #include "util/error.h"
+#include "support/task_paths.h"
 #include "util/sha256.h"
 
 namespace {
 
 using kb::Json;
 
-const std::string kVectorAdd = std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32/task.json";
+const std::string kVectorAdd = std::string(KB_SOURCE_DIR) + "/tasks/elementwise/vector_add_f32/task.json";
 
 // A small valid task that each error test breaks in one place.
 Json base_task() {
@@ -108,7 +109,7 @@ TEST(TaskLoader, VectorAddLoadsAsDocumented) {
     EXPECT_EQ(t->name, "vector_add_f32");
     EXPECT_NE(t->description.find("Elementwise sum"), std::string::npos);
     EXPECT_EQ(t->dims, std::vector<std::string>{"n"});
-    EXPECT_EQ(t->base_dir, std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32");
+    EXPECT_EQ(t->base_dir, std::string(KB_SOURCE_DIR) + "/tasks/elementwise/vector_add_f32");
 
     ASSERT_EQ(t->cases.size(), 4u);
     EXPECT_EQ(t->cases[0].name, "one");
@@ -192,18 +193,19 @@ TEST(TaskLoader, VectorAddLoadsAsDocumented) {
 }
 
 TEST(TaskLoader, EveryShippedTaskLoadsAndRoundTrips) {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(KB_SOURCE_DIR) + "/tasks")) {
-        std::string path = entry.path().string() + "/task.json";
-        if (!std::filesystem::exists(path)) continue;
+    // Found recursively: tasks/<family>/<task>/task.json.
+    const std::vector<std::string> dirs = kb::test::builtin_task_dirs();
+    for (const std::string& dir : dirs) {
+        const std::string path = dir + "/task.json";
         SCOPED_TRACE(path);
         kb::TaskPtr t;
         ASSERT_NO_THROW(t = kb::load_task(path));
+        // The folder is named after the task (tests and docs find it by name).
+        EXPECT_EQ(dir.substr(dir.rfind('/') + 1), t->name);
         kb::TaskPtr again = kb::load_task_json(t->normalized_json, "");
         EXPECT_EQ(again->normalized_json, t->normalized_json);
-        ++count;
     }
-    EXPECT_GE(count, 1);
+    EXPECT_GE(dirs.size(), 6u);
 }
 
 TEST(TaskLoader, JsonTextAndPathsAreBothAccepted) {
