@@ -17,11 +17,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/validate_checks.h"
+#include "emulate/oracle_plugin.h"
 #include "kbench.h"
 #include "util/json.h"
 
@@ -33,7 +36,8 @@ const char* kUsage =
     "commands:\n"
     "  info                          show the device, architecture and compiler kbench uses\n"
     "  validate TASK|DIR...          check task files (a folder: every task under it); on a GPU also run\n"
-    "                                each reference on every case\n"
+    "                                each reference on every case at two seeds and reject outputs that\n"
+    "                                cannot tell right from wrong\n"
     "  compile TASK [CANDIDATE]      compile the task's reference/baseline, or a candidate\n"
     "  score TASK CANDIDATE          compile, check every case, time against the baseline, verdict\n"
     "  suite [DIR]                   score every candidate (TASK/candidates/*) of every task under DIR\n"
@@ -54,15 +58,18 @@ const char* kUsage =
     "  --skip-timing       correctness only\n"
     "  --no-recheck        skip the recheck on fresh inputs after timing\n"
     "  --launch JSON       the candidate's launch plan ({\"launch\":[...]}), overriding the task's default\n"
+    "  --oracle            validate: also run each reference on the CPU (no GPU needed) on its small cases\n"
+    "                      and check it against the task's float64 oracle\n"
+    "  --oracles PATH      the oracle library (default: libkbench_oracles.so beside kbench)\n"
     "  --version           print kbench's version\n";
 
 struct Args {
     std::string command;
     std::vector<std::string> positional;
     bool json = false, no_device = false, ptx = false, no_nvcc = false, in_process = false;
-    bool hot = false, skip_timing = false, no_recheck = false;
+    bool hot = false, skip_timing = false, no_recheck = false, oracle = false;
     int device = 0;
-    std::string arch, launch;
+    std::string arch, launch, oracles;
     uint64_t seed = 0;
     unsigned runs = 0;
     double budget_ms = 0;
@@ -98,6 +105,8 @@ Args parse_args(int argc, char** argv) {
         else if (s == "--device") a.device = int(number(value(i, "--device"), "--device"));
         else if (s == "--arch") a.arch = value(i, "--arch");
         else if (s == "--launch") a.launch = value(i, "--launch");
+        else if (s == "--oracle") a.oracle = true;
+        else if (s == "--oracles") a.oracles = value(i, "--oracles");
         else if (s == "--seed") a.seed = std::strtoull(value(i, "--seed").c_str(), nullptr, 0);
         else if (s == "--runs") a.runs = unsigned(number(value(i, "--runs"), "--runs"));
         else if (s == "--budget-ms") a.budget_ms = number(value(i, "--budget-ms"), "--budget-ms");
@@ -273,6 +282,17 @@ int cmd_validate(const Args& a) {
     std::string why;
     if (!open_context(a, ctx, &dev, &why)) return 1;
     if (!dev && !a.json) say_no_device(why);
+    std::unique_ptr<kb::emulate::OraclePlugin> oracles;
+    if (a.oracle) {
+        std::string lib = a.oracles.empty() ? kb::emulate::OraclePlugin::default_path() : a.oracles;
+        if (lib.empty()) {
+            std::fprintf(stderr,
+                         "kbench: --oracle needs the oracle library: build kbench with its tests "
+                         "(libkbench_oracles.so is built beside the kbench executable) or pass --oracles PATH\n");
+            return 1;
+        }
+        oracles = std::make_unique<kb::emulate::OraclePlugin>(lib);
+    }
     int bad = 0;
     kb::Json all = kb::Json::array();
     for (const std::string& path : paths) {
@@ -287,41 +307,47 @@ int cmd_validate(const Args& a) {
             all.push_back(entry);
             continue;
         }
+        std::vector<std::string> problems;
         // Compiling the reference and baseline is part of validity.
-        std::string problem;
         for (kb_program_role role : {KB_ROLE_REFERENCE, KB_ROLE_BASELINE}) {
             Kernel k;
             s = kb_compile_task_program(ctx.get(), task.get(), role, k.out());
-            if (s != KB_OK && problem.empty())
-                problem = std::string(role == KB_ROLE_REFERENCE ? "reference" : "baseline") + " does not compile: " +
-                          kb_last_error();
+            if (s != KB_OK)
+                problems.push_back(std::string(role == KB_ROLE_REFERENCE ? "reference" : "baseline") +
+                                   " does not compile: " + kb_last_error());
         }
         kb::Json warnings = kb::Json::array();
-        if (problem.empty() && dev) {
-            for (int i = 0; i < kb_task_case_count(task.get()); ++i) {
-                Result r;
-                s = kb_run_reference(ctx.get(), task.get(), i, 0, r.out());
-                if (s != KB_OK) {
-                    problem = error_text(s);
-                    break;
-                }
-                for (const auto& w : parse(kb_result_json(r.get()))["warnings"]) warnings.push_back(w);
-            }
+        if (problems.empty() && dev) {
+            std::string error;
+            for (std::string& f : kb::cli::reference_lint_on_device(ctx.get(), task.get(), path, &warnings, &error))
+                problems.push_back(std::move(f));
+            if (!error.empty()) problems.push_back(error);
         }
-        entry["ok"] = problem.empty();
+        std::string oracle_line;
+        if (oracles) {
+            kb::emulate::TaskOracleCheck check = kb::emulate::check_task_with_oracle(path, *oracles);
+            entry["oracle"] = kb::cli::oracle_check_json(check);
+            oracle_line = kb::cli::oracle_check_summary(check);
+            for (const std::string& f : check.failures) problems.push_back(f);
+            if (!dev)
+                for (const std::string& w : check.warnings) warnings.push_back(w);
+        }
+        entry["ok"] = problems.empty();
         entry["name"] = kb_task_name(task.get());
         entry["cases"] = kb_task_case_count(task.get());
-        entry["references_run"] = dev && problem.empty();
+        entry["references_run"] = dev && problems.empty();
         entry["warnings"] = warnings;
-        if (!problem.empty()) {
+        if (!problems.empty()) {
             ++bad;
-            entry["error"] = problem;
+            entry["error"] = problems.front();
+            entry["problems"] = problems;
         }
         if (!a.json) {
-            std::printf("%s  %s (%s, %d cases%s)\n", problem.empty() ? "OK     " : "INVALID", path.c_str(),
-                        kb_task_name(task.get()), kb_task_case_count(task.get()),
-                        dev ? (problem.empty() ? ", references run on every case" : "") : ", reference compiled");
-            if (!problem.empty()) std::printf("  %s\n", problem.c_str());
+            std::string detail = dev ? ", references run on every case at two seeds" : ", reference compiled";
+            if (!oracle_line.empty()) detail += "; " + oracle_line;
+            std::printf("%s  %s (%s, %d cases%s)\n", problems.empty() ? "OK     " : "INVALID", path.c_str(),
+                        kb_task_name(task.get()), kb_task_case_count(task.get()), detail.c_str());
+            for (const std::string& p : problems) std::printf("  %s\n", p.c_str());
             for (const auto& w : warnings) std::printf("  warning: %s\n", w.get<std::string>().c_str());
         }
         all.push_back(entry);

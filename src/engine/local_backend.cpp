@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "engine/verdict.h"
+#include "task/output_lint.h"
 #include "util/error.h"
 
 namespace kb {
@@ -26,58 +28,33 @@ Json case_json(const Task& t, int case_index, uint64_t seed) {
 }
 
 // Statistics of a reference output, and warnings when the output cannot tell
-// right from wrong: a kernel writing zeros, or one constant, would pass.
-Json reference_output_summary(const HostTensor& t, const Arg& arg, const std::string& case_name) {
+// right from wrong (task/output_lint.h): a kernel writing zeros, or one
+// constant, would pass. `kbench validate` turns them into failures across
+// cases and seeds; here they are warnings.
+Json reference_output_summary(const HostTensor& t, const Task& task, int case_index, const Arg& arg) {
+    const OutputSummary s =
+        summarize_output(task, task.cases[size_t(case_index)], arg, t.bytes.data(), t.count(), kStatsSample);
     Json j;
     j["name"] = t.name;
     j["dtype"] = dtype_name(t.dtype);
     j["elements"] = t.count();
-    Json warnings = Json::array();
-    uint64_t n = t.count();
-    uint64_t stride = n > kStatsSample ? n / kStatsSample : 1;
-    double mn = INFINITY, mx = -INFINITY, sum = 0, sumsq = 0;
-    uint64_t used = 0, nans = 0, infs = 0;
-    for (uint64_t i = 0; i < n; i += stride) {
-        double v = t.at(i);
-        if (std::isnan(v)) { ++nans; continue; }
-        if (std::isinf(v)) { ++infs; continue; }
-        mn = std::min(mn, v);
-        mx = std::max(mx, v);
-        sum += v;
-        sumsq += v * v;
-        ++used;
+    j["min"] = s.min;
+    j["max"] = s.max;
+    j["mean"] = s.mean;
+    j["std"] = s.std;
+    j["nan"] = s.nan;
+    j["inf"] = s.inf;
+    j["sampled"] = s.sampled;
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(s.digest));
+    j["digest"] = digest;
+    Json warnings = Json::array(), findings = Json::array();
+    for (const OutputFinding& f : s.findings) {
+        warnings.push_back(f.message);
+        findings.push_back({{"kind", finding_kind_name(f.kind)}, {"message", f.message}});
     }
-    double mean = used ? sum / double(used) : 0.0;
-    double var = used ? std::max(0.0, sumsq / double(used) - mean * mean) : 0.0;
-    j["min"] = used ? mn : 0.0;
-    j["max"] = used ? mx : 0.0;
-    j["mean"] = mean;
-    j["std"] = std::sqrt(var);
-    j["nan"] = nans;
-    j["inf"] = infs;
-    j["sampled"] = stride > 1;
-    if (n > 1 || !dtype_is_float(t.dtype)) {
-        Tolerance tol = dtype_is_float(t.dtype) && arg.tolerance ? *arg.tolerance : Tolerance{};
-        auto passes_everywhere = [&](double c) {
-            for (uint64_t i = 0; i < n; i += stride) {
-                double v = t.at(i);
-                if (std::isnan(v) || std::isinf(v)) return false;
-                if (std::fabs(c - v) > tol.atol + tol.rtol * std::fabs(v)) return false;
-            }
-            return true;
-        };
-        if (used && mn == mx && nans == 0 && infs == 0 && n > 1)
-            warnings.push_back("output '" + t.name + "' is constant (" + std::to_string(mn) + ") at case '" + case_name +
-                               "': a kernel that writes that constant passes; draw inputs that vary it");
-        else if (used && nans == 0 && infs == 0 && passes_everywhere(0.0))
-            warnings.push_back("output '" + t.name + "' is within tolerance of zero everywhere at case '" + case_name +
-                               "': a kernel that writes zeros passes; tighten atol or scale the inputs");
-        else if (used && nans == 0 && infs == 0 && n > 1 && passes_everywhere(mean))
-            warnings.push_back("output '" + t.name + "' is within tolerance of its mean everywhere at case '" +
-                               case_name + "': a kernel that writes one constant passes; tighten the tolerance");
-    }
-    if (nans) warnings.push_back("output '" + t.name + "' has NaN in the reference at case '" + case_name + "'");
     j["warnings"] = warnings;
+    j["findings"] = findings;
     return j;
 }
 
@@ -149,7 +126,7 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
     size_t k = 0;
     for (size_t i = 0; i < task.args.size(); ++i) {
         if (!task.args[i].is_output()) continue;
-        Json o = reference_output_summary(run->outputs[k++], task.args[i], task.cases[size_t(case_index)].name);
+        Json o = reference_output_summary(run->outputs[k++], task, case_index, task.args[i]);
         for (const auto& w : o["warnings"]) warnings.push_back(w);
         outs.push_back(o);
     }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "task/scalar_param.h"
 #include "util/error.h"
 
 namespace kb {
@@ -243,24 +244,6 @@ int64_t eval_at(const Expr& e, const Case& c, const std::string& where, const ch
     }
 }
 
-// Stores a scalar of `dtype` in an 8-byte parameter slot.
-uint64_t scalar_slot(DType dtype, int64_t iv, double fv, bool is_float) {
-    uint64_t slot = 0;
-    double v = is_float ? fv : double(iv);
-    switch (dtype) {
-        case DType::f16: { uint16_t h = float_to_half_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
-        case DType::bf16: { uint16_t h = float_to_bf16_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
-        case DType::f32: { float f = float(v); std::memcpy(&slot, &f, 4); break; }
-        case DType::f64: std::memcpy(&slot, &v, 8); break;
-        case DType::boolean: slot = (is_float ? fv != 0.0 : iv != 0) ? 1 : 0; break;
-        default: {
-            int64_t x = is_float ? int64_t(fv) : iv;
-            std::memcpy(&slot, &x, dtype_size(dtype));  // little-endian: the low bytes
-        }
-    }
-    return slot;
-}
-
 void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& sizes, const std::vector<std::string>& names,
                        const std::string& where) {
     std::vector<size_t> expected;
@@ -377,7 +360,7 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         for (const LaunchArg& a : s.args) {
             if (a.kind == LaunchArg::Kind::scalar) {
                 int64_t iv = a.is_float ? 0 : eval_at(a.value, c, b.where, "scalar argument");
-                b.storage.push_back(scalar_slot(a.dtype, iv, a.float_value, a.is_float));
+                b.storage.push_back(scalar_param_slot(a.dtype, iv, a.float_value, a.is_float));
                 sizes.push_back(dtype_size(a.dtype));
                 names.push_back(a.is_float ? std::to_string(a.float_value) : a.value.text());
                 continue;
@@ -386,7 +369,7 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             if (ai >= 0 && !task.args[size_t(ai)].is_buffer()) {
                 const Arg& arg = task.args[size_t(ai)];
                 int64_t iv = arg.scalar_is_float ? 0 : eval_at(arg.scalar_expr, c, b.where, "scalar");
-                b.storage.push_back(scalar_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
+                b.storage.push_back(scalar_param_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
                 sizes.push_back(dtype_size(arg.dtype));
             } else {
                 size_t bytes = 0;
