@@ -28,11 +28,67 @@ Tensors sum_f32(const Dims& dims, const Tensors& in) {
     return {{"out", std::vector<double>{exact_sum(x.begin(), x.end())}}};
 }
 
+
+// --- row-wise reductions of x[rows, cols] --------------------------------------
+template <class F>
+std::vector<double> per_row(const Dims& dims, const Tensors& in, F reduce) {
+    const int64_t rows = dim(dims, "rows"), cols = dim(dims, "cols");
+    const auto& x = input(in, "x", rows * cols);
+    std::vector<double> y(rows);
+    for (int64_t r = 0; r < rows; ++r) y[r] = reduce(x.data() + r * cols, cols);
+    return y;
+}
+
+// sum_rows_f32: y[r] = sum_c x[r][c], exactly (compensated double sum; the
+// task's f32 terms in [1, 2) make the plain double sum exact too).
+// Reference: double partials and a double tree (relative error below
+// cols * 2^-53, about 1e-11 here), one rounding to f32 (u). Bound: rtol 2u
+// (task tolerance: rtol 1e-4).
+Tensors sum_rows_f32(const Dims& d, const Tensors& in) {
+    return {{"y", per_row(d, in, [](const double* p, int64_t n) { return exact_sum(p, p + n); })}};
+}
+
+// max_rows_f32: exact. Bound 0 (task tolerance: exact).
+Tensors max_rows_f32(const Dims& d, const Tensors& in) {
+    return {{"y", per_row(d, in, [](const double* p, int64_t n) { return *std::max_element(p, p + n); })}};
+}
+
+// argmax_rows_f32: the first index of the maximum (std::max_element returns
+// the first of equal maxima). Exact: bound 0.
+Tensors argmax_rows_f32(const Dims& d, const Tensors& in) {
+    return {{"idx", per_row(d, in, [](const double* p, int64_t n) { return double(std::max_element(p, p + n) - p); })}};
+}
+
+// mean_cols_f32: y[c] = sum_r x[r][c] / rows, in double.
+// Reference: a double sum per column (relative error below rows * 2^-53),
+// the division in double, one rounding to f32. Bound: rtol 2u (task
+// tolerance: rtol 1e-4).
+Tensors mean_cols_f32(const Dims& dims, const Tensors& in) {
+    const int64_t rows = dim(dims, "rows"), cols = dim(dims, "cols");
+    const auto& x = input(in, "x", rows * cols);
+    std::vector<double> y(cols);
+    std::vector<double> column(rows);
+    for (int64_t c = 0; c < cols; ++c) {
+        for (int64_t r = 0; r < rows; ++r) column[r] = x[r * cols + c];
+        y[c] = exact_sum(column.begin(), column.end()) / double(rows);
+    }
+    return {{"y", std::move(y)}};
+}
+
 }  // namespace
 
 KB_REGISTER_ORACLE(sum_f32, {"sum_f32", sum_f32, only("sum_f32", "out", [](const Dims& dims) {
                                  const double blocks = static_cast<double>(ceil_div(dim(dims, "n"), 256));
                                  return Bound{0.0, std::min((blocks + 7) * kU32 * kSlack, 5e-5)};
                              })});
+
+KB_REGISTER_ORACLE(sum_rows_f32, {"sum_rows_f32", sum_rows_f32,
+                                  only("sum_rows_f32", "y", [](const Dims&) { return Bound{0.0, 2 * kU32}; })});
+KB_REGISTER_ORACLE(mean_cols_f32, {"mean_cols_f32", mean_cols_f32,
+                                   only("mean_cols_f32", "y", [](const Dims&) { return Bound{0.0, 2 * kU32}; })});
+KB_REGISTER_ORACLE(max_rows_f32, {"max_rows_f32", max_rows_f32,
+                                  only("max_rows_f32", "y", [](const Dims&) { return Bound{0.0, 0.0}; })});
+KB_REGISTER_ORACLE(argmax_rows_f32, {"argmax_rows_f32", argmax_rows_f32,
+                                     only("argmax_rows_f32", "idx", [](const Dims&) { return Bound{0.0, 0.0}; })});
 
 }  // namespace kb::oracle
