@@ -204,6 +204,17 @@ TEST(TaskLoader, EveryShippedTaskLoadsAndRoundTrips) {
         EXPECT_EQ(dir.substr(dir.rfind('/') + 1), t->name);
         kb::TaskPtr again = kb::load_task_json(t->normalized_json, "");
         EXPECT_EQ(again->normalized_json, t->normalized_json);
+        // What every built-in task gives its users (docs/tasks.md): prompts
+        // for both languages, the Triton argument order, a default CUDA plan,
+        // cost formulas, and at least three correctness cases besides the
+        // perf case.
+        EXPECT_FALSE(t->prompt_cuda.empty());
+        EXPECT_FALSE(t->prompt_triton.empty());
+        EXPECT_FALSE(t->triton_args.empty());
+        EXPECT_FALSE(t->candidate_signature.empty());
+        EXPECT_TRUE(t->candidate_default.has_value());
+        EXPECT_TRUE(t->flops.has_value() && t->bytes.has_value());
+        EXPECT_GE(t->cases.size(), 4u);
     }
     EXPECT_GE(dirs.size(), 6u);
 }
