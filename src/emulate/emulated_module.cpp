@@ -101,9 +101,8 @@ std::string tail_lines(const std::string& text, size_t max_chars) {
 [[noreturn]] void compile_failed(const std::string& label, const std::string& what, const ProcessResult& r,
                                  const std::vector<std::string>& kernel_names) {
     std::string hint;
-    if (r.output.find("warp-level intrinsic") != std::string::npos)
-        hint = "\nthe CPU emulator does not run warp-level intrinsics: write the reference with shared memory and "
-               "__syncthreads() (keep the fast versions in a baseline or an example solution)";
+    if (r.output.find("has no mask and is not available") != std::string::npos)
+        hint = "\nwarp intrinsics without a mask were removed in CUDA 9: use the _sync variants (__shfl_down_sync, ...)";
     else if (r.output.find(kTrampolineFile) != std::string::npos) {
         std::string names;
         for (const std::string& n : kernel_names) names += (names.empty() ? "" : ", ") + n;

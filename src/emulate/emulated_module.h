@@ -3,9 +3,9 @@
 // emulator's runtime into a shared object and loaded with dlopen.
 //
 // What runs: kernels written with threads, blocks, __syncthreads(), static
-// and dynamic shared memory, atomics, __half / __nv_bfloat16 and the math
-// library. What does not: warp-level intrinsics (__shfl*_sync, __ballot_sync,
-// ...), inline PTX (asm), cooperative groups, dynamic parallelism, and
+// and dynamic shared memory, atomics, warp-level intrinsics (__shfl*_sync,
+// __ballot_sync, ...), __half / __nv_bfloat16 and the math library. What
+// does not: inline PTX (asm), cooperative groups, dynamic parallelism, and
 // spin-waits on other blocks (blocks run one after another). Each is a clear
 // error, not a wrong answer. src/emulate/runtime/kbemu_cuda.h has the detail.
 #pragma once

@@ -158,6 +158,64 @@ TEST(Emulator, AtomicsAndBarrierPredicates) {
     EXPECT_EQ(r.outputs[0].at(64), second_block + 0.0 + (second_block ? 10000.0 : 0.0));
 }
 
+TEST(Emulator, WarpShufflesBallotsAndReductions) {
+    REQUIRE_HOST_COMPILER();
+    // Three warps: a shuffle-down sum (the usual warp reduction) broadcast
+    // from lane 0, a shuffle up, an xor-butterfly maximum, a ballot and a
+    // warp reduction; each thread writes five results. A block of 100 threads
+    // then shows __activemask() of the partial last warp.
+    auto t = task_with(R"(
+        __global__ void k(const float* x, float* y, int n) {
+            int i = threadIdx.x;
+            float v = x[i];
+            float s = v;
+            for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(0xffffffffu, s, d);
+            float m = v;
+            for (int d = 16; d > 0; d >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+            unsigned positive = __ballot_sync(0xffffffffu, v > 0.0f);
+            int count = __reduce_add_sync(0xffffffffu, v > 0.0f ? 1 : 0);
+            __syncwarp();
+            y[5 * i + 0] = __shfl_sync(0xffffffffu, s, 0);
+            y[5 * i + 1] = __shfl_up_sync(0xffffffffu, v, 1);
+            y[5 * i + 2] = m;
+            y[5 * i + 3] = (float)positive;
+            y[5 * i + 4] = (float)count;
+        }
+        __global__ void active(const float* x, float* y, int n) {
+            if (threadIdx.x >= 96) y[threadIdx.x - 96] = (float)__activemask();
+        })",
+                       Json::parse(R"J([{"kernel": "k", "grid": 1, "block": 96, "args": ["x", "y", "n"]},
+                                        {"kernel": "active", "grid": 1, "block": 100, "args": ["x", "y", "n"]}])J"),
+                       Json::array(), 480);
+    EmulatedRun r = run(t);
+    auto x = [&](int i) { return r.inputs[0].at(uint64_t(i)); };
+    auto y = [&](int i, int k) { return r.outputs[0].at(uint64_t(5 * i + k)); };
+    for (int w = 0; w < 3; ++w) {
+        float sum = 0;  // the shuffle tree's own order, in f32
+        std::vector<float> s(32);
+        for (int l = 0; l < 32; ++l) s[size_t(l)] = float(x(32 * w + l));
+        for (int d = 16; d > 0; d >>= 1)
+            for (int l = 0; l < 32; ++l) s[size_t(l)] += l + d < 32 ? s[size_t(l + d)] : s[size_t(l)];
+        sum = s[0];
+        double mx = -1e30;
+        unsigned bits = 0;
+        for (int l = 0; l < 32; ++l) {
+            mx = std::max(mx, x(32 * w + l));
+            if (x(32 * w + l) > 0) bits |= 1u << l;
+        }
+        for (int l = 0; l < 32; ++l) {
+            const int i = 32 * w + l;
+            if (i < 4) continue;  // overwritten by the second kernel
+            EXPECT_EQ(y(i, 0), double(sum)) << i;
+            EXPECT_EQ(y(i, 1), l == 0 ? x(i) : x(i - 1)) << i;
+            EXPECT_EQ(y(i, 2), mx) << i;
+            EXPECT_EQ(y(i, 3), double(float(bits))) << i;
+            EXPECT_EQ(y(i, 4), double(__builtin_popcount(bits))) << i;
+        }
+    }
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(r.outputs[0].at(uint64_t(k)), 15.0);  // lanes 0..3 of the last warp
+}
+
 TEST(Emulator, HalfAndBfloatConvertLikeKbench) {
     REQUIRE_HOST_COMPILER();
     auto t = task_with(R"(
@@ -266,11 +324,11 @@ TEST(Emulator, UnsupportedCodeIsACompileErrorSayingWhy) {
               }),
               "");
     e = error_of([&] {
-        run(task_with("__global__ void k(const float* x, float* y, int n) { y[0] = __shfl_xor_sync(~0u, x[0], 1); }",
-                      plan));
+        run(task_with("__global__ void k(const float* x, float* y, int n) { y[0] = __shfl_xor(x[0], 1); }", plan));
     }, &st);
     EXPECT_EQ(st, KB_ERR_COMPILE);
-    EXPECT_NE(e.find("__shfl_xor_sync is a warp-level intrinsic"), std::string::npos) << e;
+    EXPECT_NE(e.find("__shfl_xor has no mask"), std::string::npos) << e;
+    EXPECT_NE(e.find("use the _sync variants"), std::string::npos) << e;
     e = error_of([&] { run(task_with("__global__ void other(const float* x, float* y, int n) {}", plan)); }, &st);
     EXPECT_EQ(st, KB_ERR_COMPILE);
     EXPECT_NE(e.find("the launch plan names kernel(s) k"), std::string::npos) << e;

@@ -16,9 +16,10 @@
 //   - __half and __nv_bfloat16 come from the toolkit's cuda_fp16.h and
 //     cuda_bf16.h, which work in host code; math functions from libm, plus
 //     the CUDA-only ones below;
-//   - warp-level intrinsics (__shfl*_sync, __ballot_sync, __syncwarp, ...)
-//     are not emulated: using one is a compile error naming it. References
-//     are written without them.
+//   - warp-level intrinsics (__shfl*_sync, __ballot_sync, __syncwarp, the
+//     __reduce_*_sync and __match_*_sync families) exchange values among
+//     the 32 lanes of a warp, which switch at them as at a barrier;
+//     intrinsics without a mask (removed in CUDA 9) are compile errors.
 //
 // Nothing here is for speed: the emulator checks references against their
 // float64 oracles on tiny cases (kbench validate --oracle).
@@ -91,42 +92,165 @@ namespace kbemu {
 void* dynamic_shared();
 }  // namespace kbemu
 
-// ---- warp-level intrinsics: not emulated --------------------------------------------
+// ---- warp-level intrinsics ---------------------------------------------------------
+// A warp is 32 consecutive threads of the block (by linear thread index). A
+// warp-level operation waits until every lane of its mask that is still
+// running has reached a warp-level operation too (kbemu_runtime.cc), then
+// each lane reads what the others deposited. Values up to 8 bytes.
+namespace kbemu {
+unsigned lane_id();
+const unsigned long long* warp_exchange(unsigned mask, unsigned long long value, unsigned* participants);
+
+template <class T>
+unsigned long long to_bits(const T& v) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "kbench emulator: warp shuffles move values of at most 8 bytes");
+    unsigned long long b = 0;
+    std::memcpy(&b, &v, sizeof v);
+    return b;
+}
+template <class T>
+T from_bits(unsigned long long b) {
+    T v;
+    std::memcpy(static_cast<void*>(&v), &b, sizeof v);
+    return v;
+}
+// The value lane `src` deposited, or `own` when `src` is outside the
+// segment of `width` lanes or did not take part.
+template <class T>
+T shuffle(unsigned mask, const T& own, long src, int width) {
+    unsigned p = 0;
+    const unsigned long long* v = warp_exchange(mask, to_bits(own), &p);
+    const long lane = long(lane_id()), base = lane & ~long(width - 1);
+    if (src < base || src >= base + width || !(p >> src & 1u)) return own;
+    return from_bits<T>(v[src]);
+}
+inline unsigned ballot(unsigned mask, bool pred, unsigned* participants) {
+    const unsigned long long* v = warp_exchange(mask, pred ? 1u : 0u, participants);
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 32; ++l)
+        if ((*participants >> l & 1u) && v[l]) bits |= 1u << l;
+    return bits & mask;
+}
+template <class T, class Op>
+T warp_reduce(unsigned mask, T value, Op op) {
+    unsigned p = 0;
+    const unsigned long long* v = warp_exchange(mask, to_bits(value), &p);
+    bool first = true;
+    T acc = value;
+    for (unsigned l = 0; l < 32; ++l)
+        if ((p & mask) >> l & 1u) {
+            T x = from_bits<T>(v[l]);
+            acc = first ? x : op(acc, x);
+            first = false;
+        }
+    return acc;
+}
+}  // namespace kbemu
+
+template <class T>
+inline T __shfl_sync(unsigned mask, T var, int src, int width = warpSize) {
+    const long lane = long(kbemu::lane_id()), base = lane & ~long(width - 1);
+    return kbemu::shuffle(mask, var, base + (long(src) & (width - 1)), width);
+}
+template <class T>
+inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+    return kbemu::shuffle(mask, var, long(kbemu::lane_id()) - long(delta), width);
+}
+template <class T>
+inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+    return kbemu::shuffle(mask, var, long(kbemu::lane_id()) + long(delta), width);
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
+    return kbemu::shuffle(mask, var, long(kbemu::lane_id() ^ unsigned(lane_mask)), width);
+}
+inline unsigned __ballot_sync(unsigned mask, int pred) {
+    unsigned p = 0;
+    return kbemu::ballot(mask, pred != 0, &p);
+}
+inline int __any_sync(unsigned mask, int pred) {
+    unsigned p = 0;
+    return kbemu::ballot(mask, pred != 0, &p) != 0;
+}
+inline int __all_sync(unsigned mask, int pred) {
+    unsigned p = 0;
+    unsigned bits = kbemu::ballot(mask, pred != 0, &p);
+    return bits == (p & mask);
+}
+inline int __uni_sync(unsigned mask, int pred) {
+    unsigned p = 0;
+    unsigned bits = kbemu::ballot(mask, pred != 0, &p);
+    return bits == 0 || bits == (p & mask);
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+    unsigned p = 0;
+    kbemu::warp_exchange(mask, 0, &p);
+}
+// The lanes that reach this point together: a warp-level synchronisation
+// of every lane still running, as converged lanes would be.
+inline unsigned __activemask() {
+    unsigned p = 0;
+    kbemu::warp_exchange(0xffffffffu, 0, &p);
+    return p;
+}
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value) {
+    unsigned p = 0;
+    const unsigned long long* v = kbemu::warp_exchange(mask, kbemu::to_bits(value), &p);
+    unsigned bits = 0;
+    const unsigned long long own = kbemu::to_bits(value);
+    for (unsigned l = 0; l < 32; ++l)
+        if (((p & mask) >> l & 1u) && v[l] == own) bits |= 1u << l;
+    return bits;
+}
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int* pred) {
+    unsigned p = 0;
+    const unsigned long long* v = kbemu::warp_exchange(mask, kbemu::to_bits(value), &p);
+    const unsigned long long own = kbemu::to_bits(value);
+    for (unsigned l = 0; l < 32; ++l)
+        if (((p & mask) >> l & 1u) && v[l] != own) {
+            *pred = 0;
+            return 0;
+        }
+    *pred = 1;
+    return p & mask;
+}
+#define KBEMU_WARP_REDUCE(name, T, expr) \
+    inline T name(unsigned mask, T value) { return kbemu::warp_reduce(mask, value, [](T a, T b) { return expr; }); }
+KBEMU_WARP_REDUCE(__reduce_add_sync, unsigned, a + b)
+KBEMU_WARP_REDUCE(__reduce_add_sync, int, a + b)
+KBEMU_WARP_REDUCE(__reduce_min_sync, unsigned, a < b ? a : b)
+KBEMU_WARP_REDUCE(__reduce_min_sync, int, a < b ? a : b)
+KBEMU_WARP_REDUCE(__reduce_max_sync, unsigned, a > b ? a : b)
+KBEMU_WARP_REDUCE(__reduce_max_sync, int, a > b ? a : b)
+KBEMU_WARP_REDUCE(__reduce_and_sync, unsigned, a & b)
+KBEMU_WARP_REDUCE(__reduce_or_sync, unsigned, a | b)
+KBEMU_WARP_REDUCE(__reduce_xor_sync, unsigned, a ^ b)
+#undef KBEMU_WARP_REDUCE
+
+// The shuffles without a mask were removed in CUDA 9 (for sm_70 and later).
 template <class... A>
 struct kbemu_always_false {
     static constexpr bool value = false;
 };
-#define KBEMU_NO_WARP_INTRINSIC(name)                                                                         \
-    template <class... A>                                                                                     \
-    inline unsigned name(A...) {                                                                              \
-        static_assert(kbemu_always_false<A...>::value,                                                        \
-                      "kbench emulator: " #name " is a warp-level intrinsic, which the CPU emulator does not " \
-                      "run; write the reference with shared memory and __syncthreads() instead");            \
-        return 0;                                                                                             \
+#define KBEMU_REMOVED_INTRINSIC(name, instead)                                                           \
+    template <class... A>                                                                                \
+    inline unsigned name(A...) {                                                                         \
+        static_assert(kbemu_always_false<A...>::value,                                                   \
+                      "kbench emulator: " #name " has no mask and is not available on current GPUs; use " \
+                      instead);                                                                           \
+        return 0;                                                                                        \
     }
-KBEMU_NO_WARP_INTRINSIC(__shfl_sync)
-KBEMU_NO_WARP_INTRINSIC(__shfl_up_sync)
-KBEMU_NO_WARP_INTRINSIC(__shfl_down_sync)
-KBEMU_NO_WARP_INTRINSIC(__shfl_xor_sync)
-KBEMU_NO_WARP_INTRINSIC(__shfl)
-KBEMU_NO_WARP_INTRINSIC(__shfl_up)
-KBEMU_NO_WARP_INTRINSIC(__shfl_down)
-KBEMU_NO_WARP_INTRINSIC(__shfl_xor)
-KBEMU_NO_WARP_INTRINSIC(__ballot_sync)
-KBEMU_NO_WARP_INTRINSIC(__any_sync)
-KBEMU_NO_WARP_INTRINSIC(__all_sync)
-KBEMU_NO_WARP_INTRINSIC(__uni_sync)
-KBEMU_NO_WARP_INTRINSIC(__activemask)
-KBEMU_NO_WARP_INTRINSIC(__syncwarp)
-KBEMU_NO_WARP_INTRINSIC(__match_any_sync)
-KBEMU_NO_WARP_INTRINSIC(__match_all_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_add_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_min_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_max_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_and_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_or_sync)
-KBEMU_NO_WARP_INTRINSIC(__reduce_xor_sync)
-#undef KBEMU_NO_WARP_INTRINSIC
+KBEMU_REMOVED_INTRINSIC(__shfl, "__shfl_sync")
+KBEMU_REMOVED_INTRINSIC(__shfl_up, "__shfl_up_sync")
+KBEMU_REMOVED_INTRINSIC(__shfl_down, "__shfl_down_sync")
+KBEMU_REMOVED_INTRINSIC(__shfl_xor, "__shfl_xor_sync")
+KBEMU_REMOVED_INTRINSIC(__ballot, "__ballot_sync")
+KBEMU_REMOVED_INTRINSIC(__any, "__any_sync")
+KBEMU_REMOVED_INTRINSIC(__all, "__all_sync")
+#undef KBEMU_REMOVED_INTRINSIC
 
 // ---- atomics: one OS thread runs every emulated thread, and threads switch
 // only at barriers, so a plain read-modify-write is atomic here. ----

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -39,7 +40,7 @@ constexpr size_t kStackBytes = 256 * 1024;
 constexpr size_t kDynamicSharedBytes = 256 * 1024;
 alignas(256) unsigned char g_dynamic_shared[kDynamicSharedBytes];
 
-enum class State { runnable, at_barrier, done };
+enum class State { runnable, at_barrier, at_warp_sync, done };
 
 // Fiber i runs thread i of every block, on stack i, for the life of the
 // process: it is entered once through makecontext/setcontext (the only
@@ -53,6 +54,19 @@ struct Fiber {
     uint3 tid;
     State state = State::done;
     int predicate = 0;
+    unsigned warp_mask = 0;  // at_warp_sync: the lanes it waits for
+    unsigned warp_slot = 0;  // the exchange buffer it deposited into
+};
+
+// A warp's exchange buffers: lanes deposit a value into the buffer of the
+// warp's current generation and read the others' after the release. Two
+// buffers, because a lane released early may deposit for the next exchange
+// before a slower lane has read this one; it cannot get two ahead (the next
+// release waits for every lane).
+struct Warp {
+    unsigned long long values[2][32];
+    unsigned participants[2];
+    unsigned generation;
 };
 
 struct Scheduler {
@@ -66,6 +80,8 @@ struct Scheduler {
     void* body_ctx = nullptr;
     int barrier_result = 0;  // threads whose predicate was true at the last barrier
     int barrier_live = 0;    // threads that took part in it
+    std::vector<Warp> warps;  // of the running block
+    unsigned block_threads = 0;
     kbemu_progress* progress = nullptr;
     size_t page = 4096;
 };
@@ -120,10 +136,43 @@ void wait_at_barrier(int predicate) {
     // Resumed by the scheduler: the barrier is complete.
 }
 
+// Releases the lanes of every warp whose waiting lanes have all been joined
+// by the rest of their masks (lanes that returned no longer count); with
+// `force`, releases every warp's waiting lanes whatever is missing (code
+// that diverges around a warp-level operation, undefined on a GPU too).
+bool release_warps(unsigned nthreads, bool force) {
+    Scheduler& s = sched();
+    bool released = false;
+    for (unsigned w = 0; w * 32 < nthreads; ++w) {
+        const unsigned first = w * 32, lanes = std::min(32u, nthreads - first);
+        unsigned waiting = 0;
+        bool complete = true;
+        for (unsigned l = 0; l < lanes; ++l) {
+            const Fiber& f = s.fibers[first + l];
+            if (f.state != State::at_warp_sync) continue;
+            waiting |= 1u << l;
+            for (unsigned j = 0; j < lanes; ++j) {
+                const State sj = s.fibers[first + j].state;
+                if ((f.warp_mask >> j & 1u) && sj != State::done && sj != State::at_warp_sync) complete = false;
+            }
+        }
+        if (!waiting || !(complete || force)) continue;
+        Warp& warp = s.warps[w];
+        warp.participants[warp.generation & 1u] = waiting;
+        ++warp.generation;
+        for (unsigned l = 0; l < lanes; ++l)
+            if (waiting >> l & 1u) s.fibers[first + l].state = State::runnable;
+        released = true;
+    }
+    return released;
+}
+
 // Runs one block to completion.
 void run_block(unsigned nthreads) {
     Scheduler& s = sched();
     if (s.fibers.size() < nthreads) s.fibers.resize(nthreads);
+    s.warps.assign((nthreads + 31) / 32, Warp{});
+    s.block_threads = nthreads;
     const unsigned bx = blockDim.x, by = blockDim.y;
     for (unsigned t = 0; t < nthreads; ++t) {
         Fiber& f = s.fibers[t];
@@ -146,11 +195,19 @@ void run_block(unsigned nthreads) {
             }
             if (_setjmp(s.main_jb) == 0) _longjmp(f.jb, 1);
         }
-        unsigned waiting = 0, count = 0;
+        // Warp-level operations first: their lanes may be on the way to the
+        // block barrier.
+        if (release_warps(nthreads, false)) continue;
+        unsigned waiting = 0, count = 0, at_warp = 0;
         for (unsigned t = 0; t < nthreads; ++t) {
+            at_warp += s.fibers[t].state == State::at_warp_sync;
             if (s.fibers[t].state != State::at_barrier) continue;
             ++waiting;
             count += s.fibers[t].predicate != 0;
+        }
+        if (at_warp) {
+            release_warps(nthreads, true);
+            continue;
         }
         if (waiting == 0) break;
         s.barrier_result = int(count);
@@ -165,6 +222,32 @@ void run_block(unsigned nthreads) {
 }  // namespace
 
 void __syncthreads() { wait_at_barrier(0); }
+
+namespace kbemu {
+
+unsigned lane_id() {
+    const Fiber* f = sched().current;
+    if (!f) die("a warp-level operation outside a kernel");
+    return unsigned(f - sched().fibers.data()) % 32;
+}
+
+const unsigned long long* warp_exchange(unsigned mask, unsigned long long value, unsigned* participants) {
+    Scheduler& s = sched();
+    Fiber* f = s.current;
+    if (!f) die("a warp-level operation outside a kernel");
+    const unsigned t = unsigned(f - s.fibers.data());
+    Warp& warp = s.warps[t / 32];
+    f->warp_slot = warp.generation & 1u;
+    f->warp_mask = mask | (1u << (t % 32));
+    warp.values[f->warp_slot][t % 32] = value;
+    f->state = State::at_warp_sync;
+    if (_setjmp(f->jb) == 0) _longjmp(s.main_jb, 1);
+    // Released: every lane of the mask has deposited.
+    *participants = warp.participants[f->warp_slot];
+    return warp.values[f->warp_slot];
+}
+
+}  // namespace kbemu
 
 int __syncthreads_count(int predicate) {
     wait_at_barrier(predicate != 0);

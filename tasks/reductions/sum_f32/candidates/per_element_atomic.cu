@@ -9,6 +9,7 @@
 // (rtol 1e-4) deliberately rejects this; per-block partial sums (the
 // reference, correct.cu) stay within 1e-5.
 // Expected verdict: wrong_answer (the perf case; smaller cases pass).
+// Emulator: not checked (it fails only at the perf case, too large to emulate).
 
 __global__ void sum(const float* x, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

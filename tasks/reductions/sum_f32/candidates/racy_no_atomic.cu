@@ -7,6 +7,7 @@
 // blocks) most contributions vanish: errors of tens of percent, far outside
 // rtol 1e-4.
 // Expected verdict: wrong_answer (multi-block cases).
+// Emulator: not checked (the emulator runs blocks one after another, so there is no race to lose updates).
 
 __global__ void sum(const float* x, float* out, int n) {
     __shared__ float red[256];
