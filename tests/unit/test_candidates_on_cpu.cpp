@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <ostream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -114,6 +115,8 @@ std::vector<Entry> entries() {
     }
     return out;
 }
+
+void PrintTo(const Entry& e, std::ostream* os) { *os << e.path; }
 
 class CandidateOnCpu : public ::testing::TestWithParam<Entry> {};
 
