@@ -102,7 +102,7 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
         bufs.prepare(seed);
         bufs.reset_scratch(prog, "reference");
         auto mod = modules_.get(dev_, *tb.reference);
-        BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference");
+        BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference", &builtins_);
         auto t0 = Clock::now();
         plan.enqueue(dev_);
         CUresult r = dev_.sync_raw();
@@ -207,7 +207,7 @@ Json LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int c
         std::vector<uint64_t> before = bufs.input_checksums();
         try {
             auto mod = modules_.get(dev_, *kernel);
-            BoundPlan plan = bind_plan(dev_, *mod, kernel->program, bufs, "candidate");
+            BoundPlan plan = bind_plan(dev_, *mod, kernel->program, bufs, "candidate", &builtins_);
             plan.enqueue(dev_);
             CUresult r = dev_.sync_raw();
             if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + case_name + "'");
@@ -353,7 +353,7 @@ Json LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const Ti
             // The role doubles as the scratch key: candidate and baseline keep their own scratch.
             bufs.reset_scratch(t.kernel->program, t.role);
             auto mod = modules_.get(dev_, *t.kernel);
-            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role);
+            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role, &builtins_);
         }
         for (Timed& t : timed) plans.push_back([this, &t] { t.plan.enqueue(dev_); });
         run = measure_plans(dev_, plans, req.timing);

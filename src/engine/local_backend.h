@@ -41,6 +41,8 @@ private:
     OutputReport compare_output(CaseBuffers& bufs, int arg_index, const HostTensor& ref);
 
     Device dev_;
+    // Declared after dev_: its cuBLAS handle goes before the context does.
+    BuiltinLibraries builtins_{dev_};
     ModuleCache modules_;
     ReferenceCache references_;
     struct BufferEntry {

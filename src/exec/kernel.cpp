@@ -8,7 +8,8 @@ Json Kernel::info() const {
     j["label"] = label;
     j["language"] = language_name(program.language);
     j["path"] = image.path;
-    j["image"] = image.kind == ImageKind::cubin ? "cubin" : "ptx";
+    // A program of built-in steps only has no image at all.
+    j["image"] = image.bytes.empty() ? "none" : image.kind == ImageKind::cubin ? "cubin" : "ptx";
     j["arch"] = image.arch;
     j["image_bytes"] = image.bytes.size();
     j["compile_ms"] = image.compile_ms;

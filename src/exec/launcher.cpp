@@ -56,6 +56,9 @@ KernelFault fault_from_cuda(CUresult r, const std::string& during) {
 
 LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
     dev.throw_if_lost();
+    // A plan that launches no kernel (a built-in baseline) needs no module,
+    // and has no image when it has no code.
+    if (k.program.kernel_names().empty()) return;
     char log[8192] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
@@ -272,7 +275,7 @@ void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& siz
 }  // namespace
 
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
-                    const std::string& scratch_key) {
+                    const std::string& scratch_key, BuiltinLibraries* builtins) {
     const Task& task = bufs.task();
     const Case& c = bufs.the_case();
     const DeviceProps& props = dev.props();
@@ -290,6 +293,12 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         }
         return 0;
     };
+    auto dtype_of = [&](const std::string& name) {
+        if (const Arg* a = task.find_arg(name)) return a->dtype;
+        for (const Scratch& s : p.scratch)
+            if (s.name == name) return s.dtype;
+        fail(KB_ERR_TASK_INVALID, "no argument or scratch buffer named '" + name + "'");
+    };
 
     BoundPlan plan;
     for (size_t si = 0; si < p.launch.size(); ++si) {
@@ -300,6 +309,21 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             b.where = "launch[" + std::to_string(si) + "] (zero '" + s.target + "')";
             b.zero_ptr = find_buffer(s.target, &b.zero_bytes);
             if (!b.zero_ptr) fail(KB_ERR_TASK_INVALID, b.where + ": no buffer named '" + s.target + "'");
+            plan.steps.push_back(std::move(b));
+            continue;
+        }
+        if (s.kind == LaunchStep::Kind::builtin) {
+            b.where = "launch[" + std::to_string(si) + "] (built-in '" + s.builtin + "') at case '" + c.name + "'";
+            if (!builtins) fail(KB_ERR_INTERNAL, b.where + ": no library state was given to bind a built-in step");
+            CUdeviceptr ptr[3];
+            const std::string* names[3] = {&s.gemm.a, &s.gemm.b, &s.gemm.c};
+            for (int i = 0; i < 3; ++i) {
+                size_t bytes = 0;
+                ptr[i] = find_buffer(*names[i], &bytes);
+                if (!ptr[i]) fail(KB_ERR_TASK_INVALID, b.where + ": no buffer named '" + *names[i] + "'");
+            }
+            b.gemm = builtins->bind_gemm(s.gemm, c.dims, ptr[0], ptr[1], ptr[2], dtype_of(s.gemm.a),
+                                         dtype_of(s.gemm.c), b.where);
             plan.steps.push_back(std::move(b));
             continue;
         }
@@ -390,6 +414,10 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
 void BoundPlan::enqueue(Device& dev) const {
     const CudaDriver& d = dev.driver();
     for (const BoundStep& s : steps) {
+        if (s.gemm) {
+            s.gemm->enqueue(dev);
+            continue;
+        }
         CUresult r;
         if (s.zero) {
             r = d.cuMemsetD8Async(s.zero_ptr, 0, s.zero_bytes, dev.stream());

@@ -6,6 +6,7 @@
 // turn into wrong verdicts for thousands of kernels. So unknown fields are
 // errors (with a suggestion), and every expression is evaluated at every case
 // here, before any GPU work. docs/task-format.md documents every rule.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -564,17 +565,34 @@ private:
     }
 
     // ---- programs ----
-    Program read_program(const Json& v, const std::string& path, const std::string& stem) {
+    // The reference, or the baseline (`baseline`: built-in steps allowed, and
+    // then code only when the plan also launches kernels).
+    Program read_program(const Json& v, const std::string& path, const std::string& stem, bool baseline) {
         as_object(v, path, "expected a program: {\"source_file\": \"...\", \"launch\": [...]}");
-        if (find(v, "builtin"))
-            fail_at(child_path(path, "builtin"), "built-in baselines are not supported yet",
-                    "expected a program with \"source\" or \"source_file\" and a \"launch\" plan");
+        if (find(v, "builtin")) {
+            if (!baseline)
+                fail_at(child_path(path, "builtin"), "a built-in library routine cannot be the reference",
+                        "expected the reference as code and a launch plan: it is the correctness oracle, checked "
+                        "against the task's float64 oracle; put the built-in in \"baseline\", the speed yardstick");
+            check_object(v, path, {"builtin", "args"},
+                         "a built-in baseline {\"builtin\": \"cublas_gemm\", \"args\": {...}} (a plan with "
+                         "several steps goes in \"launch\")");
+            return parse_builtin_program(v, *t_, path);
+        }
         check_object(v, path, program_keys(), "a program");
         Program p;
-        read_program_code(v, path, t_->base_dir, stem, p);
-        Program plan = parse_plan_fields(v, *t_, path);
+        const bool has_code_fields = std::any_of(program_code_keys().begin(), program_code_keys().end(),
+                                                 [&](const std::string& k) { return find(v, k) != nullptr; });
+        if (has_code_fields || !baseline) read_program_code(v, path, t_->base_dir, stem, p);
+        Program plan = parse_plan_fields(v, *t_, path, baseline);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
+        // Without code a plan can only call built-ins: kernels need code.
+        if (baseline && !p.has_code() && (!p.kernel_names().empty() || !p.has_builtin_steps()))
+            read_program_code(v, path, t_->base_dir, stem, p);  // fails, saying the code is missing
+        if (baseline && p.has_code() && p.kernel_names().empty() && p.has_builtin_steps())
+            fail_at(path, "the plan launches no kernel, yet the baseline gives code",
+                    "expected no \"source\"/\"source_file\" beside a plan of built-in and zero steps only");
         return p;
     }
 
@@ -582,13 +600,13 @@ private:
         t_->reference = read_program(require(doc_, "", "reference",
                                              "expected the reference program: {\"source_file\": \"reference.cu\", "
                                              "\"launch\": [...]}"),
-                                     "reference", "reference");
+                                     "reference", "reference", false);
         // A reference that never touches an output cannot be the oracle for it.
         auto missing = outputs_not_written(t_->reference, *t_);
         if (!missing.empty())
             fail_at("reference.launch", "the output '" + missing.front() + "' is never passed to a kernel",
                     "expected every out/inout argument among the args of a kernel step (or in a zero step)");
-        if (const Json* b = find(doc_, "baseline")) t_->baseline = read_program(*b, "baseline", "baseline");
+        if (const Json* b = find(doc_, "baseline")) t_->baseline = read_program(*b, "baseline", "baseline", true);
     }
 
     void read_candidate() {
@@ -774,7 +792,7 @@ private:
 
     static Json program_json(const Program& p) {
         Json j = Json::object();
-        write_program_code(p, j);
+        if (p.has_code()) write_program_code(p, j);
         const Json plan = launch_plan_to_json(p);
         for (auto it = plan.begin(); it != plan.end(); ++it) j[it.key()] = it.value();
         return j;

@@ -972,11 +972,7 @@ TEST(TaskLoaderErrors, UnreadableSourceFile) {
     EXPECT_TRUE(Rejects(doc, {"reference.metadata_file:", "nope.json"}, KB_ERR_IO, dir.path()));
 }
 
-TEST(TaskLoaderErrors, BuiltinBaselineIsReserved) {
-    Json doc = base_task();
-    doc["baseline"] = Json::parse(R"J({"builtin": "cublas_gemm"})J");
-    EXPECT_TRUE(Rejects(doc, {"baseline.builtin:", "built-in baselines are not supported yet"}));
-}
+// Built-in baselines ({"builtin": "cublas_gemm"}): tests/unit/test_builtin_gemm.cpp.
 
 TEST(TaskLoaderErrors, LaunchArgs) {
     Json doc = base_task();
