@@ -15,8 +15,10 @@
 
 #include "device/cublas_library.h"
 #include "exec/cublas_gemm_args.h"
+#include "exec/kernel.h"
 #include "task/task.h"
 #include "util/error.h"
+#include "worker/wire.h"
 
 #if __has_include(<cublas_api.h>)
 #include <cublas_api.h>
@@ -288,6 +290,30 @@ TEST(BuiltinGemmLoader, OperandsMustHoldWhatTheCallTouches) {
     EXPECT_NO_THROW(load(with_arg("stride_a", 0)));
     // Sizes that overflow 64 bits are an error, not a wrap.
     EXPECT_TRUE(Rejects(with_arg("stride_a", "4611686018427387904"), {"baseline.args.a:", "more than 2^63"}));
+}
+
+TEST(BuiltinGemmLoader, ABuiltinBaselineTravelsToTheWorker) {
+    // What Context::compile makes of a code-less baseline, through the wire
+    // codec the host and the worker use.
+    kb::TaskPtr t = load(with_arg("transpose_b", true));
+    kb::Kernel k;
+    k.label = "baseline";
+    k.program = *t->baseline;
+    kb::KernelPtr sent = kb::finish_kernel(k);
+    EXPECT_EQ(sent->info()["image"], "none");
+    std::vector<std::string> blobs;
+    Json j = kb::wire::kernel_to_json(*sent, &blobs);
+    kb::KernelPtr got = kb::wire::kernel_from_json(j, blobs, *t);
+    EXPECT_EQ(got->id, sent->id);
+    ASSERT_EQ(got->program.launch.size(), 1u);
+    const kb::LaunchStep& s = got->program.launch[0];
+    EXPECT_EQ(s.kind, kb::LaunchStep::Kind::builtin);
+    EXPECT_EQ(s.builtin, "cublas_gemm");
+    EXPECT_EQ(s.gemm.b, "Bm");
+    EXPECT_TRUE(s.gemm.transpose_b);
+    EXPECT_EQ(s.gemm.batch.text(), "B");
+    EXPECT_TRUE(got->program.kernel_names().empty());
+    EXPECT_EQ(kb::launch_plan_to_json(got->program), kb::launch_plan_to_json(sent->program));
 }
 
 // ------------------------------------------------------------------------
