@@ -120,6 +120,8 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
         Kernel k;
         k.label = label;
         k.program = program;
+        k.image.path = "builtin";  // how it was "built": library calls only
+        k.image.arch = arch_;
         return finish_kernel(std::move(k));
     }
     CompileRequest req;
