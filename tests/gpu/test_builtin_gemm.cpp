@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,22 +21,18 @@ using namespace kb;
 
 namespace {
 
-// Every shipped task whose baseline has a built-in step, by folder
-// (tasks/<family>/<task>/task.json or tasks/<task>/task.json).
+// Every shipped task whose baseline has a built-in step.
 std::vector<std::string> builtin_baseline_tasks() {
     std::vector<std::string> out;
-    const std::string root = std::string(KB_SOURCE_DIR) + "/tasks";
-    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-        if (e.path().filename() != "task.json") continue;
+    for (const std::string& dir : test::builtin_task_dirs()) {
         TaskPtr t;
         try {
-            t = load_task(e.path().string());
+            t = load_task(dir + "/task.json");
         } catch (const Error&) {
             continue;  // the loader's own tests report broken tasks
         }
-        if (t->baseline && t->baseline->has_builtin_steps()) out.push_back(e.path().string());
+        if (t->baseline && t->baseline->has_builtin_steps()) out.push_back(dir + "/task.json");
     }
-    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -46,9 +43,6 @@ std::string test_name(const std::string& path) {
     return dir;
 }
 
-std::string task_path(const char* family, const char* name) {
-    return std::string(KB_SOURCE_DIR) + "/tasks/" + family + "/" + name + "/task.json";
-}
 
 class BuiltinBaseline : public ::testing::TestWithParam<std::string> {};
 
@@ -98,8 +92,8 @@ TEST(BuiltinBaselineInWorker, ScoresAgainstCublas) {
     kb_context* ctx = nullptr;
     ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
     kb_task* t = nullptr;
-    ASSERT_EQ(kb_load_task(task_path("gemm", "gemm_f32").c_str(), &t), KB_OK) << kb_last_error();
-    std::string cand = std::string(KB_SOURCE_DIR) + "/tasks/gemm/gemm_f32/candidates/correct.cu";
+    ASSERT_EQ(kb_load_task(test::task_file("gemm_f32").c_str(), &t), KB_OK) << kb_last_error();
+    std::string cand = test::candidate_file("gemm_f32", "correct.cu");
     kb_candidate c = KB_CANDIDATE_INIT;
     c.path = cand.c_str();
     kb_score_options so = KB_SCORE_OPTIONS_INIT;
@@ -125,7 +119,7 @@ TEST(BuiltinBaselineInWorker, MissingCublasIsATaskError) {
     ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
     ::unsetenv("KBENCH_CUBLAS_LIBRARY");
     kb_task* t = nullptr;
-    ASSERT_EQ(kb_load_task(task_path("gemm", "gemm_f16").c_str(), &t), KB_OK) << kb_last_error();
+    ASSERT_EQ(kb_load_task(test::task_file("gemm_f16").c_str(), &t), KB_OK) << kb_last_error();
     // The reference still runs: correctness needs no cuBLAS.
     kb_result* r = nullptr;
     EXPECT_EQ(kb_run_reference(ctx, t, 0, 1, &r), KB_OK) << kb_last_error();
