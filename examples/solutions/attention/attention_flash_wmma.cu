@@ -24,6 +24,7 @@
 // Launch (attention_flash_wmma.json): grid (ceil_div(S, 64), B * H), block 128,
 // shared_mem 384 (D + 8) + 256 (D + 4) + 26624.
 // Expected verdict: pass
+// Emulator: not checked (tensor cores through WMMA)
 #include <cuda_fp16.h>
 #include <mma.h>
 using namespace nvcuda;

@@ -15,6 +15,7 @@
 // readable tensor-core GEMM. Launch (gemm_f16_wmma.json): grid
 // (ceil_div(N, 128), ceil_div(M, 128)), block 256.
 // Expected verdict: pass
+// Emulator: not checked (tensor cores through WMMA)
 #include <cuda_fp16.h>
 #include <mma.h>
 using namespace nvcuda;
