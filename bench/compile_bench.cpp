@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     kb_status s = kb_context_create(&o, &ctx);
     if (s != KB_OK) die("context", s);
     kb_task* task = nullptr;
-    s = kb_load_task((source_dir() + "/tasks/vector_add_f32/task.json").c_str(), &task);
+    s = kb_load_task((source_dir() + "/tasks/elementwise/vector_add_f32/task.json").c_str(), &task);
     if (s != KB_OK) die("task", s);
 
     auto compile = [&](const std::string& src, kb::Json* info) {

@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
     }
     kb::Json out;
     size_t fds_at_start = open_fds();
-    kb::TaskPtr task = kb::load_task(source_dir() + "/tasks/vector_add_f32/task.json");
-    const std::string correct = kernel("tasks/vector_add_f32/candidates/correct.cu");
+    kb::TaskPtr task = kb::load_task(source_dir() + "/tasks/elementwise/vector_add_f32/task.json");
+    const std::string correct = kernel("tasks/elementwise/vector_add_f32/candidates/correct.cu");
     const std::string crashes[] = {kernel("tests/adversarial/kernels/illegal_address.cu"),
                                    kernel("tests/adversarial/kernels/trap.cu"),
                                    kernel("tests/adversarial/kernels/misaligned.cu")};

@@ -12,7 +12,8 @@ using namespace bench;
 int main(int argc, char** argv) {
     int iters = argc > 1 ? std::atoi(argv[1]) : 20;
     const char* isolation = argc > 2 ? argv[2] : "in_process";
-    std::string task_name = argc > 3 ? argv[3] : "vector_add_f32";
+    // The task as its folder under tasks/ (family/name).
+    std::string task_name = argc > 3 ? argv[3] : "elementwise/vector_add_f32";
     int devices = 0;
     kb_device_count(&devices);
     if (devices == 0) {

@@ -68,7 +68,8 @@ typedef enum kb_status {
     KB_ERR_NO_DEVICE = 6,           /* no CUDA driver or no such device */
     KB_ERR_CUDA = 7,                /* kbench's own device work failed; detail names the CUresult */
     KB_ERR_OUT_OF_MEMORY = 8,       /* host or device memory exhausted */
-    KB_ERR_REFERENCE_FAILED = 9,    /* the task's reference or baseline failed: the task is broken */
+    KB_ERR_REFERENCE_FAILED = 9,    /* the task's reference or baseline failed: the task is broken, or its
+                                       baseline's library (cuBLAS) is missing here; the detail says which */
     KB_ERR_CONTEXT_LOST = 10,       /* an in-process candidate crashed the CUDA context; create a new
                                        context in a new process, or use worker isolation */
     KB_ERR_WORKER = 11,             /* the worker process could not be started or spoke nonsense */

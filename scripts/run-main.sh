@@ -9,6 +9,6 @@ bash scripts/build.sh >/dev/null
 BUILD=${BUILD:-build}
 "$BUILD/kbench" info
 echo
-"$BUILD/kbench" validate tasks/*/task.json
+"$BUILD/kbench" validate --oracle tasks/
 echo
 exec "$BUILD/kbench" suite tasks "$@"

@@ -19,7 +19,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer ctx.Close()
-	task, err := kbench.LoadTask(taskPath) // tasks/vector_add_f32/task.json
+	task, err := kbench.LoadTask(taskPath) // tasks/elementwise/vector_add_f32/task.json
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // a verdict.
 //
 //	ctx, err := kbench.NewContext(kbench.ContextOptions{Device: kbench.DeviceNone})
-//	task, err := kbench.LoadTask("tasks/vector_add_f32/task.json")
+//	task, err := kbench.LoadTask("tasks/elementwise/vector_add_f32/task.json")
 //	kernel, err := ctx.Compile(task, kbench.Candidate{Path: "candidate.cu"})
 //
 // Every type that holds a C handle has a Close method; call it (usually with

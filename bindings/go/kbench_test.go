@@ -26,8 +26,8 @@ func sourceDir() string {
 }
 
 var (
-	taskPath      = filepath.Join(sourceDir(), "tasks", "vector_add_f32", "task.json")
-	candidatePath = filepath.Join(sourceDir(), "tasks", "vector_add_f32", "candidates", "correct.cu")
+	taskPath      = filepath.Join(sourceDir(), "tasks", "elementwise", "vector_add_f32", "task.json")
+	candidatePath = filepath.Join(sourceDir(), "tasks", "elementwise", "vector_add_f32", "candidates", "correct.cu")
 )
 
 func compileOnly(t *testing.T) (*kbench.Context, *kbench.Task) {

@@ -2,12 +2,15 @@
 // any program that embeds kbench, so it exercises exactly what users get.
 //
 //   kbench info                         the device and compiler kbench sees
-//   kbench validate TASK...             parse and check tasks (and their references, on a GPU)
+//   kbench validate TASK|DIR...         parse and check tasks (and their references, on a GPU)
 //   kbench compile TASK [CANDIDATE]     compile a task's programs, or a candidate
 //   kbench score TASK CANDIDATE         compile, check every case, time, verdict
 //   kbench suite DIR                    score every candidate of every task under DIR
 //   kbench extract ANSWER               the code kbench would score in a model's answer (cmd_extract.cpp)
 //   kbench report RESULTS               a batch run's benchmark figures (cmd_report.cpp)
+//
+// A task is a folder holding task.json; DIR arguments are searched for them
+// recursively (tasks/<family>/<task>/), never below a task's own folder.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -16,12 +19,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/validate_checks.h"
+#include "emulate/oracle_plugin.h"
 #include "kbench.h"
 #include "util/json.h"
 
@@ -32,11 +38,13 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  info                          show the device, architecture and compiler kbench uses\n"
-    "  validate TASK...              check task files; on a GPU also run each reference on every case\n"
+    "  validate TASK|DIR...          check task files (a folder: every task under it); on a GPU also run\n"
+    "                                each reference on every case at two seeds and reject outputs that\n"
+    "                                cannot tell right from wrong\n"
     "  compile TASK [CANDIDATE]      compile the task's reference/baseline, or a candidate\n"
     "  score TASK CANDIDATE          compile, check every case, time against the baseline, verdict\n"
-    "  suite [DIR]                   score every tasks/*/candidates/* under DIR (default: tasks) and\n"
-    "                                check each verdict against the one the candidate declares\n"
+    "  suite [DIR]                   score every candidate (TASK/candidates/*) of every task under DIR\n"
+    "                                (default: tasks) and check each verdict against the one it declares\n"
     "  extract [--task TASK] FILE|-  show the code kbench would score in a model's answer\n"
     "                                (kbench extract --help)\n"
     "  report [--by G] RESULTS.jsonl accuracy, fast_p, speedup, pass@k of a batch run's results\n"
@@ -57,15 +65,18 @@ const char* kUsage =
     "  --skip-timing       correctness only\n"
     "  --no-recheck        skip the recheck on fresh inputs after timing\n"
     "  --launch JSON       the candidate's launch plan ({\"launch\":[...]}), overriding the task's default\n"
+    "  --oracle            validate: also run each reference on the CPU (no GPU needed) on its small cases\n"
+    "                      and check it against the task's float64 oracle\n"
+    "  --oracles PATH      the oracle library (default: libkbench_oracles.so beside kbench)\n"
     "  --version           print kbench's version\n";
 
 struct Args {
     std::string command;
     std::vector<std::string> positional;
     bool json = false, no_device = false, ptx = false, no_nvcc = false, in_process = false;
-    bool hot = false, skip_timing = false, no_recheck = false;
+    bool hot = false, skip_timing = false, no_recheck = false, oracle = false;
     int device = 0;
-    std::string arch, launch;
+    std::string arch, launch, oracles;
     uint64_t seed = 0;
     unsigned runs = 0;
     double budget_ms = 0;
@@ -101,6 +112,8 @@ Args parse_args(int argc, char** argv) {
         else if (s == "--device") a.device = int(number(value(i, "--device"), "--device"));
         else if (s == "--arch") a.arch = value(i, "--arch");
         else if (s == "--launch") a.launch = value(i, "--launch");
+        else if (s == "--oracle") a.oracle = true;
+        else if (s == "--oracles") a.oracles = value(i, "--oracles");
         else if (s == "--seed") a.seed = std::strtoull(value(i, "--seed").c_str(), nullptr, 0);
         else if (s == "--runs") a.runs = unsigned(number(value(i, "--runs"), "--runs"));
         else if (s == "--budget-ms") a.budget_ms = number(value(i, "--budget-ms"), "--budget-ms");
@@ -206,18 +219,90 @@ int cmd_info(const Args& a) {
     return 0;
 }
 
+// --- finding tasks ---------------------------------------------------------------
+
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> list_dir(const std::string& dir, bool dirs) {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string name = e->d_name;
+            if (name[0] == '.') continue;
+            struct stat st;
+            std::string path = dir + "/" + name;
+            if (stat(path.c_str(), &st) != 0) continue;
+            if (S_ISDIR(st.st_mode) == dirs) out.push_back(path);
+        }
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The folders under `root` (itself included) that hold a task.json, sorted.
+// A task's folder is not searched further: its candidates/ may hold JSON
+// documents of their own.
+void find_task_dirs(const std::string& root, std::vector<std::string>& out) {
+    struct stat st;
+    if (stat((root + "/task.json").c_str(), &st) == 0) {
+        out.push_back(root);
+        return;
+    }
+    for (const std::string& sub : list_dir(root, true)) find_task_dirs(sub, out);
+}
+
+std::string without_trailing_slash(std::string p) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p;
+}
+
+// Task files from command-line arguments: a file stays as it is, a folder
+// gives every task under it. A folder without any is a usage error.
+std::vector<std::string> expand_task_args(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const std::string& raw : args) {
+        std::string a = without_trailing_slash(raw);
+        if (!is_dir(a)) {
+            out.push_back(a);
+            continue;
+        }
+        std::vector<std::string> dirs;
+        find_task_dirs(a, dirs);
+        if (dirs.empty())
+            usage_error("no task under '" + raw + "': a task is a folder holding task.json (e.g. tasks/elementwise/relu_f32/)");
+        for (const std::string& d : dirs) out.push_back(d + "/task.json");
+    }
+    return out;
+}
+
 // --- validate ------------------------------------------------------------------
 
 int cmd_validate(const Args& a) {
-    if (a.positional.empty()) usage_error("validate needs at least one task file");
+    if (a.positional.empty()) usage_error("validate needs at least one task file or folder of tasks");
+    const std::vector<std::string> paths = expand_task_args(a.positional);
     Context ctx;
     bool dev = false;
     std::string why;
     if (!open_context(a, ctx, &dev, &why)) return 1;
     if (!dev && !a.json) say_no_device(why);
+    std::unique_ptr<kb::emulate::OraclePlugin> oracles;
+    if (a.oracle) {
+        std::string lib = a.oracles.empty() ? kb::emulate::OraclePlugin::default_path() : a.oracles;
+        if (lib.empty()) {
+            std::fprintf(stderr,
+                         "kbench: --oracle needs the oracle library: build kbench with its tests "
+                         "(libkbench_oracles.so is built beside the kbench executable) or pass --oracles PATH\n");
+            return 1;
+        }
+        oracles = std::make_unique<kb::emulate::OraclePlugin>(lib);
+    }
     int bad = 0;
     kb::Json all = kb::Json::array();
-    for (const std::string& path : a.positional) {
+    for (const std::string& path : paths) {
         kb::Json entry = {{"task", path}};
         Task task;
         kb_status s = kb_load_task(path.c_str(), task.out());
@@ -229,41 +314,47 @@ int cmd_validate(const Args& a) {
             all.push_back(entry);
             continue;
         }
+        std::vector<std::string> problems;
         // Compiling the reference and baseline is part of validity.
-        std::string problem;
         for (kb_program_role role : {KB_ROLE_REFERENCE, KB_ROLE_BASELINE}) {
             Kernel k;
             s = kb_compile_task_program(ctx.get(), task.get(), role, k.out());
-            if (s != KB_OK && problem.empty())
-                problem = std::string(role == KB_ROLE_REFERENCE ? "reference" : "baseline") + " does not compile: " +
-                          kb_last_error();
+            if (s != KB_OK)
+                problems.push_back(std::string(role == KB_ROLE_REFERENCE ? "reference" : "baseline") +
+                                   " does not compile: " + kb_last_error());
         }
         kb::Json warnings = kb::Json::array();
-        if (problem.empty() && dev) {
-            for (int i = 0; i < kb_task_case_count(task.get()); ++i) {
-                Result r;
-                s = kb_run_reference(ctx.get(), task.get(), i, 0, r.out());
-                if (s != KB_OK) {
-                    problem = error_text(s);
-                    break;
-                }
-                for (const auto& w : parse(kb_result_json(r.get()))["warnings"]) warnings.push_back(w);
-            }
+        if (problems.empty() && dev) {
+            std::string error;
+            for (std::string& f : kb::cli::reference_lint_on_device(ctx.get(), task.get(), path, &warnings, &error))
+                problems.push_back(std::move(f));
+            if (!error.empty()) problems.push_back(error);
         }
-        entry["ok"] = problem.empty();
+        std::string oracle_line;
+        if (oracles) {
+            kb::emulate::TaskOracleCheck check = kb::emulate::check_task_with_oracle(path, *oracles);
+            entry["oracle"] = kb::cli::oracle_check_json(check);
+            oracle_line = kb::cli::oracle_check_summary(check);
+            for (const std::string& f : check.failures) problems.push_back(f);
+            if (!dev)
+                for (const std::string& w : check.warnings) warnings.push_back(w);
+        }
+        entry["ok"] = problems.empty();
         entry["name"] = kb_task_name(task.get());
         entry["cases"] = kb_task_case_count(task.get());
-        entry["references_run"] = dev && problem.empty();
+        entry["references_run"] = dev && problems.empty();
         entry["warnings"] = warnings;
-        if (!problem.empty()) {
+        if (!problems.empty()) {
             ++bad;
-            entry["error"] = problem;
+            entry["error"] = problems.front();
+            entry["problems"] = problems;
         }
         if (!a.json) {
-            std::printf("%s  %s (%s, %d cases%s)\n", problem.empty() ? "OK     " : "INVALID", path.c_str(),
-                        kb_task_name(task.get()), kb_task_case_count(task.get()),
-                        dev ? (problem.empty() ? ", references run on every case" : "") : ", reference compiled");
-            if (!problem.empty()) std::printf("  %s\n", problem.c_str());
+            std::string detail = dev ? ", references run on every case at two seeds" : ", reference compiled";
+            if (!oracle_line.empty()) detail += "; " + oracle_line;
+            std::printf("%s  %s (%s, %d cases%s)\n", problems.empty() ? "OK     " : "INVALID", path.c_str(),
+                        kb_task_name(task.get()), kb_task_case_count(task.get()), detail.c_str());
+            for (const std::string& p : problems) std::printf("  %s\n", p.c_str());
             for (const auto& w : warnings) std::printf("  warning: %s\n", w.get<std::string>().c_str());
         }
         all.push_back(entry);
@@ -399,23 +490,6 @@ int cmd_score(const Args& a) {
 
 // --- suite ---------------------------------------------------------------------
 
-std::vector<std::string> list_dir(const std::string& dir, bool dirs) {
-    std::vector<std::string> out;
-    if (DIR* d = opendir(dir.c_str())) {
-        while (dirent* e = readdir(d)) {
-            std::string name = e->d_name;
-            if (name[0] == '.') continue;
-            struct stat st;
-            std::string path = dir + "/" + name;
-            if (stat(path.c_str(), &st) != 0) continue;
-            if (S_ISDIR(st.st_mode) == dirs) out.push_back(path);
-        }
-        closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 // The verdict a candidate file declares in its leading comment, as
 // "expect: wrong_answer" (also "expected verdict: ..."); "" when none.
 std::string declared_verdict(const std::string& path) {
@@ -430,7 +504,11 @@ std::string declared_verdict(const std::string& path) {
 }
 
 int cmd_suite(const Args& a) {
-    std::string root = a.positional.empty() ? "tasks" : a.positional[0];
+    std::string root = without_trailing_slash(a.positional.empty() ? "tasks" : a.positional[0]);
+    std::vector<std::string> task_dirs;
+    find_task_dirs(root, task_dirs);
+    if (task_dirs.empty())
+        usage_error("no task under '" + root + "': a task is a folder holding task.json (e.g. tasks/elementwise/relu_f32/)");
     Context ctx;
     bool dev = false;
     std::string why;
@@ -442,14 +520,14 @@ int cmd_suite(const Args& a) {
     kb::Json rows = kb::Json::array();
     int mismatches = 0, total = 0;
     if (!a.json)
-        std::printf("%-16s %-24s %-20s %-20s %s\n", "task", "candidate", "expected", "got", dev ? "detail" : "compile");
-    for (const std::string& task_dir : list_dir(root, true)) {
+        std::printf("%-24s %-24s %-20s %-20s %s\n", "task", "candidate", "expected", "got", dev ? "detail" : "compile");
+    for (const std::string& task_dir : task_dirs) {
         std::string task_path = task_dir + "/task.json";
         Task task;
         kb_status s = kb_load_task(task_path.c_str(), task.out());
         if (s != KB_OK) {
             ++mismatches;
-            std::printf("%-16s INVALID TASK: %s\n", task_dir.c_str(), kb_last_error());
+            std::printf("%-24s INVALID TASK: %s\n", task_dir.c_str(), kb_last_error());
             rows.push_back({{"task", task_dir}, {"error", kb_last_error()}});
             continue;
         }
@@ -508,7 +586,7 @@ int cmd_suite(const Args& a) {
             if (!a.json) {
                 std::string first_line = detail.substr(0, detail.find('\n'));
                 if (first_line.size() > 110) first_line = first_line.substr(0, 107) + "...";
-                std::printf("%-16s %-24s %-20s %-20s %s%s\n", kb_task_name(task.get()), short_name.c_str(),
+                std::printf("%-24s %-24s %-20s %-20s %s%s\n", kb_task_name(task.get()), short_name.c_str(),
                             expected.c_str(), got.c_str(), ok ? "" : "MISMATCH: ", first_line.c_str());
             }
         }

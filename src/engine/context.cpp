@@ -123,6 +123,17 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
 }
 
 KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label) {
+    if (!program.has_code()) {
+        // A baseline of built-in steps only: nothing to compile, no image.
+        if (!program.kernel_names().empty())
+            fail(KB_ERR_INTERNAL, label + " launches kernels but has no code (the loader should have refused it)");
+        Kernel k;
+        k.label = label;
+        k.program = program;
+        k.image.path = "builtin";  // how it was "built": library calls only
+        k.image.arch = arch_;
+        return finish_kernel(std::move(k));
+    }
     CompileRequest req;
     req.language = program.language;
     req.code = program.source;

@@ -6,6 +6,7 @@
 #include "compare/judge.h"
 #include "engine/verdict.h"
 #include "exec/run_guarded.h"
+#include "task/output_lint.h"
 #include "util/error.h"
 #include "util/clock.h"
 
@@ -20,56 +21,25 @@ constexpr uint64_t kStatsSample = uint64_t(1) << 20;
 constexpr uint64_t kTimingSeed = 0x74696d65;  // "time"
 
 // Statistics of a reference output, and warnings when the output cannot tell
-// right from wrong: a kernel writing zeros, or one constant, would pass.
-OutputSummary reference_output_summary(const HostTensor& t, const Arg& arg, const std::string& case_name) {
-    OutputSummary o;
+// right from wrong (task/output_lint.h): a kernel writing zeros, or one
+// constant, would pass. `kbench validate` turns them into failures across
+// cases and seeds; here they are warnings.
+ReferenceOutput reference_output(const HostTensor& t, const Task& task, int case_index, const Arg& arg) {
+    const OutputSummary s =
+        summarize_output(task, task.cases[size_t(case_index)], arg, t.bytes.data(), t.count(), kStatsSample);
+    ReferenceOutput o;
     o.name = t.name;
     o.dtype = t.dtype;
     o.elements = t.count();
-    uint64_t n = t.count();
-    uint64_t stride = n > kStatsSample ? n / kStatsSample : 1;
-    double mn = INFINITY, mx = -INFINITY, sum = 0, sumsq = 0;
-    uint64_t used = 0, nans = 0, infs = 0;
-    for (uint64_t i = 0; i < n; i += stride) {
-        double v = t.at(i);
-        if (std::isnan(v)) { ++nans; continue; }
-        if (std::isinf(v)) { ++infs; continue; }
-        mn = std::min(mn, v);
-        mx = std::max(mx, v);
-        sum += v;
-        sumsq += v * v;
-        ++used;
-    }
-    double mean = used ? sum / double(used) : 0.0;
-    double var = used ? std::max(0.0, sumsq / double(used) - mean * mean) : 0.0;
-    o.min = used ? mn : 0.0;
-    o.max = used ? mx : 0.0;
-    o.mean = mean;
-    o.std = std::sqrt(var);
-    o.nan = nans;
-    o.inf = infs;
-    o.sampled = stride > 1;
-    if (n > 1 || !dtype_is_float(t.dtype)) {
-        Tolerance tol = dtype_is_float(t.dtype) && arg.tolerance ? *arg.tolerance : Tolerance{};
-        auto passes_everywhere = [&](double c) {
-            for (uint64_t i = 0; i < n; i += stride) {
-                double v = t.at(i);
-                if (std::isnan(v) || std::isinf(v)) return false;
-                if (std::fabs(c - v) > tol.atol + tol.rtol * std::fabs(v)) return false;
-            }
-            return true;
-        };
-        if (used && mn == mx && nans == 0 && infs == 0 && n > 1)
-            o.warnings.push_back("output '" + t.name + "' is constant (" + std::to_string(mn) + ") at case '" +
-                                 case_name + "': a kernel that writes that constant passes; draw inputs that vary it");
-        else if (used && nans == 0 && infs == 0 && passes_everywhere(0.0))
-            o.warnings.push_back("output '" + t.name + "' is within tolerance of zero everywhere at case '" + case_name +
-                                 "': a kernel that writes zeros passes; tighten atol or scale the inputs");
-        else if (used && nans == 0 && infs == 0 && n > 1 && passes_everywhere(mean))
-            o.warnings.push_back("output '" + t.name + "' is within tolerance of its mean everywhere at case '" +
-                                 case_name + "': a kernel that writes one constant passes; tighten the tolerance");
-    }
-    if (nans) o.warnings.push_back("output '" + t.name + "' has NaN in the reference at case '" + case_name + "'");
+    o.min = s.min;
+    o.max = s.max;
+    o.mean = s.mean;
+    o.std = s.std;
+    o.nan = s.nan;
+    o.inf = s.inf;
+    o.sampled = s.sampled;
+    o.digest = s.digest;
+    for (const OutputFinding& f : s.findings) o.findings.push_back({finding_kind_name(f.kind), f.message});
     return o;
 }
 
@@ -112,7 +82,7 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
         bufs.prepare(seed);
         bufs.reset_scratch(prog, "reference");
         auto mod = modules_.get(dev_, *tb.reference);
-        BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference");
+        BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference", &builtins_);
         auto t0 = Clock::now();
         plan.enqueue(dev_);
         CUresult r = dev_.sync_raw();
@@ -139,8 +109,8 @@ ReferenceResult LocalBackend::run_reference(const TaskBinding& tb, int case_inde
     size_t k = 0;
     for (size_t i = 0; i < task.args.size(); ++i) {
         if (!task.args[i].is_output()) continue;
-        OutputSummary o = reference_output_summary(run->outputs[k++], task.args[i], r.where.case_name);
-        for (const std::string& w : o.warnings) r.warnings.push_back(w);
+        ReferenceOutput o = reference_output(run->outputs[k++], task, case_index, task.args[i]);
+        for (const ReferenceOutput::Finding& f : o.findings) r.warnings.push_back(f.message);
         r.outputs.push_back(std::move(o));
     }
     r.message = r.warnings.empty() ? "reference ran; outputs look discriminating" : r.warnings[0];
@@ -174,7 +144,7 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     std::vector<HostTensor> first_outputs;
     runs = std::max(1u, runs);
     for (unsigned run = 0; run < runs; ++run) {
-        GuardedRun g = run_guarded(dev_, modules_, bufs, *kernel, seed, "candidate");
+        GuardedRun g = run_guarded(dev_, modules_, bufs, *kernel, seed, "candidate", &builtins_);
         RunObservation obs = observation_of(g);
         if (!obs.fault) {
             if (run > 0) {
@@ -244,7 +214,7 @@ TimeResult LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, co
             // The role doubles as the scratch key: candidate and baseline keep their own scratch.
             bufs.reset_scratch(t.kernel->program, t.role);
             auto mod = modules_.get(dev_, *t.kernel);
-            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role);
+            t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role, &builtins_);
         }
         for (Timed& t : timed) plans.push_back([this, &t] { t.plan.enqueue(dev_); });
         run = measure_plans(dev_, plans, req.timing);

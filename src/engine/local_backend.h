@@ -40,6 +40,8 @@ private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
 
     Device dev_;
+    // Declared after dev_: its cuBLAS handle goes before the context does.
+    BuiltinLibraries builtins_{dev_};
     ModuleCache modules_;
     ReferenceCache references_;
     struct BufferEntry {

@@ -45,22 +45,28 @@ struct WorkerFacts {
     std::string last_words;
 };
 
-// Statistics of one reference output, and why it may not tell right from wrong.
-struct OutputSummary {
+// Statistics of one reference output, and why it may not tell right from
+// wrong (task/output_lint.h finds it; here it is reported, as warnings).
+struct ReferenceOutput {
     std::string name;
     DType dtype = DType::f32;
     uint64_t elements = 0;
     double min = 0, max = 0, mean = 0, std = 0;
     uint64_t nan = 0, inf = 0;
     bool sampled = false;
-    std::vector<std::string> warnings;
+    uint64_t digest = 0;  // a hash of every element's bits
+    struct Finding {
+        std::string kind;  // "constant", "near_zero", "near_mean", "nan"
+        std::string message;
+    };
+    std::vector<Finding> findings;
 };
 
 struct ReferenceResult {
     CaseInfo where;
     double run_ms = 0;
-    std::vector<OutputSummary> outputs;
-    std::vector<std::string> warnings;
+    std::vector<ReferenceOutput> outputs;
+    std::vector<std::string> warnings;  // every output's findings, in words
     std::string message;
     std::optional<WorkerFacts> worker;
 };

@@ -1,6 +1,8 @@
 #include "engine/result_json.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "engine/verdict.h"
 #include "util/error.h"
@@ -150,7 +152,7 @@ WorkerFacts worker_facts_from_json(const Json& j) {
     return w;
 }
 
-Json to_json(const OutputSummary& o) {
+Json to_json(const ReferenceOutput& o) {
     Json j;
     j["name"] = o.name;
     j["dtype"] = dtype_name(o.dtype);
@@ -162,12 +164,21 @@ Json to_json(const OutputSummary& o) {
     j["nan"] = o.nan;
     j["inf"] = o.inf;
     j["sampled"] = o.sampled;
-    j["warnings"] = o.warnings;
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(o.digest));
+    j["digest"] = digest;
+    Json warnings = Json::array(), findings = Json::array();
+    for (const ReferenceOutput::Finding& f : o.findings) {
+        warnings.push_back(f.message);
+        findings.push_back({{"kind", f.kind}, {"message", f.message}});
+    }
+    j["warnings"] = warnings;
+    j["findings"] = findings;
     return j;
 }
 
-OutputSummary output_summary_from_json(const Json& j) {
-    OutputSummary o;
+ReferenceOutput reference_output_from_json(const Json& j) {
+    ReferenceOutput o;
     o.name = string_at(j, "name");
     o.dtype = parse_dtype(string_at(j, "dtype")).value_or(DType::f32);
     o.elements = j.value("elements", uint64_t(0));
@@ -178,7 +189,9 @@ OutputSummary output_summary_from_json(const Json& j) {
     o.nan = j.value("nan", uint64_t(0));
     o.inf = j.value("inf", uint64_t(0));
     o.sampled = j.value("sampled", false);
-    o.warnings = j.value("warnings", std::vector<std::string>());
+    o.digest = std::strtoull(string_at(j, "digest").c_str(), nullptr, 16);
+    for (const Json& f : j.value("findings", Json::array()))
+        o.findings.push_back({string_at(f, "kind"), string_at(f, "message")});
     return o;
 }
 
@@ -269,7 +282,7 @@ Json to_json(const ReferenceResult& r) {
     j["verdict"] = verdict_name(KB_VERDICT_NONE);
     j["run_ms"] = r.run_ms;
     Json outs = Json::array();
-    for (const OutputSummary& o : r.outputs) outs.push_back(to_json(o));
+    for (const ReferenceOutput& o : r.outputs) outs.push_back(to_json(o));
     j["outputs"] = outs;
     j["warnings"] = r.warnings;
     j["message"] = r.message;
@@ -281,7 +294,7 @@ ReferenceResult reference_result_from_json(const Json& j) {
     ReferenceResult r;
     r.where = case_info_from_json(j);
     r.run_ms = j.value("run_ms", 0.0);
-    for (const Json& o : j.value("outputs", Json::array())) r.outputs.push_back(output_summary_from_json(o));
+    for (const Json& o : j.value("outputs", Json::array())) r.outputs.push_back(reference_output_from_json(o));
     r.warnings = j.value("warnings", std::vector<std::string>());
     r.message = string_at(j, "message");
     if (j.contains("worker")) r.worker = worker_facts_from_json(j["worker"]);
@@ -404,7 +417,8 @@ Json kernel_json(const Kernel& k) {
     j["label"] = k.label;
     j["language"] = language_name(k.program.language);
     j["path"] = image.path;
-    j["image"] = image_kind_name(image.kind);
+    // A program of built-in steps only has no image at all.
+    j["image"] = image.bytes.empty() ? "none" : image_kind_name(image.kind);
     j["arch"] = image.arch;
     j["image_bytes"] = image.bytes.size();
     j["compile_ms"] = image.compile_ms;

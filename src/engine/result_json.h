@@ -11,7 +11,7 @@ namespace kb {
 
 Json to_json(const CaseInfo& c);  // task, case, case_index, dims, seed
 Json to_json(const WorkerFacts& w);
-Json to_json(const OutputSummary& o);
+Json to_json(const ReferenceOutput& o);
 Json to_json(const OutputReport& r);
 Json to_json(const GuardBreachReport& b);
 Json to_json(const TimedProgram& t);
@@ -27,7 +27,7 @@ Json kernel_json(const Kernel& k);
 // (nlohmann's, or kb::Error) on a document that is not what to_json wrote.
 CaseInfo case_info_from_json(const Json& j);
 WorkerFacts worker_facts_from_json(const Json& j);
-OutputSummary output_summary_from_json(const Json& j);
+ReferenceOutput reference_output_from_json(const Json& j);
 OutputReport output_report_from_json(const Json& j);
 ReferenceResult reference_result_from_json(const Json& j);
 CompareResult compare_result_from_json(const Json& j);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "task/scalar_param.h"
 #include "util/error.h"
 
 namespace kb {
@@ -55,6 +56,9 @@ KernelFault fault_from_cuda(CUresult r, const std::string& during) {
 
 LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
     dev.throw_if_lost();
+    // A plan that launches no kernel (a built-in baseline) needs no module,
+    // and has no image when it has no code.
+    if (k.program.kernel_names().empty()) return;
     char log[8192] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
@@ -161,7 +165,8 @@ void CaseBuffers::prepare(uint64_t seed) {
     for (size_t i = 0; i < task_.args.size(); ++i) {
         const Arg& a = task_.args[i];
         if (!a.is_buffer()) continue;
-        if (a.is_input()) dev_.fill_random(args_[i].data(), counts_[i], a.dtype, a.init, seed, uint32_t(i));
+        if (a.is_input())
+            dev_.fill_random(args_[i].data(), counts_[i], a.dtype, a.init.at(the_case().dims), seed, uint32_t(i));
         else dev_.poison(args_[i].data(), counts_[i], a.dtype);
     }
 }
@@ -242,24 +247,6 @@ int64_t eval_at(const Expr& e, const Case& c, const std::string& where, const ch
     }
 }
 
-// Stores a scalar of `dtype` in an 8-byte parameter slot.
-uint64_t scalar_slot(DType dtype, int64_t iv, double fv, bool is_float) {
-    uint64_t slot = 0;
-    double v = is_float ? fv : double(iv);
-    switch (dtype) {
-        case DType::f16: { uint16_t h = float_to_half_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
-        case DType::bf16: { uint16_t h = float_to_bf16_bits(float(v)); std::memcpy(&slot, &h, 2); break; }
-        case DType::f32: { float f = float(v); std::memcpy(&slot, &f, 4); break; }
-        case DType::f64: std::memcpy(&slot, &v, 8); break;
-        case DType::boolean: slot = (is_float ? fv != 0.0 : iv != 0) ? 1 : 0; break;
-        default: {
-            int64_t x = is_float ? int64_t(fv) : iv;
-            std::memcpy(&slot, &x, dtype_size(dtype));  // little-endian: the low bytes
-        }
-    }
-    return slot;
-}
-
 void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& sizes, const std::vector<std::string>& names,
                        const std::string& where) {
     std::vector<size_t> expected;
@@ -288,7 +275,7 @@ void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& siz
 }  // namespace
 
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
-                    const std::string& scratch_key) {
+                    const std::string& scratch_key, BuiltinLibraries* builtins) {
     const Task& task = bufs.task();
     const Case& c = bufs.the_case();
     const DeviceProps& props = dev.props();
@@ -306,6 +293,12 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         }
         return 0;
     };
+    auto dtype_of = [&](const std::string& name) {
+        if (const Arg* a = task.find_arg(name)) return a->dtype;
+        for (const Scratch& s : p.scratch)
+            if (s.name == name) return s.dtype;
+        fail(KB_ERR_TASK_INVALID, "no argument or scratch buffer named '" + name + "'");
+    };
 
     BoundPlan plan;
     for (size_t si = 0; si < p.launch.size(); ++si) {
@@ -316,6 +309,21 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             b.where = "launch[" + std::to_string(si) + "] (zero '" + s.target + "')";
             b.zero_ptr = find_buffer(s.target, &b.zero_bytes);
             if (!b.zero_ptr) fail(KB_ERR_TASK_INVALID, b.where + ": no buffer named '" + s.target + "'");
+            plan.steps.push_back(std::move(b));
+            continue;
+        }
+        if (s.kind == LaunchStep::Kind::builtin) {
+            b.where = "launch[" + std::to_string(si) + "] (built-in '" + s.builtin + "') at case '" + c.name + "'";
+            if (!builtins) fail(KB_ERR_INTERNAL, b.where + ": no library state was given to bind a built-in step");
+            CUdeviceptr ptr[3];
+            const std::string* names[3] = {&s.gemm.a, &s.gemm.b, &s.gemm.c};
+            for (int i = 0; i < 3; ++i) {
+                size_t bytes = 0;
+                ptr[i] = find_buffer(*names[i], &bytes);
+                if (!ptr[i]) fail(KB_ERR_TASK_INVALID, b.where + ": no buffer named '" + *names[i] + "'");
+            }
+            b.gemm = builtins->bind_gemm(s.gemm, c.dims, ptr[0], ptr[1], ptr[2], dtype_of(s.gemm.a),
+                                         dtype_of(s.gemm.c), b.where);
             plan.steps.push_back(std::move(b));
             continue;
         }
@@ -376,7 +384,7 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         for (const LaunchArg& a : s.args) {
             if (a.kind == LaunchArg::Kind::scalar) {
                 int64_t iv = a.is_float ? 0 : eval_at(a.value, c, b.where, "scalar argument");
-                b.storage.push_back(scalar_slot(a.dtype, iv, a.float_value, a.is_float));
+                b.storage.push_back(scalar_param_slot(a.dtype, iv, a.float_value, a.is_float));
                 sizes.push_back(dtype_size(a.dtype));
                 names.push_back(a.is_float ? std::to_string(a.float_value) : a.value.text());
                 continue;
@@ -385,7 +393,7 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             if (ai >= 0 && !task.args[size_t(ai)].is_buffer()) {
                 const Arg& arg = task.args[size_t(ai)];
                 int64_t iv = arg.scalar_is_float ? 0 : eval_at(arg.scalar_expr, c, b.where, "scalar");
-                b.storage.push_back(scalar_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
+                b.storage.push_back(scalar_param_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
                 sizes.push_back(dtype_size(arg.dtype));
             } else {
                 size_t bytes = 0;
@@ -406,6 +414,10 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
 void BoundPlan::enqueue(Device& dev) const {
     const CudaDriver& d = dev.driver();
     for (const BoundStep& s : steps) {
+        if (s.gemm) {
+            s.gemm->enqueue(dev);
+            continue;
+        }
         CUresult r;
         if (s.zero) {
             r = d.cuMemsetD8Async(s.zero_ptr, 0, s.zero_bytes, dev.stream());

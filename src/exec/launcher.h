@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device/device.h"
+#include "exec/builtin_steps.h"
 #include "exec/fault.h"
 #include "exec/host_tensor.h"
 #include "exec/kernel.h"
@@ -21,6 +22,7 @@
 namespace kb {
 
 // A compiled image loaded into the device's context, its kernels resolved.
+// A program that launches no kernel (a built-in baseline) loads nothing.
 class LoadedModule {
 public:
     // Throws KernelFault(launch_error) when the driver rejects the image
@@ -105,6 +107,7 @@ private:
 
 // A plan bound to a case's buffers: ready to enqueue.
 struct BoundStep {
+    std::shared_ptr<const BoundGemm> gemm;  // a built-in step
     bool zero = false;
     CUdeviceptr zero_ptr = 0;
     size_t zero_bytes = 0;
@@ -135,8 +138,10 @@ public:
 // and the kernel's limits and the kernel's parameter list, and marshals the
 // arguments. Throws KernelFault(launch_error) naming the step, the limit and
 // the fix. `scratch_key` selects the program's scratch set in `bufs`.
+// Built-in steps are bound through `builtins` (kb::Error(KB_ERR_REFERENCE_FAILED)
+// when a library is missing; KB_ERR_INTERNAL when `builtins` is null).
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
-                    const std::string& scratch_key);
+                    const std::string& scratch_key, BuiltinLibraries* builtins = nullptr);
 
 // Maps a failed CUresult of a candidate's run to a fault with a message
 // a model can act on.

@@ -3,7 +3,7 @@
 namespace kb {
 
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
-                       const std::string& scratch_key) {
+                       const std::string& scratch_key, BuiltinLibraries* builtins) {
     GuardedRun g;
     bufs.prepare(seed);
     bufs.reset_scratch(kernel.program, scratch_key);
@@ -11,7 +11,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
     std::vector<uint64_t> before = bufs.input_checksums();
     try {
         auto mod = modules.get(dev, kernel);
-        BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key);
+        BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
         plan.enqueue(dev);
         CUresult r = dev.sync_raw();
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");

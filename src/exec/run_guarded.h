@@ -25,8 +25,9 @@ struct GuardedRun {
 };
 
 // Runs `kernel`'s plan once on `bufs` with inputs from `seed`. `scratch_key`
-// keeps the program's scratch apart from others' ("candidate", "reference").
+// keeps the program's scratch apart from others' ("candidate", "reference");
+// `builtins` serves the plan's built-in steps (none in a candidate's plan).
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
-                       const std::string& scratch_key);
+                       const std::string& scratch_key, BuiltinLibraries* builtins = nullptr);
 
 }  // namespace kb

@@ -48,7 +48,8 @@ struct StepPaths {
 
 class PlanParser {
 public:
-    PlanParser(const Task& task, std::string path) : task_(task), path_(std::move(path)) {}
+    PlanParser(const Task& task, std::string path, bool allow_builtins)
+        : task_(task), path_(std::move(path)), allow_builtins_(allow_builtins) {}
 
     Program parse(const Json& obj) {
         if (const Json* s = find(obj, "scratch")) read_scratch(*s, child_path(path_, "scratch"));
@@ -59,6 +60,14 @@ public:
         as_array(launch, lp, "expected a non-empty array of launch steps");
         if (launch.empty()) fail_at(lp, "the launch plan is empty", "expected at least one kernel step");
         for (size_t i = 0; i < launch.size(); ++i) read_step(launch[i], index_path(lp, i));
+        for (const Case& c : task_.cases) check_case(c);
+        return std::move(p_);
+    }
+
+    // The shorthand {"builtin": ..., "args": {...}} in place of a program.
+    Program parse_builtin(const Json& obj) {
+        p_.launch.push_back(read_builtin_step(obj, path_, task_, p_.scratch));
+        step_paths_.emplace_back();
         for (const Case& c : task_.cases) check_case(c);
         return std::move(p_);
     }
@@ -101,11 +110,23 @@ private:
         LaunchStep step;
         step.json_path = path;
         StepPaths paths;
-        const bool is_kernel = find(v, "kernel") != nullptr, is_zero = find(v, "zero") != nullptr;
-        if (is_kernel && is_zero)
-            fail_at(path, "the step has both \"kernel\" and \"zero\"",
-                    "expected either a kernel step or a zero step {\"zero\": buffer}, one per array element");
-        if (is_zero) {
+        const bool is_kernel = find(v, "kernel") != nullptr, is_zero = find(v, "zero") != nullptr,
+                   is_builtin = find(v, "builtin") != nullptr;
+        if (is_kernel + is_zero + is_builtin > 1) {
+            std::vector<std::string> kinds;
+            for (const char* k : {"kernel", "zero", "builtin"})
+                if (find(v, k)) kinds.push_back(std::string("\"") + k + "\"");
+            fail_at(path, "the step has both " + kinds[0] + " and " + kinds[1],
+                    "expected either a kernel step, a zero step {\"zero\": buffer} or a built-in step "
+                    "{\"builtin\": ..., \"args\": {...}}, one per array element");
+        }
+        if (is_builtin) {
+            if (!allow_builtins_)
+                fail_at(child_path(path, "builtin"), "only a task's baseline may call a built-in library routine",
+                        "expected a kernel step or a zero step: a candidate's plan runs its own code, and the "
+                        "reference must be code kbench can check against its float64 oracle");
+            step = read_builtin_step(v, path, task_, p_.scratch);
+        } else if (is_zero) {
             check_object(v, path, kZeroStepKeys, "a zero step");
             step.kind = LaunchStep::Kind::zero;
             step.target = read_zero_target(v["zero"], child_path(path, "zero"));
@@ -240,6 +261,7 @@ private:
         }
         for (size_t s = 0; s < p_.launch.size(); ++s) {
             const LaunchStep& step = p_.launch[s];
+            if (step.kind == LaunchStep::Kind::builtin) check_builtin_step_at(step, task_, p_.scratch, c, at);
             if (step.kind != LaunchStep::Kind::kernel) continue;
             const StepPaths& paths = step_paths_[s];
             int64_t threads = 1;
@@ -305,6 +327,7 @@ private:
 
     const Task& task_;
     std::string path_;
+    bool allow_builtins_ = false;
     Program p_;
     std::vector<std::string> scratch_paths_;
     std::vector<StepPaths> step_paths_;
@@ -316,6 +339,7 @@ Json step_to_json(const LaunchStep& s) {
         j["zero"] = s.target;
         return j;
     }
+    if (s.kind == LaunchStep::Kind::builtin) return builtin_step_to_json(s);
     j["kernel"] = s.kernel;
     j["grid"] = Json::array({expr_to_json(s.grid[0]), expr_to_json(s.grid[1]), expr_to_json(s.grid[2])});
     j["block"] = Json::array({expr_to_json(s.block[0]), expr_to_json(s.block[1]), expr_to_json(s.block[2])});
@@ -348,14 +372,19 @@ const std::vector<std::string>& plan_companion_keys() {
     return keys;
 }
 
-Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path) {
-    return PlanParser(task, path).parse(obj);
+Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins) {
+    return PlanParser(task, path, allow_builtins).parse(obj);
+}
+
+Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path) {
+    return PlanParser(task, path, true).parse_builtin(obj);
 }
 
 std::vector<std::string> outputs_not_written(const Program& p, const Task& task) {
     std::set<std::string> touched;
     for (const auto& s : p.launch) {
         if (s.kind == LaunchStep::Kind::zero) touched.insert(s.target);
+        if (s.kind == LaunchStep::Kind::builtin) touched.insert(s.gemm.c);
         for (const auto& a : s.args)
             if (a.kind == LaunchArg::Kind::named) touched.insert(a.name);
     }
@@ -367,16 +396,16 @@ std::vector<std::string> outputs_not_written(const Program& p, const Task& task)
 
 }  // namespace taskjson
 
-Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path) {
+Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path, bool allow_builtins) {
     // A bare array of steps is a plan without scratch buffers.
-    if (plan.is_array()) return parse_plan_fields(Json{{"launch", plan}}, task, json_path);
+    if (plan.is_array()) return parse_plan_fields(Json{{"launch", plan}}, task, json_path, allow_builtins);
     std::vector<std::string> known = {"launch", "scratch"};
     known.insert(known.end(), plan_companion_keys().begin(), plan_companion_keys().end());
     const std::string what = "a launch plan {\"launch\": [...], \"scratch\": [...]}";
     if (!plan.is_object())
         fail_at(json_path.empty() ? "launch plan" : json_path, "got " + describe(plan), "expected " + what);
     check_object(plan, json_path, known, what);
-    return parse_plan_fields(plan, task, json_path);
+    return parse_plan_fields(plan, task, json_path, allow_builtins);
 }
 
 Json launch_plan_to_json(const Program& p) {

@@ -32,6 +32,16 @@ struct InitSpec {
     // arange: start = a, step = b (element i gets a + i*b, wrapped for integer types).
     double a = -1.0;
     double b = 1.0;
+    // randint bounds given as expressions over the dims (an index input in
+    // [0, vocab - 1]): set, they replace a / b at each case. Use at().
+    std::optional<Expr> a_expr;
+    std::optional<Expr> b_expr;
+
+    // The distribution at a case, with bound expressions evaluated into a / b
+    // (this spec unchanged when it has none). Throws ExprError on overflow;
+    // the loader has checked every case, so that means a case it never saw.
+    InitSpec at(const DimValues& dims) const;
+    bool depends_on_dims() const { return a_expr || b_expr; }
 };
 const char* dist_name(InitSpec::Dist d);
 
@@ -81,8 +91,26 @@ struct LaunchArg {
     bool is_float = false;
 };
 
+// The arguments of a {"builtin": "cublas_gemm"} step (docs/task-format.md,
+// "Built-in steps"): for every batch entry i,
+//     C_i = alpha * op(A_i) @ op(B_i) + beta * C_i
+// with op(A_i) of m x k and op(B_i) of k x n, every matrix dense and row-major
+// as the task stores it. transpose_a means A is stored [k, m] (op(A) = A^T);
+// transpose_b means B is stored [n, k]. Strides count elements between
+// consecutive batch entries; unset means dense (m*k, k*n, m*n).
+struct BuiltinGemm {
+    std::string a, b, c;  // task buffer arguments or scratch buffers of the plan
+    Expr m, n, k;
+    Expr batch = Expr::constant(1);
+    bool transpose_a = false;
+    bool transpose_b = false;
+    std::optional<Expr> stride_a, stride_b, stride_c;
+    double alpha = 1.0;
+    double beta = 0.0;
+};
+
 struct LaunchStep {
-    enum class Kind { kernel, zero } kind = Kind::kernel;
+    enum class Kind { kernel, zero, builtin } kind = Kind::kernel;
     // kernel: the name as the code spells it (plain "vadd", a template
     // instantiation "k<float, 256>", or a full signature to pick an overload).
     std::string kernel;
@@ -92,6 +120,10 @@ struct LaunchStep {
     std::vector<LaunchArg> args;
     // zero: the buffer (task arg or scratch) to fill with zero bytes.
     std::string target;
+    // builtin: the library routine ("cublas_gemm", the only one so far) and
+    // its arguments. Only a task's baseline may have built-in steps.
+    std::string builtin;
+    BuiltinGemm gemm;
     std::string json_path;  // where the step was declared, for error messages
 };
 
@@ -99,7 +131,9 @@ enum class Language { cuda, ptx, cubin, triton };
 const char* language_name(Language l);
 
 // Code plus the plan that launches it. The task's reference and baseline are
-// Programs; a candidate is a Program too once its source is attached.
+// Programs; a candidate is a Program too once its source is attached. A
+// baseline whose plan launches no kernel (only built-in and zero steps) has
+// no code: `source` is empty and compiling it produces no image.
 struct Program {
     Language language = Language::cuda;
     std::string source;        // CUDA/PTX text or binary image bytes
@@ -107,10 +141,13 @@ struct Program {
     std::string triton_metadata;  // Triton's metadata JSON (Language::triton)
     std::vector<LaunchStep> launch;
     std::vector<Scratch> scratch;
-    std::string builtin;       // non-empty for a built-in baseline (reserved)
 
     // Every distinct kernel name the plan launches, in order of first use.
     std::vector<std::string> kernel_names() const;
+    // Whether a step calls a library routine ({"builtin": ...}).
+    bool has_builtin_steps() const;
+    // A program without code: its plan has no kernel step (a built-in baseline).
+    bool has_code() const { return !source.empty(); }
 };
 
 struct Case {
@@ -138,6 +175,15 @@ struct Task {
     std::optional<Program> baseline;
     // The plan a candidate gets when it brings none (its source only).
     std::optional<Program> candidate_default;
+    // candidate.signature: the kernel a CUDA candidate defines (for prompts).
+    std::string candidate_signature;
+    // candidate.triton_args: the task arguments, by name, in the order a
+    // Triton kernel for this task takes them (empty when not given).
+    std::vector<std::string> triton_args;
+    // prompt.cuda / prompt.triton: what to tell a model so that it writes a
+    // candidate in that language (empty when not given).
+    std::string prompt_cuda;
+    std::string prompt_triton;
     std::optional<Expr> flops;
     std::optional<Expr> bytes;
     CompilePolicy policy;
@@ -165,8 +211,11 @@ TaskPtr load_task_json(const std::string& text, const std::string& base_dir);
 // task's reference/baseline/candidate section or in a candidate file) and
 // checks it against the task: every named argument exists, expressions only
 // mention declared dims, and so on. `json_path` prefixes error messages.
-// Throws kb::Error(KB_ERR_TASK_INVALID).
-Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path);
+// Built-in steps are rejected unless `allow_builtins` (a candidate's work
+// must be its own code; only a task's baseline, or the plan of a kernel the
+// host built from one, may call a library). Throws kb::Error(KB_ERR_TASK_INVALID).
+Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path,
+                          bool allow_builtins = false);
 
 // Parses a `kbench-candidate/1` document: {"format", "language",
 // "source" | "source_file", "launch", "scratch", "metadata"}. Relative

@@ -135,9 +135,30 @@ void write_program_code(const Program& p, Json& out);
 // program section or candidate document can be passed); they are ignored.
 const std::vector<std::string>& plan_companion_keys();
 // Reads "launch" (required, non-empty) and "scratch" of obj, without checking
-// obj's other keys, and checks them against the task at every case.
-Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path);
+// obj's other keys, and checks them against the task at every case. Built-in
+// steps are an error unless `allow_builtins` (a task's baseline).
+Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins = false);
+// A baseline given as one built-in call, {"builtin": ..., "args": {...}} in
+// place of a program: a plan of that one step, checked at every case, with
+// messages at `path` ("baseline.args.m").
+Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path);
 // The outputs a plan never passes to a kernel nor zeroes.
 std::vector<std::string> outputs_not_written(const Program& p, const Task& task);
+
+// ---- built-in steps (builtin_step.cpp) ---------------------------------------
+
+// The routines a {"builtin": ...} step may name.
+const std::vector<std::string>& builtin_names();
+// Reads a built-in step {"builtin": "cublas_gemm", "args": {...}} at `path`
+// (also the shorthand program form, whose keys are the same). `scratch` are
+// the plan's scratch buffers, which operands may name.
+LaunchStep read_builtin_step(const Json& v, const std::string& path, const Task& task,
+                             const std::vector<Scratch>& scratch);
+// Checks a built-in step at one case (`at` from at_case): sizes in range,
+// every operand large enough for what the call reads and writes.
+void check_builtin_step_at(const LaunchStep& s, const Task& task, const std::vector<Scratch>& scratch, const Case& c,
+                           const std::string& at);
+// The step as the normalised task writes it.
+Json builtin_step_to_json(const LaunchStep& s);
 
 }  // namespace kb::taskjson

@@ -6,6 +6,7 @@
 // turn into wrong verdicts for thousands of kernels. So unknown fields are
 // errors (with a suggestion), and every expression is evaluated at every case
 // here, before any GPU work. docs/task-format.md documents every rule.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -39,6 +40,15 @@ const char* dist_name(InitSpec::Dist d) {
     return "?";
 }
 
+InitSpec InitSpec::at(const DimValues& dims) const {
+    InitSpec s = *this;
+    if (a_expr) s.a = double(a_expr->eval(dims));
+    if (b_expr) s.b = double(b_expr->eval(dims));
+    s.a_expr.reset();
+    s.b_expr.reset();
+    return s;
+}
+
 const Arg* Task::find_arg(const std::string& arg_name) const {
     int i = arg_index(arg_name);
     return i < 0 ? nullptr : &args[size_t(i)];
@@ -58,11 +68,12 @@ constexpr double kMaxExactInt = 9007199254740992.0;
 
 const std::vector<std::string> kTopKeys = {"format",    "name", "description", "dims",      "cases",
                                            "perf_case", "args", "tolerance",   "reference", "baseline",
-                                           "candidate", "cost", "policy"};
+                                           "candidate", "prompt", "cost", "policy"};
 const std::vector<std::string> kCaseKeys = {"name", "dims"};
 const std::vector<std::string> kArgKeys = {"name", "role", "dtype", "shape", "init", "tolerance", "value"};
 const std::vector<std::string> kToleranceKeys = {"atol", "rtol", "equal_nan"};
-const std::vector<std::string> kCandidateKeys = {"signature", "launch", "scratch"};
+const std::vector<std::string> kCandidateKeys = {"signature", "launch", "scratch", "triton_args"};
+const std::vector<std::string> kPromptKeys = {"cuda", "triton"};
 const std::vector<std::string> kCostKeys = {"flops", "bytes"};
 const std::vector<std::string> kPolicyKeys = {"std", "fast_math", "deterministic", "defines", "max_registers"};
 const std::vector<std::string> kStds = {"c++14", "c++17", "c++20"};
@@ -109,6 +120,7 @@ public:
         check_args_at_cases();
         read_programs();
         read_candidate();
+        read_prompt();
         read_cost();
         read_policy();
         t_->normalized_json = normalize().dump(2);
@@ -437,10 +449,19 @@ private:
                 break;
             }
             case InitSpec::Dist::randint: {
+                // Bounds may be expressions over the dims ("vocab - 1"),
+                // checked at every case by check_args_at_cases.
                 double lo = dtype_is_signed_int(t) || is_float ? -100 : 0;
-                s.a = number("low", lo, true);
-                s.b = number("high", 100, true);
-                if (s.a > s.b)
+                auto bound = [&](const char* key, double dflt, std::optional<Expr>& expr) -> double {
+                    const Json* x = find(v, key);
+                    if (!x || !x->is_string()) return number(key, dflt, true);
+                    const std::string p = child_path(path, key);
+                    expr = as_expr(*x, p, t_->dims, std::string("the randint bound '") + key + "' (included)");
+                    return 0;
+                };
+                s.a = bound("low", lo, s.a_expr);
+                s.b = bound("high", 100, s.b_expr);
+                if (!s.depends_on_dims() && s.a > s.b)
                     fail_at(path, "low (" + fmt(s.a) + ") is above high (" + fmt(s.b) + ")",
                             "expected low <= high: both bounds are included");
                 break;
@@ -515,6 +536,7 @@ private:
                 if (a.is_buffer()) {
                     const std::string sp = child_path(arg_paths_[i], "shape");
                     check_bytes(count_elements(a.shape, c.dims, sp, at), a.dtype, sp, at);
+                    if (a.is_input() && a.init.depends_on_dims()) check_init_at_case(a, i, c, at);
                 } else if (!a.scalar_is_float) {
                     const std::string vp = child_path(arg_paths_[i], "value");
                     check_int_fits(eval_at(a.scalar_expr, c.dims, vp, at), a.dtype, vp, at);
@@ -523,18 +545,54 @@ private:
         }
     }
 
+    // Bounds given as expressions, at one case: evaluable, within the dtype
+    // (and exact in the doubles the generator uses), low <= high.
+    void check_init_at_case(const Arg& a, size_t i, const Case& c, const std::string& at) {
+        const std::string ip = child_path(arg_paths_[i], "init");
+        const std::string lp = child_path(ip, "low"), hp = child_path(ip, "high");
+        const int64_t lo = a.init.a_expr ? eval_at(*a.init.a_expr, c.dims, lp, at) : int64_t(a.init.a);
+        const int64_t hi = a.init.b_expr ? eval_at(*a.init.b_expr, c.dims, hp, at) : int64_t(a.init.b);
+        for (auto [v, p] : {std::pair<int64_t, std::string>{lo, lp}, {hi, hp}}) {
+            if (std::fabs(double(v)) > kMaxExactInt)
+                fail_at(p, "the bound evaluates to " + std::to_string(v) + at + ", beyond 2^53",
+                        "expected a bound of magnitude <= 2^53");
+            if (dtype_is_float(a.dtype)) check_float_fits(double(v), a.dtype, p);
+            else check_int_fits(v, a.dtype, p, at);
+        }
+        if (lo > hi)
+            fail_at(ip, "low (" + std::to_string(lo) + ") is above high (" + std::to_string(hi) + ")" + at,
+                    "expected low <= high at every case: both bounds are included");
+    }
+
     // ---- programs ----
-    Program read_program(const Json& v, const std::string& path, const std::string& stem) {
+    // The reference, or the baseline (`baseline`: built-in steps allowed, and
+    // then code only when the plan also launches kernels).
+    Program read_program(const Json& v, const std::string& path, const std::string& stem, bool baseline) {
         as_object(v, path, "expected a program: {\"source_file\": \"...\", \"launch\": [...]}");
-        if (find(v, "builtin"))
-            fail_at(child_path(path, "builtin"), "built-in baselines are not supported yet",
-                    "expected a program with \"source\" or \"source_file\" and a \"launch\" plan");
+        if (find(v, "builtin")) {
+            if (!baseline)
+                fail_at(child_path(path, "builtin"), "a built-in library routine cannot be the reference",
+                        "expected the reference as code and a launch plan: it is the correctness oracle, checked "
+                        "against the task's float64 oracle; put the built-in in \"baseline\", the speed yardstick");
+            check_object(v, path, {"builtin", "args"},
+                         "a built-in baseline {\"builtin\": \"cublas_gemm\", \"args\": {...}} (a plan with "
+                         "several steps goes in \"launch\")");
+            return parse_builtin_program(v, *t_, path);
+        }
         check_object(v, path, program_keys(), "a program");
         Program p;
-        read_program_code(v, path, t_->base_dir, stem, p);
-        Program plan = parse_plan_fields(v, *t_, path);
+        const bool has_code_fields = std::any_of(program_code_keys().begin(), program_code_keys().end(),
+                                                 [&](const std::string& k) { return find(v, k) != nullptr; });
+        if (has_code_fields || !baseline) read_program_code(v, path, t_->base_dir, stem, p);
+        Program plan = parse_plan_fields(v, *t_, path, baseline);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
+        // Without code a plan can only call built-ins: kernels need code.
+        if (baseline && !p.has_code() && (!p.kernel_names().empty() || !p.has_builtin_steps()))
+            read_program_code(v, path, t_->base_dir, stem, p);  // fails, saying the code is missing
+        if (baseline && p.has_code() && p.kernel_names().empty() && p.has_builtin_steps())
+            fail_at(path, "the plan launches no kernel, yet the baseline gives code",
+                    "expected no \"source\"/\"source_file\" beside a plan of built-in and zero steps only");
         return p;
     }
 
@@ -542,21 +600,23 @@ private:
         t_->reference = read_program(require(doc_, "", "reference",
                                              "expected the reference program: {\"source_file\": \"reference.cu\", "
                                              "\"launch\": [...]}"),
-                                     "reference", "reference");
+                                     "reference", "reference", false);
         // A reference that never touches an output cannot be the oracle for it.
         auto missing = outputs_not_written(t_->reference, *t_);
         if (!missing.empty())
             fail_at("reference.launch", "the output '" + missing.front() + "' is never passed to a kernel",
                     "expected every out/inout argument among the args of a kernel step (or in a zero step)");
-        if (const Json* b = find(doc_, "baseline")) t_->baseline = read_program(*b, "baseline", "baseline");
+        if (const Json* b = find(doc_, "baseline")) t_->baseline = read_program(*b, "baseline", "baseline", true);
     }
 
     void read_candidate() {
         const Json* c = find(doc_, "candidate");
         if (!c) return;
         has_candidate_ = true;
-        check_object(*c, "candidate", kCandidateKeys, "the candidate section {\"signature\", \"launch\", \"scratch\"}");
-        if (const Json* s = find(*c, "signature")) signature_ = as_string(*s, "candidate.signature");
+        check_object(*c, "candidate", kCandidateKeys,
+                     "the candidate section {\"signature\", \"launch\", \"scratch\", \"triton_args\"}");
+        if (const Json* s = find(*c, "signature")) t_->candidate_signature = as_string(*s, "candidate.signature");
+        if (const Json* ta = find(*c, "triton_args")) read_triton_args(*ta);
         if (find(*c, "launch")) {
             Program p = parse_plan_fields(*c, *t_, "candidate");
             p.source_name = "candidate.cu";
@@ -565,6 +625,54 @@ private:
             fail_at("candidate.scratch", "scratch buffers are given without a launch plan",
                     "expected \"launch\" beside \"scratch\"");
         }
+    }
+
+    // Names of task arguments in a Triton kernel's order: each once, and every
+    // output among them (a kernel that is not given an output cannot write it).
+    void read_triton_args(const Json& v) {
+        const std::string path = "candidate.triton_args";
+        const std::string expected =
+            "expected an array of task argument names (buffers and scalars) in the order a Triton kernel takes them";
+        as_array(v, path, expected);
+        std::vector<std::string> names;
+        for (const Arg& a : t_->args) names.push_back(a.name);
+        for (size_t i = 0; i < v.size(); ++i) {
+            const std::string p = index_path(path, i);
+            std::string name = as_string(v[i], p, expected);
+            if (t_->arg_index(name) < 0) {
+                std::string hint;
+                if (auto near = closest(name, names)) hint = "did you mean '" + *near + "'? ";
+                fail_at(p, "'" + name + "' is not an argument of the task", hint + "the arguments are: " + join(names));
+            }
+            if (std::find(t_->triton_args.begin(), t_->triton_args.end(), name) != t_->triton_args.end())
+                fail_at(p, "'" + name + "' is listed twice", "expected each argument at most once");
+            t_->triton_args.push_back(name);
+        }
+        for (const Arg& a : t_->args)
+            if (a.is_output() &&
+                std::find(t_->triton_args.begin(), t_->triton_args.end(), a.name) == t_->triton_args.end())
+                fail_at(path, "the output '" + a.name + "' is missing",
+                        "expected every out/inout argument among the names (a kernel that is not given an output "
+                        "cannot write it)");
+    }
+
+    // ---- prompt ----
+    void read_prompt() {
+        const Json* pr = find(doc_, "prompt");
+        if (!pr) return;
+        check_object(*pr, "prompt", kPromptKeys, "the prompt section {\"cuda\", \"triton\"}");
+        auto text = [&](const char* key, std::string& out) {
+            const Json* x = find(*pr, key);
+            if (!x) return;
+            const std::string p = child_path("prompt", key);
+            out = as_string(*x, p, std::string("expected the text that tells a model what to write in ") + key);
+            if (out.find_first_not_of(" \t\r\n") == std::string::npos)
+                fail_at(p, "the text is empty",
+                        "expected the signature, layouts, semantics, dtypes and launch a candidate must follow, or no "
+                        "field at all");
+        };
+        text("cuda", t_->prompt_cuda);
+        text("triton", t_->prompt_triton);
     }
 
     // ---- cost and policy ----
@@ -655,8 +763,8 @@ private:
                 j["std"] = s.b;
                 break;
             case InitSpec::Dist::randint:
-                j["low"] = int64_t(s.a);
-                j["high"] = int64_t(s.b);
+                j["low"] = s.a_expr ? expr_to_json(*s.a_expr) : Json(int64_t(s.a));
+                j["high"] = s.b_expr ? expr_to_json(*s.b_expr) : Json(int64_t(s.b));
                 break;
             case InitSpec::Dist::bernoulli: j["p"] = s.a; break;
             case InitSpec::Dist::constant: j["value"] = num(s.a, ints); break;
@@ -684,7 +792,7 @@ private:
 
     static Json program_json(const Program& p) {
         Json j = Json::object();
-        write_program_code(p, j);
+        if (p.has_code()) write_program_code(p, j);
         const Json plan = launch_plan_to_json(p);
         for (auto it = plan.begin(); it != plan.end(); ++it) j[it.key()] = it.value();
         return j;
@@ -712,12 +820,19 @@ private:
         if (t.baseline) n["baseline"] = program_json(*t.baseline);
         if (has_candidate_) {
             Json c = Json::object();
-            if (!signature_.empty()) c["signature"] = signature_;
+            if (!t.candidate_signature.empty()) c["signature"] = t.candidate_signature;
             if (t.candidate_default) {
                 const Json plan = launch_plan_to_json(*t.candidate_default);
                 for (auto it = plan.begin(); it != plan.end(); ++it) c[it.key()] = it.value();
             }
+            if (!t.triton_args.empty()) c["triton_args"] = t.triton_args;
             n["candidate"] = std::move(c);
+        }
+        if (!t.prompt_cuda.empty() || !t.prompt_triton.empty()) {
+            Json p = Json::object();
+            if (!t.prompt_cuda.empty()) p["cuda"] = t.prompt_cuda;
+            if (!t.prompt_triton.empty()) p["triton"] = t.prompt_triton;
+            n["prompt"] = std::move(p);
         }
         if (t.flops || t.bytes) {
             Json cost = Json::object();
@@ -739,7 +854,6 @@ private:
     std::map<DType, Tolerance> default_tolerance_;
     std::vector<std::string> arg_paths_;
     bool has_candidate_ = false;
-    std::string signature_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "engine/context.h"
 #include "engine/result_json.h"
 #include "engine/verdict.h"
+#include "support/task_paths.h"
 #include "task/task.h"
 #include "util/json.h"
 #include "worker_host/isolation.h"
@@ -18,7 +19,7 @@ namespace kb::adversarial {
 
 inline std::string task_file(const std::string& name) {
     if (name == "sum_deterministic_f32") return std::string(KB_ADVERSARIAL_DIR) + "/tasks/sum_deterministic_f32.json";
-    return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json";
+    return kb::test::builtin_task_file(name);
 }
 
 // "kernels/x.cu" lives in tests/adversarial; "tasks/..." in the repository.

@@ -39,7 +39,7 @@ const std::vector<Adversary>& adversaries() {
         {"FirstBlockOnly", "vector_add_f32", "kernels/first_block_only.cu", KB_VERDICT_OUTPUT_NOT_WRITTEN, "case 'prime'", nullptr, false},
         {"FirstRowOnly", "softmax_f32", "kernels/first_row_only.cu", KB_VERDICT_OUTPUT_NOT_WRITTEN, "case 'cols_one'", nullptr, false},
         {"PerfShapeOnly", "vector_add_f32", "kernels/perf_shape_only.cu", KB_VERDICT_OUTPUT_NOT_WRITTEN, "case 'one'", nullptr, false},
-        {"HardcodedPerfSize", "vector_add_f32", "tasks/vector_add_f32/candidates/hardcoded_size.cu", KB_VERDICT_OUT_OF_BOUNDS_WRITE, "outside buffer", nullptr, false},
+        {"HardcodedPerfSize", "vector_add_f32", "tasks/elementwise/vector_add_f32/candidates/hardcoded_size.cu", KB_VERDICT_OUT_OF_BOUNDS_WRITE, "outside buffer", nullptr, false},
         {"StaleReferenceInDeviceMemory", "vector_add_f32", "kernels/stale_reference.cu", KB_VERDICT_OUTPUT_NOT_WRITTEN, "case 'one'", nullptr, false},
         {"ModifiesAnInput", "vector_add_f32", "kernels/modifies_input.cu", KB_VERDICT_INPUT_MODIFIED, "'b'", nullptr, false},
         {"WritesOutsideItsBuffer", "vector_add_f32", "kernels/writes_outside.cu", KB_VERDICT_OUT_OF_BOUNDS_WRITE, "outside buffer 'c'", nullptr, false},
@@ -49,13 +49,13 @@ const std::vector<Adversary>& adversaries() {
         {"IllegalAddress", "vector_add_f32", "kernels/illegal_address.cu", KB_VERDICT_RUNTIME_ERROR, "ILLEGAL_ADDRESS", nullptr, false},
         {"MisalignedAccess", "vector_add_f32", "kernels/misaligned.cu", KB_VERDICT_RUNTIME_ERROR, "MISALIGNED", nullptr, false},
         {"LaunchBoundsExceeded", "vector_add_f32", "kernels/launch_bounds.cu", KB_VERDICT_LAUNCH_ERROR, "128", nullptr, false},
-        {"BlockOverTheDeviceLimit", "vector_add_f32", "tasks/vector_add_f32/candidates/correct.cu", KB_VERDICT_LAUNCH_ERROR, "1024", kBlock2048, false},
+        {"BlockOverTheDeviceLimit", "vector_add_f32", "tasks/elementwise/vector_add_f32/candidates/correct.cu", KB_VERDICT_LAUNCH_ERROR, "1024", kBlock2048, false},
         {"HugeDynamicSharedMemory", "vector_add_f32", "kernels/dynamic_shared.cu", KB_VERDICT_LAUNCH_ERROR, "shared memory", kHugeShared, false},
         {"RaceLosesUpdates", "sum_f32", "kernels/race_lost_update.cu", KB_VERDICT_WRONG_ANSWER, "", nullptr, false},
         {"AtomicOrderWhereDeterminismIsRequired", "sum_deterministic_f32", "kernels/atomic_order.cu", KB_VERDICT_NONDETERMINISTIC, "bit-identical", nullptr, false},
         {"AtomicOrderWhereItIsAllowed", "sum_f32", "kernels/atomic_order.cu", KB_VERDICT_PASS, "", nullptr, false},
-        {"DeterministicCandidateOnDeterministicTask", "sum_deterministic_f32", "tasks/sum_f32/candidates/two_pass/candidate.json", KB_VERDICT_PASS, "", nullptr, false},
-        {"CorrectCandidateStillPasses", "vector_add_f32", "tasks/vector_add_f32/candidates/correct.cu", KB_VERDICT_PASS, "", nullptr, true},
+        {"DeterministicCandidateOnDeterministicTask", "sum_deterministic_f32", "tasks/reductions/sum_f32/candidates/two_pass/candidate.json", KB_VERDICT_PASS, "", nullptr, false},
+        {"CorrectCandidateStillPasses", "vector_add_f32", "tasks/elementwise/vector_add_f32/candidates/correct.cu", KB_VERDICT_PASS, "", nullptr, true},
     };
     return all;
 }
@@ -85,9 +85,9 @@ TEST_P(Adversarial, GetsItsVerdict) {
     Scored s = run(*ctx, a);
     expect_verdict(a, s);
     // Whatever it did, the context goes on: the task's correct candidate passes.
-    std::string correct = std::string(a.task) == "softmax_f32" ? "tasks/softmax_f32/candidates/correct.cu"
-                          : std::string(a.task) == "vector_add_f32" ? "tasks/vector_add_f32/candidates/correct.cu"
-                                                                    : "tasks/sum_f32/candidates/correct.cu";
+    std::string correct = std::string(a.task) == "softmax_f32" ? "tasks/softmax/softmax_f32/candidates/correct.cu"
+                          : std::string(a.task) == "vector_add_f32" ? "tasks/elementwise/vector_add_f32/candidates/correct.cu"
+                                                                    : "tasks/reductions/sum_f32/candidates/correct.cu";
     std::string correct_task = std::string(a.task) == "sum_deterministic_f32" ? "sum_f32" : a.task;
     Scored after = score(*ctx, correct_task, correct);
     EXPECT_EQ(after.verdict, KB_VERDICT_PASS) << "after " << a.name << ": " << after.message;
@@ -113,7 +113,7 @@ TEST(AdversarialSequence, AllOfThemThroughOneContextAndTheHostSurvives) {
         expect_verdict(a, s);
     }
     EXPECT_EQ(failures, 0);
-    Scored last = score(*ctx, "vector_add_f32", "tasks/vector_add_f32/candidates/correct.cu", std::nullopt, true);
+    Scored last = score(*ctx, "vector_add_f32", "tasks/elementwise/vector_add_f32/candidates/correct.cu", std::nullopt, true);
     EXPECT_EQ(last.verdict, KB_VERDICT_PASS) << last.message;
     Json st = backend.supervisor().stats();
     // trap, illegal address, misaligned (twice each) and the hang: each cost a worker.

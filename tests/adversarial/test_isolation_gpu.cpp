@@ -20,7 +20,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-const char* kCorrect = "tasks/vector_add_f32/candidates/correct.cu";
+const char* kCorrect = "tasks/elementwise/vector_add_f32/candidates/correct.cu";
 const char* kTask = "vector_add_f32";
 constexpr uint64_t kSeed = 1234;
 
@@ -181,8 +181,8 @@ TEST(IsolationGpu, WorkerAndInProcessAgree) {
     o.device = 0;
     o.isolation = KB_ISOLATION_IN_PROCESS;
     Context local(o);
-    for (const char* k : {kCorrect, "tasks/vector_add_f32/candidates/wrong.cu", "tasks/vector_add_f32/candidates/not_writing.cu",
-                          "tasks/vector_add_f32/candidates/input_mutating.cu"}) {
+    for (const char* k : {kCorrect, "tasks/elementwise/vector_add_f32/candidates/wrong.cu", "tasks/elementwise/vector_add_f32/candidates/not_writing.cu",
+                          "tasks/elementwise/vector_add_f32/candidates/input_mutating.cu"}) {
         Scored a = score(*w, kTask, k);
         Scored b = score(local, kTask, k);
         EXPECT_EQ(a.verdict, b.verdict) << k << ": " << a.message << " | " << b.message;

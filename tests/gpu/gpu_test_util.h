@@ -7,14 +7,13 @@
 
 #include "engine/context.h"
 #include "engine/local_backend.h"
+#include "support/task_paths.h"
 
 namespace kb::test {
 
-inline std::string task_file(const std::string& name) {
-    return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json";
-}
+inline std::string task_file(const std::string& name) { return builtin_task_file(name); }
 inline std::string candidate_file(const std::string& task, const std::string& file) {
-    return std::string(KB_SOURCE_DIR) + "/tasks/" + task + "/candidates/" + file;
+    return builtin_candidate_file(task, file);
 }
 
 inline std::unique_ptr<Context> in_process_context() {

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <dirent.h>
 
 #include "hostdev/input_gen.h"
 #include "gpu_test_util.h"
@@ -14,17 +13,12 @@ using namespace kb;
 
 namespace {
 
+// Every built-in task, found recursively (tasks/<family>/<task>/task.json),
+// by its folder name. A task without an oracle fails below rather than being
+// skipped: every built-in task must have one (tests/oracles/<family>.cpp).
 std::vector<std::string> task_names() {
     std::vector<std::string> out;
-    std::string root = std::string(KB_SOURCE_DIR) + "/tasks";
-    if (DIR* d = opendir(root.c_str())) {
-        while (dirent* e = readdir(d)) {
-            std::string n = e->d_name;
-            if (n[0] != '.' && n[0] != '_' && oracle::find(n)) out.push_back(n);
-        }
-        closedir(d);
-    }
-    std::sort(out.begin(), out.end());
+    for (const std::string& d : test::builtin_task_dirs()) out.push_back(d.substr(d.rfind('/') + 1));
     return out;
 }
 
@@ -35,6 +29,8 @@ class ReferenceTruth : public ::testing::TestWithParam<std::string> {};
 TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
     auto ctx = test::in_process_context();
     TaskPtr task = load_task(test::task_file(GetParam()));
+    const oracle::Oracle* task_oracle = oracle::find(task->name);
+    ASSERT_NE(task_oracle, nullptr) << "task " << task->name << " has no float64 oracle; register one in tests/oracles/";
     TaskBinding tb = ctx->bind(task);
     LocalBackend& lb = test::local(*ctx);
     const uint64_t seed = 12345;
@@ -54,27 +50,28 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
             std::vector<double>& v = inputs[a.name];
             v.resize(t.count());
             uint64_t mismatched = 0;
+            const InitSpec init = a.init.at(c.dims);
             for (uint64_t i = 0; i < t.count(); ++i) {
                 v[i] = t.at(i);
                 // The host regenerates the device's inputs: bit-exact except
                 // normal draws, whose log/cos may differ in the last bit.
-                uint64_t host = kb_input_bits(int(a.dtype), int(a.init.dist), a.init.a, a.init.b, seed, uint32_t(ai), i);
+                uint64_t host = kb_input_bits(int(a.dtype), int(init.dist), init.a, init.b, seed, uint32_t(ai), i);
                 uint64_t mask = dtype_size(a.dtype) == 8 ? ~0ull : (1ull << (8 * dtype_size(a.dtype))) - 1;
                 if ((host & mask) != t.bits(i)) {
                     double hv = load_as_double(&host, a.dtype, 0);
-                    if (a.init.dist != InitSpec::Dist::normal || std::fabs(hv - v[i]) > 1e-6 * (1 + std::fabs(hv)))
+                    if (init.dist != InitSpec::Dist::normal || std::fabs(hv - v[i]) > 1e-6 * (1 + std::fabs(hv)))
                         ++mismatched;
                 }
             }
             EXPECT_EQ(mismatched, 0u) << "input '" << a.name << "' differs from the host RNG";
         }
         oracle::Dims dims(c.dims.begin(), c.dims.end());
-        oracle::Tensors truth = oracle::find(task->name)->compute(dims, inputs);
+        oracle::Tensors truth = task_oracle->compute(dims, inputs);
         k = 0;
         for (const Arg& a : task->args) {
             if (!a.is_output()) continue;
             const HostTensor& got = ref->outputs[k++];
-            oracle::Bound b = oracle::find(task->name)->bound(a.name, dims);
+            oracle::Bound b = task_oracle->bound(a.name, dims);
             const std::vector<double>& want = truth.at(a.name);
             ASSERT_EQ(got.count(), want.size());
             uint64_t bad = 0, first = 0;

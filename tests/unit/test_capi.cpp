@@ -10,10 +10,11 @@
 #include "kbench.h"
 #include "capi/versioned.h"
 #include "util/json.h"
+#include "support/task_paths.h"
 
 namespace {
 
-std::string task_path(const char* name) { return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json"; }
+std::string task_path(const char* name) { return kb::test::builtin_task_file(name); }
 
 bool have_device() {
     int n = 0;

@@ -12,13 +12,14 @@
 
 #include "task/task.h"
 #include "util/error.h"
+#include "support/task_paths.h"
 #include "util/sha256.h"
 
 namespace {
 
 using kb::Json;
 
-const std::string kVectorAdd = std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32/task.json";
+const std::string kVectorAdd = std::string(KB_SOURCE_DIR) + "/tasks/elementwise/vector_add_f32/task.json";
 
 // A small valid task that each error test breaks in one place.
 Json base_task() {
@@ -108,7 +109,7 @@ TEST(TaskLoader, VectorAddLoadsAsDocumented) {
     EXPECT_EQ(t->name, "vector_add_f32");
     EXPECT_NE(t->description.find("Elementwise sum"), std::string::npos);
     EXPECT_EQ(t->dims, std::vector<std::string>{"n"});
-    EXPECT_EQ(t->base_dir, std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32");
+    EXPECT_EQ(t->base_dir, std::string(KB_SOURCE_DIR) + "/tasks/elementwise/vector_add_f32");
 
     ASSERT_EQ(t->cases.size(), 4u);
     EXPECT_EQ(t->cases[0].name, "one");
@@ -192,18 +193,30 @@ TEST(TaskLoader, VectorAddLoadsAsDocumented) {
 }
 
 TEST(TaskLoader, EveryShippedTaskLoadsAndRoundTrips) {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(KB_SOURCE_DIR) + "/tasks")) {
-        std::string path = entry.path().string() + "/task.json";
-        if (!std::filesystem::exists(path)) continue;
+    // Found recursively: tasks/<family>/<task>/task.json.
+    const std::vector<std::string> dirs = kb::test::builtin_task_dirs();
+    for (const std::string& dir : dirs) {
+        const std::string path = dir + "/task.json";
         SCOPED_TRACE(path);
         kb::TaskPtr t;
         ASSERT_NO_THROW(t = kb::load_task(path));
+        // The folder is named after the task (tests and docs find it by name).
+        EXPECT_EQ(dir.substr(dir.rfind('/') + 1), t->name);
         kb::TaskPtr again = kb::load_task_json(t->normalized_json, "");
         EXPECT_EQ(again->normalized_json, t->normalized_json);
-        ++count;
+        // What every built-in task gives its users (docs/tasks.md): prompts
+        // for both languages, the Triton argument order, a default CUDA plan,
+        // cost formulas, and at least three correctness cases besides the
+        // perf case.
+        EXPECT_FALSE(t->prompt_cuda.empty());
+        EXPECT_FALSE(t->prompt_triton.empty());
+        EXPECT_FALSE(t->triton_args.empty());
+        EXPECT_FALSE(t->candidate_signature.empty());
+        EXPECT_TRUE(t->candidate_default.has_value());
+        EXPECT_TRUE(t->flops.has_value() && t->bytes.has_value());
+        EXPECT_GE(t->cases.size(), 4u);
     }
-    EXPECT_GE(count, 1);
+    EXPECT_GE(dirs.size(), 6u);
 }
 
 TEST(TaskLoader, JsonTextAndPathsAreBothAccepted) {
@@ -959,11 +972,7 @@ TEST(TaskLoaderErrors, UnreadableSourceFile) {
     EXPECT_TRUE(Rejects(doc, {"reference.metadata_file:", "nope.json"}, KB_ERR_IO, dir.path()));
 }
 
-TEST(TaskLoaderErrors, BuiltinBaselineIsReserved) {
-    Json doc = base_task();
-    doc["baseline"] = Json::parse(R"J({"builtin": "cublas_gemm"})J");
-    EXPECT_TRUE(Rejects(doc, {"baseline.builtin:", "built-in baselines are not supported yet"}));
-}
+// Built-in baselines ({"builtin": "cublas_gemm"}): tests/unit/test_builtin_gemm.cpp.
 
 TEST(TaskLoaderErrors, LaunchArgs) {
     Json doc = base_task();

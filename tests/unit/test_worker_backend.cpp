@@ -19,12 +19,13 @@
 #include "worker_host/compile_pool.h"
 #include "worker_host/deadlines.h"
 #include "worker_host/worker_backend.h"
+#include "support/task_paths.h"
 
 using namespace kb;
 
 namespace {
 
-std::string task_path(const char* name) { return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json"; }
+std::string task_path(const char* name) { return kb::test::builtin_task_file(name); }
 std::string worker_path() { return std::string(KB_BINARY_DIR) + "/kbench-worker"; }
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

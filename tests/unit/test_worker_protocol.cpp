@@ -8,13 +8,14 @@
 #include "task/task.h"
 #include "ipc/frame.h"
 #include "protocol/wire.h"
+#include "support/task_paths.h"
 
 using namespace kb;
 using namespace kb::wire;
 
 namespace {
 
-std::string task_path(const char* name) { return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json"; }
+std::string task_path(const char* name) { return kb::test::builtin_task_file(name); }
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -7,7 +7,7 @@ import sys
 import kbench
 
 SOURCE_DIR = pathlib.Path(os.environ.get("KBENCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
-TASK_DIR = SOURCE_DIR / "tasks" / "vector_add_f32"
+TASK_DIR = SOURCE_DIR / "tasks" / "elementwise" / "vector_add_f32"
 
 
 def main():

@@ -12,8 +12,8 @@ import unittest
 import kbench
 
 SOURCE_DIR = pathlib.Path(os.environ.get("KBENCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
-TASK = SOURCE_DIR / "tasks" / "vector_add_f32" / "task.json"
-CANDIDATE = SOURCE_DIR / "tasks" / "vector_add_f32" / "candidates" / "correct.cu"
+TASK = SOURCE_DIR / "tasks" / "elementwise" / "vector_add_f32" / "task.json"
+CANDIDATE = SOURCE_DIR / "tasks" / "elementwise" / "vector_add_f32" / "candidates" / "correct.cu"
 
 
 class CompileOnly(unittest.TestCase):

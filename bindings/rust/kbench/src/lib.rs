@@ -5,7 +5,7 @@
 //! ```no_run
 //! # fn main() -> kbench::Result<()> {
 //! let ctx = kbench::Context::compile_only()?; // no GPU needed
-//! let task = kbench::Task::open("tasks/vector_add_f32/task.json")?;
+//! let task = kbench::Task::open("tasks/elementwise/vector_add_f32/task.json")?;
 //! let kernel = ctx.compile(&task, &kbench::Candidate::path("candidate.cu"))?;
 //! println!("{}", kernel.json());
 //! # Ok(())

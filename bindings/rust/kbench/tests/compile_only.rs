@@ -12,11 +12,11 @@ fn source_dir() -> PathBuf {
 }
 
 fn task_path() -> PathBuf {
-    source_dir().join("tasks/vector_add_f32/task.json")
+    source_dir().join("tasks/elementwise/vector_add_f32/task.json")
 }
 
 fn candidate_path() -> PathBuf {
-    source_dir().join("tasks/vector_add_f32/candidates/correct.cu")
+    source_dir().join("tasks/elementwise/vector_add_f32/candidates/correct.cu")
 }
 
 /// The mangled entry point of `vector_add` named in a kernel's JSON, checked
