@@ -54,13 +54,23 @@ def declared_verdict(code):
     return m.group(1) if m else "pass"
 
 
+def task_folders(root):
+    """Every folder under root holding a task.json (tasks/<family>/<task>/), sorted;
+    a task's own sub-folders (candidates/) are not searched."""
+    if os.path.isfile(os.path.join(root, "task.json")):
+        return [root]
+    found = []
+    for name in sorted(os.listdir(root)):
+        sub = os.path.join(root, name)
+        if os.path.isdir(sub) and not name.startswith((".", "_")):
+            found += task_folders(sub)
+    return found
+
+
 def load_tasks(root):
     tasks = []
-    for name in sorted(os.listdir(root)):
-        folder = os.path.join(root, name)
+    for folder in task_folders(root):
         task_file = os.path.join(folder, "task.json")
-        if not os.path.isfile(task_file):
-            continue
         with open(task_file) as f:
             task = json.load(f)
         plan = task.get("candidate", {}).get("launch", [])
@@ -69,6 +79,8 @@ def load_tasks(root):
             continue  # one-kernel plans only: every answer here is one kernel
         cands = {}
         cdir = os.path.join(folder, "candidates")
+        if not os.path.isdir(cdir):
+            continue
         for fname in sorted(os.listdir(cdir)):
             path = os.path.join(cdir, fname)
             if fname.endswith(".cu") and os.path.isfile(path):

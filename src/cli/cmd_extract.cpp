@@ -48,7 +48,7 @@ const char* kExtractUsage =
     "             1 no_code, ambiguous, or invalid input; 2 usage error\n"
     "\n"
     "examples:\n"
-    "  kbench extract --task tasks/vector_add_f32 answer.txt\n"
+    "  kbench extract --task tasks/elementwise/vector_add_f32 answer.txt\n"
     "  kbench extract --candidates answers.jsonl --tasks tasks --json | jq .outcomes\n";
 
 struct Options {

@@ -26,6 +26,12 @@ def main():
     ap.add_argument("--compile", action="store_true")
     args = ap.parse_args()
     tasks = os.path.join(args.source, "tasks")
+    # Answers name their task; the tasks live in tasks/<family>/<task>/.
+    folder_of = {}
+    for root, dirs, files in os.walk(tasks):
+        if "task.json" in files:
+            folder_of[os.path.basename(root)] = root
+            dirs[:] = []
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         cands = os.path.join(tmp, "answers.jsonl")
@@ -55,12 +61,12 @@ def main():
             with open(answer, "w", newline="") as f:
                 f.write(src["answer"])
             code = subprocess.run([args.kbench, "extract", "--code-only", "--task",
-                                   os.path.join(tasks, src["task"]), answer], capture_output=True, text=True)
+                                   folder_of[src["task"]], answer], capture_output=True, text=True)
             kernel = os.path.join(tmp, "kernel.cu")
             with open(kernel, "w") as f:
                 f.write(code.stdout)
             comp = subprocess.run([args.kbench, "compile", "--no-device", "--no-nvcc", "--arch", "sm_90",
-                                   os.path.join(tasks, src["task"], "task.json"), kernel],
+                                   os.path.join(folder_of[src["task"]], "task.json"), kernel],
                                   capture_output=True, text=True)
             compiled += 1
             should = meta["expect_verdict"] != "compile_error"

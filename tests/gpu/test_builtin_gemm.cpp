@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result_json.h"
 #include "gpu_test_util.h"
 #include "kbench.h"
 #include "util/json.h"
@@ -52,13 +53,13 @@ TEST_P(BuiltinBaseline, MatchesTheReferenceOnEveryCase) {
     auto ctx = test::in_process_context();
     TaskPtr task = load_task(GetParam());
     TaskBinding tb = ctx->bind(task);
-    EXPECT_EQ(tb.baseline->info()["image"], task->baseline->has_code() ? "cubin" : "none");
+    EXPECT_EQ(kernel_json(*tb.baseline)["image"], task->baseline->has_code() ? "cubin" : "none");
     LocalBackend& lb = test::local(*ctx);
     for (size_t ci = 0; ci < task->cases.size(); ++ci) {
         // The baseline judged exactly like a candidate: poisoned outputs,
         // guard zones, input checksums, the task's tolerances.
-        Json r = lb.compare(tb, tb.baseline, int(ci), 4242, 1);
-        EXPECT_EQ(r["verdict"], "pass") << task->name << " at case " << task->cases[ci].name << ": " << r["message"];
+        CompareResult r = lb.compare(tb, tb.baseline, int(ci), 4242, 1);
+        EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << task->name << " at case " << task->cases[ci].name << ": " << r.message;
     }
 }
 
@@ -70,14 +71,13 @@ TEST_P(BuiltinBaseline, TimesColdAndHot) {
         TimeRequest req;
         req.timing.hot = hot;  // hot mode captures the cuBLAS call in a CUDA graph
         req.timing.budget_ms = 50;
-        Json r = test::local(*ctx).time(tb, nullptr, req);
-        ASSERT_EQ(r["verdict"], "none") << r.dump();
-        double us = r["baseline"]["median_us"].get<double>();
+        TimeResult r = test::local(*ctx).time(tb, nullptr, req);
+        ASSERT_EQ(r.verdict, KB_VERDICT_NONE) << to_json(r).dump();
+        ASSERT_TRUE(r.baseline.has_value()) << to_json(r).dump();
+        double us = r.baseline->stats.median;
         EXPECT_GT(us, 0.0);
-        std::printf("[ baseline ] %s %s: %.2f us%s\n", task->name.c_str(), hot ? "hot" : "cold", us,
-                    r["baseline"].contains("tflops")
-                        ? (" (" + std::to_string(r["baseline"]["tflops"].get<double>()) + " TFLOP/s)").c_str()
-                        : "");
+        std::string rate = r.baseline->tflops ? " (" + std::to_string(*r.baseline->tflops) + " TFLOP/s)" : "";
+        std::printf("[ baseline ] %s %s: %.2f us%s\n", task->name.c_str(), hot ? "hot" : "cold", us, rate.c_str());
     }
 }
 

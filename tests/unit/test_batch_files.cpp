@@ -63,7 +63,7 @@ TEST(CandidatesFile, ParsesEveryFieldAndToleratesBlankLinesAndCrlf) {
         "{\"task\": \"vector_add_f32\", \"id\": 17, \"sample\": 3, \"model\": \"m\", \"answer\": \"```cuda\\nx\\n```\"}\r\n"
         "\n"
         "   \n"
-        "{\"task\": \"tasks/sum_f32/task.json\", \"id\": \"a\", \"language\": \"cuda\", \"meta\": {\"k\": 1},"
+        "{\"task\": \"tasks/reductions/sum_f32/task.json\", \"id\": \"a\", \"language\": \"cuda\", \"meta\": {\"k\": 1},"
         " \"candidate\": {\"format\": \"kbench-candidate/1\", \"source\": \"x\"}}";  // no final newline
     CandidatesFile f = parse_candidates(text, "c.jsonl");
     ASSERT_TRUE(f.errors.empty()) << format_errors(f.errors);
@@ -367,12 +367,12 @@ TEST(TaskIndex, FindsTheBuiltInTasksByNameAndPath) {
     std::string why;
     auto e = idx.resolve("vector_add_f32", "", &why);
     ASSERT_TRUE(e) << why;
-    EXPECT_EQ(e->family, "");
-    EXPECT_NE(e->path.find("vector_add_f32/task.json"), std::string::npos);
-    auto p = idx.resolve("vector_add_f32/task.json", kTasks, &why);
+    EXPECT_EQ(e->family, "elementwise");
+    EXPECT_NE(e->path.find("elementwise/vector_add_f32/task.json"), std::string::npos);
+    auto p = idx.resolve("elementwise/vector_add_f32/task.json", kTasks, &why);
     ASSERT_TRUE(p) << why;
     EXPECT_EQ(p->name, "vector_add_f32");
-    auto folder = idx.resolve(kTasks + "/sum_f32", "", &why);
+    auto folder = idx.resolve(kTasks + "/reductions/sum_f32", "", &why);
     ASSERT_TRUE(folder) << why;
     EXPECT_EQ(folder->name, "sum_f32");
     EXPECT_FALSE(idx.resolve("vector_ad_f32", "", &why));
@@ -386,8 +386,8 @@ TEST(TaskIndex, FamilyFoldersAndDuplicateNames) {
     TempDir dir;
     fs::create_directories(dir.path / "reductions" / "sum");
     fs::create_directories(dir.path / "other" / "sum_again");
-    fs::copy(kTasks + "/sum_f32", dir.path / "reductions" / "sum", fs::copy_options::recursive);
-    fs::copy(kTasks + "/sum_f32/task.json", dir.path / "other" / "sum_again" / "task.json");
+    fs::copy(kTasks + "/reductions/sum_f32", dir.path / "reductions" / "sum", fs::copy_options::recursive);
+    fs::copy(kTasks + "/reductions/sum_f32/task.json", dir.path / "other" / "sum_again" / "task.json");
     fs::create_directories(dir.path / "broken" / "b");
     write_text((dir.path / "broken" / "b" / "task.json").string(), "{ not json");
     TaskIndex idx;
@@ -466,17 +466,17 @@ TEST(PrepareCandidate, ADocumentKeepsItsPlanAndATaskPathItsName) {
     TaskIndex idx;  // nothing indexed: the task is given by path, relative to the candidates file's folder
     PrepareOptions po;
     po.base_dir = kTasks;
-    Json doc = {{"format", "kbench-candidate/1"}, {"source_file", "sum_f32/candidates/correct.cu"},
+    Json doc = {{"format", "kbench-candidate/1"}, {"source_file", "reductions/sum_f32/candidates/correct.cu"},
                 {"launch", {{{"zero", "out"}}, {{"kernel", "sum"}, {"grid", 4}, {"block", 256}, {"args", {"x", "out", "n"}}}}}};
-    PreparedCandidate p = prepare_candidate(line_of(Json({{"task", "sum_f32"}, {"id", "d"}, {"candidate", doc}}).dump()), idx, po);
+    PreparedCandidate p = prepare_candidate(line_of(Json({{"task", "reductions/sum_f32"}, {"id", "d"}, {"candidate", doc}}).dump()), idx, po);
     ASSERT_TRUE(p.ready) << p.result.message;
-    EXPECT_EQ(p.result.task, "sum_f32");
-    EXPECT_EQ(p.result.task_name, "");  // the folder's task is named sum_f32 too
+    EXPECT_EQ(p.result.task, "reductions/sum_f32");
+    EXPECT_EQ(p.result.task_name, "sum_f32");  // the path is not the name, so the result names both
     EXPECT_EQ(p.language, "cuda");
     EXPECT_NE(p.code.find("__global__ void sum"), std::string::npos);
     EXPECT_EQ(Json::parse(p.launch_json)["launch"][1]["grid"], 4);
     PreparedCandidate q = prepare_candidate(
-        line_of(Json({{"task", "vector_add_f32/task.json"}, {"id", 1}, {"answer", "```cuda\n__global__ void vector_add() {}\n```"}}).dump()),
+        line_of(Json({{"task", "elementwise/vector_add_f32/task.json"}, {"id", 1}, {"answer", "```cuda\n__global__ void vector_add() {}\n```"}}).dump()),
         idx, po);
     ASSERT_TRUE(q.ready) << q.result.message;
     EXPECT_EQ(q.result.task_name, "vector_add_f32");

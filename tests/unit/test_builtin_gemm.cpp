@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result_json.h"
 #include "device/cublas_library.h"
 #include "exec/cublas_gemm_args.h"
 #include "exec/kernel.h"
@@ -300,7 +301,7 @@ TEST(BuiltinGemmLoader, ABuiltinBaselineTravelsToTheWorker) {
     k.label = "baseline";
     k.program = *t->baseline;
     kb::KernelPtr sent = kb::finish_kernel(k);
-    EXPECT_EQ(sent->info()["image"], "none");
+    EXPECT_EQ(kb::kernel_json(*sent)["image"], "none");
     std::vector<std::string> blobs;
     Json j = kb::wire::kernel_to_json(*sent, &blobs);
     kb::KernelPtr got = kb::wire::kernel_from_json(j, blobs, *t);

@@ -67,7 +67,7 @@ TEST(CliExtract, HelpHasAnExample) {
 }
 
 TEST(CliExtract, ShowsThePickedBlockAndTheCode) {
-    Outcome r = kbench("extract --task tasks/sum_f32 " + kAnswers + "helper_in_separate_block.txt");
+    Outcome r = kbench("extract --task tasks/reductions/sum_f32 " + kAnswers + "helper_in_separate_block.txt");
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("outcome   ok"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("block     2 of 3 (code from blocks 1, 2)"), std::string::npos) << r.out;
@@ -92,7 +92,7 @@ TEST(CliExtract, CodeOnlyPrintsJustTheCode) {
 
 TEST(CliExtract, NoCodeAndAmbiguousExitOne) {
     EXPECT_EQ(kbench("extract " + kAnswers + "prose_only_refusal.txt").rc, 1);
-    Outcome r = kbench("extract --json --task tasks/vector_add_f32 " + kAnswers + "two_alternatives_ambiguous.txt");
+    Outcome r = kbench("extract --json --task tasks/elementwise/vector_add_f32 " + kAnswers + "two_alternatives_ambiguous.txt");
     EXPECT_EQ(r.rc, 1);
     EXPECT_EQ(json_of(r)["outcome"], "ambiguous");
 }

@@ -19,6 +19,7 @@
 #include "batch/extract.h"
 #include "batch/task_index.h"
 #include "kbench.h"
+#include "support/task_paths.h"
 #include "task/task.h"
 #include "util/files.h"
 
@@ -71,7 +72,7 @@ TEST_P(AnswerFixture, ExtractsWhatTheSidecarSays) {
     ExtractOptions opt;
     kb::TaskPtr task;
     if (spec.contains("task")) {
-        task = kb::load_task(std::string(KB_SOURCE_DIR) + "/tasks/" + spec["task"].get<std::string>() + "/task.json");
+        task = kb::load_task(kb::test::builtin_task_file(spec["task"].get<std::string>()));
         opt.entries = task_entries(*task);
     }
     if (spec.contains("options")) {
@@ -116,7 +117,7 @@ TEST_P(AnswerFixture, ExtractsWhatTheSidecarSays) {
         ASSERT_TRUE(task) << "\"compiles\" needs a \"task\"";
         ASSERT_EQ(x.outcome, ExtractOutcome::ok);
         kb_task* t = nullptr;
-        ASSERT_EQ(kb_load_task((std::string(KB_SOURCE_DIR) + "/tasks/" + spec["task"].get<std::string>() + "/task.json").c_str(), &t), KB_OK);
+        ASSERT_EQ(kb_load_task((kb::test::builtin_task_file(spec["task"].get<std::string>())).c_str(), &t), KB_OK);
         kb_candidate c = KB_CANDIDATE_INIT;
         c.language = KB_LANG_CUDA;
         c.code = x.code.c_str();
