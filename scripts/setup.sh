@@ -9,6 +9,10 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 command -v nm >/dev/null || need+=(binutils)
+# The install tests build a consumer through pkg-config; the ABI test runs
+# abidw/abidiff against abi/libkbench.abi (docs/compatibility.md).
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v abidiff >/dev/null || need+=(abigail-tools)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -d /usr/src/googletest ] || [ -f /usr/include/gtest/gtest.h ] || need+=(googletest libgtest-dev)
 # Bindings (bindings/README.md): SWIG for Python and Go, Python's headers, Go.
