@@ -116,6 +116,19 @@ TEST(CandidateText, Utf8IsAccepted) {
     EXPECT_NE(kb::source_text_problem("\xe2\x82", "x.cu"), "") << "a cut-off sequence is not UTF-8";
 }
 
+TEST(CandidateText, DirectoryWhereAFileIsExpectedIsAnIoError) {
+    std::string dir = std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32";
+    kb_task* t = nullptr;
+    EXPECT_EQ(kb_load_task(dir.c_str(), &t), KB_ERR_IO);
+    EXPECT_TRUE(has(kb_last_error(), "is a directory")) << kb_last_error();
+    Fixture f(task_path("vector_add_f32"));
+    kb_candidate c = KB_CANDIDATE_INIT;
+    c.path = dir.c_str();
+    kb_kernel* k = nullptr;
+    EXPECT_EQ(kb_compile(f.ctx, f.task, &c, &k), KB_ERR_IO);
+    EXPECT_TRUE(has(kb_last_error(), "is a directory")) << kb_last_error();
+}
+
 // --- half and bfloat16 without an include ----------------------------------------
 
 TEST(CandidateHalf, HalfWorksWithoutAnInclude) {
