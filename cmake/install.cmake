@@ -21,7 +21,7 @@ install(FILES include/kbench.h DESTINATION ${KB_INSTALL_INCLUDEDIR})
 # pkg-config: the prefix comes from the .pc file's own folder, so the prefix
 # can move. The static link's extra libraries (NVRTC, the C++ runtime) are
 # private: a shared link needs -lkbench alone.
-set(KB_PC_NVRTC_LIBDIR "${CUDAToolkit_LIBRARY_DIR}")
+set(KB_PC_NVRTC_LIBDIR "${KB_NVRTC_LIBDIR}")
 configure_file(pkgconfig/kbench.pc.in ${CMAKE_CURRENT_BINARY_DIR}/kbench.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kbench.pc DESTINATION ${KB_INSTALL_LIBDIR}/pkgconfig)
 

@@ -55,8 +55,20 @@ _kb_relative(KB_LIBEXEC_FROM_BINDIR ${KB_INSTALL_BINDIR} ${KB_INSTALL_LIBEXECDIR
 # The prefix seen from the pkg-config folder, for kbench.pc's ${pcfiledir}.
 _kb_relative(KB_PREFIX_FROM_PCDIR ${KB_INSTALL_LIBDIR}/pkgconfig .)
 
+# The folder of the libnvrtc actually linked. (CUDAToolkit_LIBRARY_DIR can
+# name a folder of symlinks to libcudart alone, /usr/local/lib, with newer
+# CMake versions.)
+get_target_property(_kb_nvrtc CUDA::nvrtc IMPORTED_LOCATION)
+if(NOT _kb_nvrtc)
+  get_target_property(_kb_nvrtc CUDA::nvrtc IMPORTED_LOCATION_RELEASE)
+endif()
+if(_kb_nvrtc)
+  get_filename_component(KB_NVRTC_LIBDIR "${_kb_nvrtc}" DIRECTORY)
+else()
+  set(KB_NVRTC_LIBDIR "${CUDAToolkit_LIBRARY_DIR}")
+endif()
 if(KBENCH_RPATH_NVRTC)
-  set(KB_RPATH_NVRTC "${CUDAToolkit_LIBRARY_DIR}")
+  set(KB_RPATH_NVRTC "${KB_NVRTC_LIBDIR}")
 else()
   set(KB_RPATH_NVRTC "")
 endif()
