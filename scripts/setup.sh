@@ -19,6 +19,8 @@ command -v abidiff >/dev/null || need+=(abigail-tools)
 # Rust's cargo comes from rustup, not Debian; without one the Rust tests skip.
 command -v swig >/dev/null || need+=(swig)
 [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] || need+=(python3-dev)
+# The pip test (tests/pip) makes a fresh virtual environment.
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 command -v go >/dev/null || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
