@@ -70,7 +70,7 @@ if [ $run_tests = 1 ]; then
       else echo "bindings $name: FAILED (rc $rc; see bind_$name.log)"; tail -5 "$OUT/bind_$name.log"; BIND_RC=1; fi
     }
     BIND_RC=0
-    VA=tasks/vector_add_f32
+    VA=tasks/elementwise/vector_add_f32
     bind go_test "^--- PASS: TestScoreOnGPU" .bindbin/go/kbench.test -test.count=1 -test.v
     bind go_score "^pass: " .bindbin/go/kbench-score $VA/task.json $VA/candidates/correct.cu
     for t in .bindbin/rust/test-*; do

@@ -15,8 +15,10 @@ import unittest
 
 CLI = os.environ["KBENCH_CLI"]
 SRC = os.environ["KBENCH_SOURCE_DIR"]
-TASK = os.path.join(SRC, "tasks", "vector_add_f32", "task.json")
-TASK_DIR = os.path.join(SRC, "tasks", "vector_add_f32")
+TASK = os.path.join(SRC, "tasks", "elementwise", "vector_add_f32", "task.json")
+TASK_DIR = os.path.join(SRC, "tasks", "elementwise", "vector_add_f32")
+# A family of tasks: a suite small enough to compile on every test run.
+FAMILY = os.path.join(SRC, "tasks", "elementwise")
 CORRECT = os.path.join(TASK_DIR, "candidates", "correct.cu")
 COMMANDS = ["info", "validate", "compile", "score", "suite"]
 RAW_COMMANDS = ["extract", "report"]  # parse their own options (cmd_extract.cpp, cmd_report.cpp)
@@ -138,15 +140,21 @@ class Paths(unittest.TestCase):
         rc, out, err = kbench("compile", TASK, TASK_DIR)
         self.assertEqual(rc, 1)
         self.assertIn("candidate '" + TASK_DIR + "' is a directory", err)
+        # validate takes folders: a task's folder stands for its task.json, and
+        # a folder without any task is an error.
         rc, out, err = kbench("validate", "--no-device", TASK_DIR)
-        self.assertEqual(rc, 1)
-        self.assertIn("did you mean", out)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("OK       " + TASK, out)
+        with tempfile.TemporaryDirectory() as empty:
+            rc, out, err = kbench("validate", "--no-device", empty)
+            self.assertEqual(rc, 1)
+            self.assertIn("no task under", err)
 
     def test_empty_or_missing_suite(self):
         with tempfile.TemporaryDirectory() as empty:
             rc, out, err = kbench("suite", "--no-device", empty)
             self.assertEqual(rc, 1)
-            self.assertIn("empty suite: no task folders", err)
+            self.assertIn("empty suite: no task under", err)
             os.makedirs(os.path.join(empty, "t", "candidates"))
             write(os.path.join(empty, "t"), "task.json", open(TASK).read())
             rc, out, err = kbench("suite", "--no-device", empty)
@@ -175,7 +183,7 @@ class Json(unittest.TestCase):
         self.assertIsNone(self.doc("info", "--no-device", rc=0)["device"])
         self.assertTrue(self.doc("validate", "--no-device", TASK, rc=0)[0]["ok"])
         self.assertEqual(self.doc("compile", TASK, CORRECT, rc=0)[0]["image"], "ptx")
-        suite = self.doc("suite", "--no-device", os.path.join(SRC, "tasks"), rc=0)
+        suite = self.doc("suite", "--no-device", FAMILY, rc=0)
         self.assertEqual(suite["mismatches"], 0)
         self.assertGreater(suite["candidates"], 0)
 
@@ -225,7 +233,7 @@ class NoDevice(unittest.TestCase):
         rc, out, err = kbench("validate", "--no-device", TASK)
         self.assertEqual(rc, 0)
         self.one_line(err)
-        rc, out, err = kbench("suite", "--no-device", os.path.join(SRC, "tasks"))
+        rc, out, err = kbench("suite", "--no-device", FAMILY)
         self.assertEqual(rc, 0, out)
         self.one_line(err)
 

@@ -9,8 +9,8 @@
 #   run.sh BUILD_DIR SOURCE_DIR WORK_DIR CMAKE CC CXX
 set -euo pipefail
 build=$1 src=$2 work=$3 cmake=$4 cc=$5 cxx=$6
-task=$src/tasks/vector_add_f32/task.json
-cand=$src/tasks/vector_add_f32/candidates/correct.cu
+task=$src/tasks/elementwise/vector_add_f32/task.json
+cand=$src/tasks/elementwise/vector_add_f32/candidates/correct.cu
 clean_path=/usr/local/bin:/usr/bin:/bin
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }

@@ -11,8 +11,8 @@
 # Skips (exit 77) when PyPI cannot be reached: the build needs its packages.
 set -euo pipefail
 src=$1 work=$2 python=$3 launcher=${4:-}
-task=$src/tasks/vector_add_f32/task.json
-cand=$src/tasks/vector_add_f32/candidates/correct.cu
+task=$src/tasks/elementwise/vector_add_f32/task.json
+cand=$src/tasks/elementwise/vector_add_f32/candidates/correct.cu
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $* ($(date +%T))"; }
 

@@ -13,6 +13,7 @@
 #include "compiler/kernel_params.h"
 #include "compiler/source_text.h"
 #include "kbench.h"
+#include "support/task_paths.h"
 #include "util/json.h"
 
 namespace {
@@ -25,7 +26,7 @@ size_t count(const std::string& s, const std::string& what) {
     return n;
 }
 
-std::string task_path(const char* name) { return std::string(KB_SOURCE_DIR) + "/tasks/" + name + "/task.json"; }
+std::string task_path(const char* name) { return kb::test::builtin_task_file(name); }
 
 // A compile-only context and a task, released at the end of the test.
 struct Fixture {
@@ -117,7 +118,7 @@ TEST(CandidateText, Utf8IsAccepted) {
 }
 
 TEST(CandidateText, DirectoryWhereAFileIsExpectedIsAnIoError) {
-    std::string dir = std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32";
+    std::string dir = kb::test::builtin_task_dir("vector_add_f32");
     kb_task* t = nullptr;
     EXPECT_EQ(kb_load_task(dir.c_str(), &t), KB_ERR_IO);
     EXPECT_TRUE(has(kb_last_error(), "is a directory")) << kb_last_error();

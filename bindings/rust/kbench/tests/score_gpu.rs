@@ -10,7 +10,7 @@ fn candidates() -> PathBuf {
     std::env::var_os("KBENCH_SOURCE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../..")))
-        .join("tasks/vector_add_f32")
+        .join("tasks/elementwise/vector_add_f32")
 }
 
 #[test]
