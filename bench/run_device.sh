@@ -6,7 +6,10 @@
 # return folder) they are also packed into $OUT/run.tgz.
 #
 #   bash bench/run_device.sh [tests|bench|full]
-#     tests: build, unit and GPU tests, the suite of built-in candidates
+#     tests: build, unit and GPU tests, the suite of built-in candidates, and
+#            the Go/Rust binding binaries in .bindbin/ when present
+#            (bench/build_binding_binaries.sh builds them on a machine with
+#            go and cargo; carry the folder along)
 #     bench: build (incremental), compile/score/isolation benchmarks, timing
 #            fidelity against triton.testing.do_bench, and the torch
 #            load_inline / Triton JIT comparison
@@ -35,7 +38,7 @@ cmake -S . -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release -DKBENCH_DEPS_DIR="$PWD/.
 step build
 cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
 
-UNIT_RC=-; GPU_RC=-; SUITE_RC=-
+UNIT_RC=-; GPU_RC=-; SUITE_RC=-; BIND_RC=-
 if [ $run_tests = 1 ]; then
   step "unit tests"
   (cd "$BUILD" && ctest -j "$JOBS" -L unit --timeout 600 >"$OUT/ctest_unit.log" 2>&1)
@@ -53,6 +56,30 @@ if [ $run_tests = 1 ]; then
   "$BUILD/kbench" suite tasks >"$OUT/suite.txt" 2>&1
   SUITE_RC=$?
   cat "$OUT/suite.txt"
+  if [ -d .bindbin ]; then
+    # The Go and Rust bindings' binaries, built elsewhere by
+    # bench/build_binding_binaries.sh (this machine has neither toolchain).
+    # LD_LIBRARY_PATH puts this machine's own build first; its worker is found
+    # beside that libkbench. Each must score on the GPU, not skip.
+    step "bindings (Go, Rust binaries from .bindbin/)"
+    bind() {  # NAME MUST_MATCH COMMAND...: runs it, logs it, checks its output
+      local name=$1 want=$2; shift 2
+      env LD_LIBRARY_PATH="$PWD/$BUILD" KBENCH_SOURCE_DIR="$PWD" CC="${CC:-cc}" "$@" >"$OUT/bind_$name.log" 2>&1
+      local rc=$?
+      if [ $rc -eq 0 ] && grep -qE "$want" "$OUT/bind_$name.log"; then echo "bindings $name: ok"
+      else echo "bindings $name: FAILED (rc $rc; see bind_$name.log)"; tail -5 "$OUT/bind_$name.log"; BIND_RC=1; fi
+    }
+    BIND_RC=0
+    VA=tasks/elementwise/vector_add_f32
+    bind go_test "^--- PASS: TestScoreOnGPU" .bindbin/go/kbench.test -test.count=1 -test.v
+    bind go_score "^pass: " .bindbin/go/kbench-score $VA/task.json $VA/candidates/correct.cu
+    for t in .bindbin/rust/test-*; do
+      bind "rust_${t##*/test-}" "test result: ok" "$t" --test-threads=1 --nocapture
+    done
+    grep -q "scored correct.cu" "$OUT/bind_rust_score_gpu.log" 2>/dev/null ||
+      { echo "bindings rust_score_gpu: did not score on the GPU"; BIND_RC=1; }
+    bind rust_score "^pass: " .bindbin/rust/example-score $VA/task.json $VA/candidates/correct.cu
+  fi
 fi
 
 if [ $run_bench = 1 ]; then
@@ -69,7 +96,7 @@ fi
 
 step summary
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/device.txt" 2>/dev/null
-echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC" >"$OUT/status.txt"
+echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC bindings rc=$BIND_RC" >"$OUT/status.txt"
 [ -n "$RETURN_DIR" ] && tar czf "$RETURN_DIR/run-$MODE.tgz" -C "$OUT" .
 python3 bench/summarize.py "$OUT" || true
 cat "$OUT/status.txt"

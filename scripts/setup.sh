@@ -9,12 +9,18 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 command -v nm >/dev/null || need+=(binutils)
+# The install tests build a consumer through pkg-config; the ABI test runs
+# abidw/abidiff against abi/libkbench.abi (docs/compatibility.md).
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v abidiff >/dev/null || need+=(abigail-tools)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -d /usr/src/googletest ] || [ -f /usr/include/gtest/gtest.h ] || need+=(googletest libgtest-dev)
 # Bindings (bindings/README.md): SWIG for Python and Go, Python's headers, Go.
 # Rust's cargo comes from rustup, not Debian; without one the Rust tests skip.
 command -v swig >/dev/null || need+=(swig)
 [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] || need+=(python3-dev)
+# The pip test (tests/pip) makes a fresh virtual environment.
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 command -v go >/dev/null || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"

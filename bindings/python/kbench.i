@@ -112,21 +112,71 @@ KB_PY_OUT_HANDLE(kb_result)
 }
 
 /* kb_candidate.set_code: bytes (a cubin) or str (source, sent as UTF-8). */
-%typemap(in) (const char* code_bytes, size_t code_len) (Py_buffer view, int have_view = 0) {
-    if (PyUnicode_Check($input)) {
-        Py_ssize_t n = 0;
-        $1 = (char*)PyUnicode_AsUTF8AndSize($input, &n);
-        if (!$1) SWIG_fail;
-        $2 = (size_t)n;
-    } else {
-        if (PyObject_GetBuffer($input, &view, PyBUF_SIMPLE) != 0) SWIG_fail;
-        have_view = 1;
-        $1 = (char*)view.buf;
-        $2 = (size_t)view.len;
+%{
+/* The bytes of a `code` argument: str as UTF-8, or any buffer (bytes,
+ * bytearray, memoryview, a NumPy array). The wheel is built for Python's
+ * limited API of 3.10 (one wheel for 3.10+), which lacks the buffer protocol
+ * (3.11 added it): there, str, bytes and bytearray. */
+#if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030B0000
+#define KB_PY_HAVE_BUFFER 0
+#else
+#define KB_PY_HAVE_BUFFER 1
+#endif
+typedef struct {
+#if KB_PY_HAVE_BUFFER
+    Py_buffer view;
+#endif
+    int have_view;
+} kb_py_code;
+
+static int kb_py_code_get(PyObject* obj, kb_py_code* c, char** data, size_t* size) {
+    Py_ssize_t n = 0;
+    c->have_view = 0;
+    if (PyUnicode_Check(obj)) {
+        *data = (char*)PyUnicode_AsUTF8AndSize(obj, &n);
+        *size = (size_t)n;
+        return *data ? 0 : -1;
     }
+#if KB_PY_HAVE_BUFFER
+    if (PyObject_GetBuffer(obj, &c->view, PyBUF_SIMPLE) != 0) return -1;
+    c->have_view = 1;
+    *data = (char*)c->view.buf;
+    *size = (size_t)c->view.len;
+    return 0;
+#else
+    if (PyBytes_Check(obj)) {
+        if (PyBytes_AsStringAndSize(obj, data, &n) != 0) return -1;
+        *size = (size_t)n;
+        return 0;
+    }
+    if (PyByteArray_Check(obj)) {
+        *data = PyByteArray_AsString(obj);
+        *size = (size_t)PyByteArray_Size(obj);
+        return 0;
+    }
+    PyErr_SetString(PyExc_TypeError, "code must be str, bytes or bytearray");
+    return -1;
+#endif
+}
+
+static kb_py_code kb_py_code_none(void) {
+    kb_py_code c;
+    memset(&c, 0, sizeof c);
+    return c;
+}
+
+static void kb_py_code_release(kb_py_code* c) {
+#if KB_PY_HAVE_BUFFER
+    if (c->have_view) PyBuffer_Release(&c->view);
+#endif
+    c->have_view = 0;
+}
+%}
+%typemap(in) (const char* code_bytes, size_t code_len) (kb_py_code code = kb_py_code_none()) {
+    if (kb_py_code_get($input, &code, &$1, &$2) != 0) SWIG_fail;
 }
 %typemap(freearg) (const char* code_bytes, size_t code_len) {
-    if (have_view$argnum) PyBuffer_Release(&view$argnum);
+    kb_py_code_release(&code$argnum);
 }
 
 /* --- calls that may take long run without the GIL ------------------------- */

@@ -69,7 +69,10 @@ kb_status guard(F&& body) {
     try {
         return body();
     } catch (const kb::CompileError& e) {
-        return set_error(KB_ERR_COMPILE, std::string(e.what()) + "\n--- compiler log ---\n" + e.log());
+        // The summary alone when the log adds nothing (a kernel-name or
+        // parameter check, a file that is not text).
+        bool has_log = e.log().find_first_not_of(" \n") != std::string::npos;
+        return set_error(KB_ERR_COMPILE, std::string(e.what()) + (has_log ? "\n--- compiler log ---\n" + e.log() : ""));
     } catch (const kb::Error& e) {
         return set_error(e.status(), e.what());
     } catch (const std::bad_alloc&) {

@@ -1,12 +1,28 @@
-// Subcommands that live in their own files (main.cpp dispatches to them).
-// Each takes the arguments after the program name (argv[0] is the command)
-// and returns the process's exit status: 0 ok, 1 a failing finding or
-// invalid input, 2 a usage error.
+// The kbench tool's subcommands, one per cmd_*.cpp (cli/cli.h says how to
+// add one).
 #pragma once
+
+#include <vector>
+
+#include "cli/cli.h"
 
 namespace kb::cli {
 
+// Subcommands with options of their own: each takes the arguments after the
+// program name (argv[0] is the command) and returns the process's exit
+// status: 0 ok, 1 a failing finding or invalid input, 2 a usage error.
 int cmd_extract(int argc, char** argv);  // cmd_extract.cpp
 int cmd_report(int argc, char** argv);   // cmd_report.cpp
+
+extern const Command kInfoCommand;
+extern const Command kValidateCommand;
+extern const Command kCompileCommand;
+extern const Command kScoreCommand;
+extern const Command kSuiteCommand;
+
+// Every command, in the order `kbench --help` lists them (commands.cpp).
+const std::vector<const Command*>& commands();
+// The command of that name, or nullptr.
+const Command* find_command(const std::string& name);
 
 }  // namespace kb::cli

@@ -40,6 +40,27 @@ std::string colonize(const std::string& line) {
     return line.substr(0, open) + ":" + num + ": " + line.substr(close + 3);
 }
 
+// The fix for type names that come from PyTorch rather than CUDA, when the
+// first error is one of them being undefined.
+std::string type_name_hint(const std::string& first_error) {
+    static const struct {
+        const char* name;
+        const char* hint;
+    } names[] = {
+        {"\"bfloat16\"", "CUDA's bfloat16 type is __nv_bfloat16 (cuda_bf16.h, which kbench includes when the task "
+                         "passes bf16 data); 'bfloat16' is PyTorch's name"},
+        {"\"BFloat16\"", "c10::BFloat16 is PyTorch's type: use __nv_bfloat16 (cuda_bf16.h)"},
+        {"\"Half\"", "c10::Half is PyTorch's type: use __half (cuda_fp16.h, which kbench includes when the task "
+                     "passes f16 data)"},
+        {"\"scalar_t\"", "scalar_t comes from PyTorch's AT_DISPATCH macros: write the element type the task "
+                         "names (float, __half, ...) or a template parameter"},
+    };
+    if (!contains(first_error, "is undefined")) return "";
+    for (const auto& n : names)
+        if (contains(first_error, n.name)) return std::string("; ") + n.hint;
+    return "";
+}
+
 }  // namespace
 
 std::string summarize_compile_log(const std::string& log, const std::string& tool) {
@@ -69,7 +90,7 @@ std::string summarize_compile_log(const std::string& log, const std::string& too
             if (!trim(l).empty()) return tool + " failed: " + trim(l);
         return tool + " failed without a message";
     }
-    std::string s = colonize(trim(ls[first]));
+    std::string s = colonize(trim(ls[first])) + type_name_hint(ls[first]);
     // The source line NVRTC/nvcc echo after the message, if any.
     if (size_t(first) + 1 < ls.size()) {
         std::string code = trim(ls[first + 1]);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/kernel_params.h"
 #include "task/task.h"
 #include "util/error.h"
 
@@ -28,6 +29,9 @@ struct CompileRequest {
     // Language::triton: Triton's metadata JSON for the cubin in `code`
     // (optional; when given, the kernel it names must be in the image).
     std::string triton_metadata;
+    // What the launch plan passes to each kernel: picks overloads, and gives
+    // messages about missing kernels the right way round (kernel_params.h).
+    LaunchExpectations expect;
 };
 
 enum class ImageKind { cubin, ptx };

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "compiler/arch.h"
+#include "compiler/source_text.h"
 #include "util/sha256.h"
 #include "util/clock.h"
 
@@ -73,6 +74,7 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
     h.field(rq.source_name).field(rq.code).field(rq.triton_metadata);
     h.field(std::to_string(rq.kernel_names.size()));
     for (const std::string& n : rq.kernel_names) h.field(n);
+    h.field(expectations_key(rq.expect));
     return h.hex();
 }
 
@@ -169,6 +171,10 @@ CompiledImage Compiler::compile_fresh(const CompileRequest& rq) {
 }
 
 CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
+    // A binary or non-UTF-8 file: one clear message before any compiler
+    // echoes its bytes into a log.
+    std::string not_text = source_text_problem(rq.code, rq.source_name);
+    if (!not_text.empty()) throw CompileError(not_text, "");
     if (rq.force_nvcc) {
         if (!nvcc_.available())
             fail(KB_ERR_INVALID_ARGUMENT, "force_nvcc: there is no nvcc at " + config_.cuda_home + "/bin/nvcc");
@@ -186,7 +192,11 @@ CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
         try {
             img = nvcc_.compile(rq);
         } catch (const CompileError& e) {
-            throw CompileError(e.what(), join_log(e.log(), note));
+            // A kernel missing from both images: the note ("NVRTC compiled
+            // the code, but: <this message>") would only repeat the message.
+            bool repeats = d.nvrtc_error() && std::string(d.nvrtc_error()->what()) == e.what() &&
+                           d.note().find("NVRTC compiled the code") != std::string::npos;
+            throw CompileError(e.what(), join_log(e.log(), repeats ? "" : note));
         } catch (const Error& e) {
             // nvcc could not run: NVRTC's verdict stands where it gave one.
             if (d.nvrtc_error())

@@ -48,7 +48,7 @@ CompiledImage GivenImageBackend::compile(const CompileRequest& rq) {
             }
         }
     }
-    img.symbols = resolve_kernel_names(rq.kernel_names, img.entries, {}, rq.source_name);
+    img.symbols = resolve_kernel_names(rq.kernel_names, img.entries, {}, rq.source_name, &rq.expect);
     return img;
 }
 

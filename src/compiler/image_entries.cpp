@@ -9,7 +9,8 @@
 #include <cstring>
 #include <memory>
 
-#include "compiler/compiler.h"
+#include "compiler/compile_types.h"
+#include "compiler/kernel_params.h"
 
 namespace kb {
 namespace {
@@ -239,6 +240,111 @@ std::vector<std::string> ptx_entries(const std::string& text) {
     return out;
 }
 
+bool ptx_entry_params(const std::string& text, const std::string& entry, std::vector<EntryParam>& out) {
+    out.clear();
+    // ".entry NAME(" ... ")": one ".param .TYPE [.ptr ...] [.align N] NAME[ [N]]" per parameter.
+    size_t pos = 0;
+    for (;;) {
+        pos = text.find(".entry", pos);
+        if (pos == std::string::npos) return false;
+        pos += 6;
+        size_t p = pos;
+        while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+        if (text.compare(p, entry.size(), entry) != 0) continue;
+        p += entry.size();
+        while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+        if (p < text.size() && text[p] == '(') {
+            pos = p + 1;
+            break;
+        }
+        if (p < text.size() && (text[p] == '{' || text[p] == '\n')) {  // no parameters
+            return true;
+        }
+    }
+    size_t close = text.find(')', pos);
+    if (close == std::string::npos) return false;
+    std::string list = text.substr(pos, close - pos);
+    size_t at = 0;
+    while ((at = list.find(".param", at)) != std::string::npos) {
+        size_t end = list.find(',', at);
+        std::string decl = list.substr(at + 6, (end == std::string::npos ? list.size() : end) - at - 6);
+        at = end == std::string::npos ? list.size() : end + 1;
+        EntryParam prm;
+        size_t elem = 0;
+        for (const char* t : {".u64", ".s64", ".b64", ".f64", ".u32", ".s32", ".b32", ".f32", ".u16", ".s16", ".b16",
+                              ".f16", ".u8", ".s8", ".b8"}) {
+            size_t hit = decl.find(t);
+            if (hit == std::string::npos) continue;
+            size_t after = hit + std::strlen(t);
+            if (after < decl.size() && std::isalnum(static_cast<unsigned char>(decl[after]))) continue;
+            elem = size_t(std::atoi(t + 2)) / 8;
+            prm.kind = t[1] == 'f' ? 'f' : (t[1] == 'b' ? '?' : 'i');
+            break;
+        }
+        if (elem == 0) return false;  // a parameter type this reader does not know
+        size_t count = 1;
+        size_t br = decl.find('[');
+        if (br != std::string::npos) {
+            count = size_t(std::strtoull(decl.c_str() + br + 1, nullptr, 10));
+            prm.kind = '?';  // an aggregate passed by value
+        }
+        prm.size = elem * count;
+        out.push_back(prm);
+    }
+    return true;
+}
+
+bool cubin_entry_params(const std::string& bytes, const std::string& entry, std::vector<EntryParam>& out) {
+    out.clear();
+    Elf e;
+    if (!parse_header(bytes, e).empty()) return false;
+    uint16_t shstrndx = 0;
+    if (!read_le(bytes, e.is64 ? 0x3E : 0x32, shstrndx) || shstrndx >= e.shnum) return false;
+    Section names;
+    if (!section(bytes, e, shstrndx, names) || !in_file(bytes, names.offset, names.size)) return false;
+    const std::string wanted = ".nv.info." + entry;
+    for (uint32_t i = 0; i < e.shnum; ++i) {
+        Section s;
+        uint32_t name = 0;
+        size_t base = e.shoff + size_t(i) * e.shentsize;
+        if (!section(bytes, e, i, s) || !read_le(bytes, base, name) || name >= names.size) continue;
+        if (bytes.compare(names.offset + name, wanted.size() + 1, wanted.c_str(), wanted.size() + 1) != 0) continue;
+        if (!in_file(bytes, s.offset, s.size)) return false;
+        // Attributes: u8 format, u8 attribute, u16 value or payload size;
+        // format 0x04 (EIFMT_SVAL) is followed by that many payload bytes.
+        // EIATTR_KPARAM_INFO (0x17) describes one parameter: u32 index,
+        // u16 ordinal, u16 offset, u32 whose bits 18..31 are its size.
+        std::vector<std::pair<uint16_t, size_t>> params;  // (ordinal, size)
+        for (uint64_t off = 0; off + 4 <= s.size;) {
+            uint8_t format = 0, attr = 0;
+            uint16_t value = 0;
+            read_le(bytes, s.offset + off, format);
+            read_le(bytes, s.offset + off + 1, attr);
+            read_le(bytes, s.offset + off + 2, value);
+            off += 4;
+            if (format != 0x04) continue;
+            if (off + value > s.size) return false;
+            if (attr == 0x17 && value >= 12) {
+                uint16_t ordinal = 0;
+                uint32_t info = 0;
+                read_le(bytes, s.offset + off + 4, ordinal);
+                read_le(bytes, s.offset + off + 8, info);
+                params.emplace_back(ordinal, size_t((info >> 18) & 0x3fff));
+            }
+            off += value;
+        }
+        std::sort(params.begin(), params.end());
+        for (size_t k = 0; k < params.size(); ++k) {
+            if (params[k].first != k) return false;  // ordinals not 0..n-1: not what this reader expects
+            EntryParam prm;
+            prm.size = params[k].second;
+            out.push_back(prm);
+        }
+        return true;
+    }
+    return false;
+}
+
 std::string demangle(const std::string& symbol) {
     if (symbol.compare(0, 2, "_Z") != 0) return symbol;
     int status = 0;
@@ -423,7 +529,8 @@ std::string canonical_signature(const std::string& s) {
 std::map<std::string, std::string> resolve_kernel_names(const std::vector<std::string>& names,
                                                         const std::vector<std::string>& entries,
                                                         const std::map<std::string, std::string>& lowered,
-                                                        const std::string& source_name) {
+                                                        const std::string& source_name,
+                                                        const LaunchExpectations* expect) {
     std::map<std::string, std::string> out;
     struct Entry {
         std::string symbol, demangled;
@@ -475,15 +582,58 @@ std::map<std::string, std::string> resolve_kernel_names(const std::vector<std::s
                         if (ends_with_component(e.k.qualified, wanted)) hits.push_back(&e);
             }
         }
-        if (hits.size() == 1) {
+        // What the plan passes to this name, for overloads and hints.
+        const std::vector<KernelSpec>* specs = nullptr;
+        if (expect) {
+            auto it = expect->kernels.find(name);
+            if (it != expect->kernels.end() && !it->second.empty()) specs = &it->second;
+        }
+        std::string where = specs ? " (" + specs->front().where + ")" : "";
+        std::vector<std::string> why_not;  // per overload that does not fit
+        if (hits.size() > 1 && specs) {
+            // Overloads: the one whose parameters take what the plan passes.
+            std::vector<const Entry*> fitting;
+            for (const Entry* e : hits) {
+                std::vector<std::string> types;
+                std::string why = demangled_parameter_types(e->demangled, types) ? "" : "its parameters are unknown";
+                for (const KernelSpec& spec : *specs)
+                    if (why.empty()) why = parameter_mismatch(types, spec);
+                if (why.empty()) fitting.push_back(e);
+                else why_not.push_back(e->k.signature + ": " + why);
+            }
+            if (fitting.size() == 1) {
+                out[name] = fitting[0]->symbol;
+                continue;
+            }
+            if (!fitting.empty()) hits = fitting;
+        }
+        if (hits.size() == 1 && why_not.empty()) {
             out[name] = hits[0]->symbol;
             continue;
+        }
+        if (!why_not.empty() && why_not.size() == hits.size()) {
+            std::string msg = source_name + ": kernel '" + name + "' has " + std::to_string(hits.size()) +
+                              " overloads, and none takes what the launch plan passes" + where + ":";
+            for (const std::string& w : why_not) msg += "\n  " + w;
+            msg += "\nThe plan launches it as " + name + "(" + c_parameter_list(specs->front()) + ").";
+            throw CompileError(msg, "");
         }
         if (hits.empty()) {
             std::string msg;
             if (es.empty()) {
                 msg = source_name + ": kernel '" + name + "' not found: the code defines no __global__ kernel";
-                throw CompileError(msg, msg + "\n");
+                if (specs && expect->plan_from_task)
+                    msg += "; the task launches it as " + name + "(" + c_parameter_list(specs->front()) + ")";
+                throw CompileError(msg, "");
+            }
+            if (expect && expect->plan_from_task) {
+                // The task's plan is fixed: the code's kernel is what to rename.
+                msg = source_name + ": the task launches kernel '" + name + "'" + where + ", but " + source_name +
+                      " defines no kernel of that name; it defines:" + listing() + "\nName your kernel '" +
+                      last_component(split_demangled(wanted).qualified) + "'";
+                if (specs) msg += ": the task launches it as " + name + "(" + c_parameter_list(specs->front()) + ")";
+                msg += ".";
+                throw CompileError(msg, "");
             }
             const Entry* best = nullptr;
             size_t best_d = ~size_t(0);
@@ -495,16 +645,16 @@ std::map<std::string, std::string> resolve_kernel_names(const std::vector<std::s
                     best = &e;
                 }
             }
-            msg = source_name + ": kernel '" + name + "' not found; the image has " + std::to_string(es.size()) +
-                  " kernel" + (es.size() == 1 ? "" : "s") + ":" + listing();
+            msg = source_name + ": the launch plan names kernel '" + name + "'" + where + ", which " + source_name +
+                  " does not define; it defines:" + listing();
             if (best) msg += "\nDid you mean '" + best->k.with_args + "'?";
-            throw CompileError(msg, msg + "\n");
+            throw CompileError(msg, "");
         }
         std::string msg = source_name + ": kernel name '" + name + "' is ambiguous; it matches " +
                           std::to_string(hits.size()) + " kernels:";
         for (const Entry* e : hits) msg += "\n  " + e->k.signature;
         msg += "\nName one by its signature in the launch plan, e.g. '" + hits[0]->k.signature + "'.";
-        throw CompileError(msg, msg + "\n");
+        throw CompileError(msg, "");
     }
     return out;
 }

@@ -13,6 +13,8 @@
 
 namespace kb {
 
+struct LaunchExpectations;
+
 // Why `bytes` is not a cubin kbench can load, or "" if it is one.
 std::string cubin_problem(const std::string& bytes);
 // Every entry point of a cubin, in symbol-table order. Throws CompileError if
@@ -24,6 +26,20 @@ int cubin_sm(const std::string& bytes);
 // Why `text` is not PTX, or "" if it looks like PTX (a .version and a .target).
 std::string ptx_problem(const std::string& text);
 std::vector<std::string> ptx_entries(const std::string& text);
+
+// A kernel parameter as the image declares it: its size in bytes and, where
+// the image says, whether it is a floating-point value ('f'), an integer or
+// pointer ('i'), or only bits ('?': .b types, byte arrays, cubins).
+struct EntryParam {
+    size_t size = 0;
+    char kind = '?';
+};
+// The parameters of `entry` in a PTX module, in order; false when the module
+// has no such entry.
+bool ptx_entry_params(const std::string& text, const std::string& entry, std::vector<EntryParam>& out);
+// The parameters of `entry` in a cubin, from its .nv.info.<entry> section
+// (EIATTR_KPARAM_INFO), in order; false when the cubin does not describe them.
+bool cubin_entry_params(const std::string& bytes, const std::string& entry, std::vector<EntryParam>& out);
 
 // abi::__cxa_demangle, or the symbol itself when it is not a mangled name.
 std::string demangle(const std::string& symbol);
@@ -51,11 +67,16 @@ std::string canonical_signature(const std::string& s);
 //  - "k<float, 4>" matches the demangled name with template arguments;
 //  - "k" or "ns::k" matches the demangled qualified name, then the last
 //    component ("k" finds "ns::k" when that is the only one).
-// Throws CompileError naming the kernels found (and the closest) when a name
-// matches none, and listing the candidates when it matches several.
+// When a name matches several kernels (overloads), `expect` (what the plan
+// passes, compiler/kernel_params.h) picks the one whose parameters take it.
+// Throws CompileError naming the kernels found when a name matches none, with
+// one hint the right way round: for the task's own plan, the name to give the
+// kernel; for the candidate's plan, the closest kernel the code defines.
+// Lists the candidates when a name matches several.
 std::map<std::string, std::string> resolve_kernel_names(const std::vector<std::string>& names,
                                                         const std::vector<std::string>& entries,
                                                         const std::map<std::string, std::string>& lowered,
-                                                        const std::string& source_name);
+                                                        const std::string& source_name,
+                                                        const LaunchExpectations* expect = nullptr);
 
 }  // namespace kb

@@ -22,6 +22,8 @@
 #include "compiler/arch.h"
 #include "compiler/compile_log.h"
 #include "compiler/image_entries.h"
+#include "compiler/implicit_headers.h"
+#include "compiler/source_prep.h"
 #include "util/clock.h"
 
 extern char** environ;
@@ -247,7 +249,15 @@ CompiledImage NvccBackend::compile(const CompileRequest& rq) {
         for (size_t i = 0; i < exprs.size(); ++i)
             source += "void* __kbench_instantiate_" + std::to_string(i) + "() { return (void*)&" + exprs[i] + "; }\n";
     }
-    NvccResult cr = run_nvcc(path_, source, rq.source_name, flags(rq), rq.emit_ptx, config_.timeout_s);
+    std::vector<std::string> args = flags(rq);
+    // cuda_fp16.h / cuda_bf16.h for code that uses the types without them,
+    // as NVRTC gets them in its prelude.
+    const PreparedSource prep = prepare_cuda_source(rq.code);
+    for (const std::string& h : implicit_headers(rq.expect, prep.identifiers, prep.includes)) {
+        args.push_back("-include");
+        args.push_back(h);
+    }
+    NvccResult cr = run_nvcc(path_, source, rq.source_name, args, rq.emit_ptx, config_.timeout_s);
     if (!cr.started) fail(KB_ERR_INTERNAL, "nvcc could not run: " + cr.error);
     if (!cr.ok) {
         std::string log = cr.log;
@@ -260,14 +270,14 @@ CompiledImage NvccBackend::compile(const CompileRequest& rq) {
     img.nvcc_ms = cr.ms;
     std::vector<std::string> entries = rq.emit_ptx ? ptx_entries(cr.image) : cubin_entries(cr.image);
     try {
-        img.symbols = resolve_kernel_names(rq.kernel_names, entries, {}, rq.source_name);
+        img.symbols = resolve_kernel_names(rq.kernel_names, entries, {}, rq.source_name, &rq.expect);
     } catch (const CompileError& e) {
         // nvcc spells template arguments its own way ("k<float, 256>" for
         // "k<float, BLOCK>"): a template with a single instantiation is the one.
         std::map<std::string, std::string> syms;
         for (const std::string& n : rq.kernel_names) {
             try {
-                syms[n] = resolve_kernel_names({n}, entries, {}, rq.source_name).at(n);
+                syms[n] = resolve_kernel_names({n}, entries, {}, rq.source_name, &rq.expect).at(n);
             } catch (const CompileError&) {
                 if (n.find('<') == std::string::npos) throw CompileError(e.what(), cr.log + e.log());
                 std::string base = split_demangled(without_params(n)).qualified;

@@ -10,6 +10,7 @@
 #include "compiler/compile_log.h"
 #include "compiler/device_headers.h"
 #include "compiler/image_entries.h"
+#include "compiler/implicit_headers.h"
 #include "compiler/source_prep.h"
 #include "util/sha256.h"
 #include "util/clock.h"
@@ -220,6 +221,9 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     std::vector<std::string> include_names;
     for (const IncludeDirective& inc : prep.includes) include_names.push_back(inc.name);
     std::string prelude = prelude_for(prep.identifiers, include_names);
+    // cuda_fp16.h / cuda_bf16.h for code that uses the types without them.
+    for (const std::string& h : implicit_headers(rq.expect, prep.identifiers, prep.includes))
+        prelude += "#include <" + h + ">\n";
     bool heavy = prelude.find("__KB_CCCL") != std::string::npos;
     headers.emplace_back(prelude_header_name(), std::move(prelude));
     // Template kernels the plan names, and those the removed host code
@@ -258,7 +262,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             img.arch = rq.arch;
             img.kind = rq.emit_ptx ? ImageKind::ptx : ImageKind::cubin;
             img.nvrtc_ms = nr.ms;
-            img.symbols = resolve_kernel_names(rq.kernel_names, entries, nr.lowered, rq.source_name);
+            img.symbols = resolve_kernel_names(rq.kernel_names, entries, nr.lowered, rq.source_name, &rq.expect);
             img.entries = std::move(entries);
             img.bytes = std::move(nr.image);
             img.log = join_log(nr.log, notes);
@@ -268,7 +272,9 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             // A kernel template instantiated only by host code (which NVRTC
             // never saw) is in nvcc's image: ask nvcc before giving up.
             auto own = std::make_shared<CompileError>(e.what(), join_log(join_log(nr.log, notes), e.log()));
-            if (!may_defer) throw *own;
+            // Without removed host code nvcc sees what NVRTC saw and finds
+            // the same kernels: its answer would be this one, a second later.
+            if (!may_defer || prep.removed.empty()) throw *own;
             throw NvrtcDefers(std::string("kbench: NVRTC compiled the code, but: ") + e.what(), nr.ms, own);
         }
     }

@@ -144,10 +144,14 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     req.emit_ptx = opts_.emit_ptx;
     req.allow_nvcc_fallback = opts_.nvcc_fallback;
     req.triton_metadata = program.triton_metadata;
+    req.expect = launch_expectations(task, program);
     Kernel k;
     k.label = label;
     k.program = program;
     k.image = compiler_->compile(req);
+    // A kernel whose name fits but whose parameters do not take what the plan
+    // passes is rejected here, as a host launch would be by nvcc.
+    check_kernel_parameters(req.expect, k.image, req.source_name);
     return finish_kernel(std::move(k));
 }
 

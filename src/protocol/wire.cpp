@@ -40,6 +40,52 @@ Language language_from_name(const std::string& name) {
     throw ProtocolError("unknown language '" + name + "' in a worker message");
 }
 
+namespace {
+
+// What the launch plan passes to each kernel (compiler/kernel_params.h).
+Json expectations_to_json(const LaunchExpectations& e) {
+    Json kernels = Json::object();
+    for (const auto& kv : e.kernels) {
+        Json steps = Json::array();
+        for (const KernelSpec& s : kv.second) {
+            Json params = Json::array();
+            for (const ParamSpec& p : s.params)
+                params.push_back({{"arg", p.arg}, {"buffer", p.buffer}, {"read_only", p.read_only}, {"dtype", dtype_name(p.dtype)}});
+            steps.push_back({{"where", s.where}, {"params", params}});
+        }
+        kernels[kv.first] = steps;
+    }
+    return {{"plan_from_task", e.plan_from_task}, {"kernels", kernels}};
+}
+
+LaunchExpectations expectations_from_json(const Json& j) {
+    LaunchExpectations e;
+    e.plan_from_task = field<bool>(j, "plan_from_task");
+    const Json kernels = field<Json>(j, "kernels");
+    for (const auto& kv : kernels.items()) {
+        for (const Json& step : kv.value()) {
+            KernelSpec s;
+            s.where = field<std::string>(step, "where");
+            const Json params = field<Json>(step, "params");
+            for (const Json& p : params) {
+                ParamSpec ps;
+                ps.arg = field<std::string>(p, "arg");
+                ps.buffer = field<bool>(p, "buffer");
+                ps.read_only = field<bool>(p, "read_only");
+                std::string dt = field<std::string>(p, "dtype");
+                auto d = parse_dtype(dt);
+                if (!d) throw ProtocolError("unknown dtype '" + dt + "' in a worker message");
+                ps.dtype = *d;
+                s.params.push_back(ps);
+            }
+            e.kernels[kv.key()].push_back(std::move(s));
+        }
+    }
+    return e;
+}
+
+}  // namespace
+
 Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs) {
     Json policy = {{"std", r.policy.std},
                    {"fast_math", r.policy.fast_math},
@@ -55,7 +101,8 @@ Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* 
             {"emit_ptx", r.emit_ptx},
             {"allow_nvcc_fallback", r.allow_nvcc_fallback},
             {"force_nvcc", r.force_nvcc},
-            {"triton_metadata", r.triton_metadata}};
+            {"triton_metadata", r.triton_metadata},
+            {"expect", expectations_to_json(r.expect)}};
 }
 
 CompileRequest compile_request_from_json(const Json& j, const std::vector<std::string>& blobs) {
@@ -75,6 +122,7 @@ CompileRequest compile_request_from_json(const Json& j, const std::vector<std::s
     r.allow_nvcc_fallback = field<bool>(j, "allow_nvcc_fallback");
     r.force_nvcc = field<bool>(j, "force_nvcc");
     r.triton_metadata = field<std::string>(j, "triton_metadata");
+    r.expect = expectations_from_json(field<Json>(j, "expect"));
     return r;
 }
 

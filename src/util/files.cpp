@@ -13,6 +13,11 @@
 namespace kb {
 
 std::string read_file(const std::string& path) {
+    // An ifstream opens a directory and reads nothing from it: an empty
+    // "file" would surface later as a baffling parse or compile error.
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        fail(KB_ERR_IO, "cannot read '" + path + "': it is a directory; expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(KB_ERR_IO, "cannot read '" + path + "': " + std::strerror(errno));
     std::ostringstream ss;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "util/error.h"
@@ -40,16 +41,28 @@ std::string own_binary_dir() {
 
 std::vector<std::string> worker_search_path() {
     std::vector<std::string> out;
+    auto add = [&](const std::string& path) {
+        if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+    };
     std::string dir = own_binary_dir();
     if (!dir.empty()) {
-        out.push_back(join_path(dir, kWorkerName));
-        out.push_back(join_path(join_path(dir, "../libexec"), kWorkerName));
+        add(join_path(dir, kWorkerName));
+        // The install layout seen from the library's folder and from a
+        // program's (kbench linked statically): relative, so that a moved
+        // prefix or an installed wheel still finds its worker.
+#ifdef KB_LIBEXEC_FROM_LIBDIR
+        add(join_path(join_path(dir, KB_LIBEXEC_FROM_LIBDIR), kWorkerName));
+#endif
+#ifdef KB_LIBEXEC_FROM_BINDIR
+        add(join_path(join_path(dir, KB_LIBEXEC_FROM_BINDIR), kWorkerName));
+#endif
+        add(join_path(join_path(dir, "../libexec"), kWorkerName));
     }
 #ifdef KB_INSTALL_LIBEXECDIR
-    out.push_back(join_path(KB_INSTALL_LIBEXECDIR, kWorkerName));
+    if (*KB_INSTALL_LIBEXECDIR) add(join_path(KB_INSTALL_LIBEXECDIR, kWorkerName));
 #endif
 #ifdef KB_BUILD_WORKER_PATH
-    out.push_back(KB_BUILD_WORKER_PATH);
+    add(KB_BUILD_WORKER_PATH);
 #endif
     return out;
 }

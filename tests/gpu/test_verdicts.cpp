@@ -137,10 +137,12 @@ TEST(LaunchErrors, HugeSharedMemoryNamesTheLimit) {
 }
 
 TEST(LaunchErrors, ParameterMismatchIsCaughtBeforeLaunch) {
+    // As a host launch with the wrong arguments is for nvcc, a plan whose
+    // arguments the kernel does not take is a compile error, naming both.
     const char* plan = R"J({"launch": [{"kernel": "vector_add", "grid": "ceil_div(n, 256)", "block": 256, "args": ["a", "b", "c"]}]})J";
     Scored s = score("vector_add_f32", "correct.cu", KB_SCORE_SKIP_TIMING, plan);
-    EXPECT_EQ(s.verdict, KB_VERDICT_LAUNCH_ERROR) << s.message;
-    EXPECT_TRUE(has(s.message, "4 parameter")) << s.message;
+    EXPECT_EQ(s.verdict, KB_VERDICT_COMPILE_ERROR) << s.message;
+    EXPECT_TRUE(has(s.message, "takes 4 parameters")) << s.message;
 }
 
 TEST(LaunchErrors, CompileErrorIsAVerdictWithTheLog) {

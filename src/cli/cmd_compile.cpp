@@ -1,0 +1,83 @@
+// kbench compile: compile a task's reference and baseline, or a candidate.
+#include <cstdio>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+namespace kb::cli {
+namespace {
+
+void print_kernel(const Json& k) {
+    std::printf("  %-12s %s via %s in %.1f ms%s, %zu bytes\n", k["label"].get<std::string>().c_str(),
+                k["image"].get<std::string>().c_str(), k["path"].get<std::string>().c_str(),
+                k["compile_ms"].get<double>(), k["cache_hit"].get<bool>() ? " (cache hit)" : "",
+                size_t(k["image_bytes"].get<uint64_t>()));
+    for (const auto& kv : k["symbols"].items())
+        std::printf("    %s -> %s\n", kv.key().c_str(), kv.value().get<std::string>().c_str());
+}
+
+int run_compile(const Args& a) {
+    if (a.positional.empty() || a.positional.size() > 2) throw BadUsage("compile needs TASK [CANDIDATE]");
+    TaskHandle task;
+    load_task(a.positional[0], task);
+    if (a.positional.size() == 2) require_file(a.positional[1], "candidate", "candidate.json");
+    OpenedContext oc;
+    open_context(a, oc);
+    Json out = Json::array();
+    int failures = 0;
+    auto report = [&](kb_status st, KernelHandle& k, const std::string& what) {
+        if (st == KB_OK) {
+            Json j = parse(kb_kernel_json(k.get()));
+            if (a.json()) {
+                out.push_back(j);
+                return;
+            }
+            print_kernel(j);
+            std::string log = kb_kernel_log(k.get());
+            if (log.find_first_not_of(" \n") != std::string::npos) std::printf("    log: %s\n", log.c_str());
+            return;
+        }
+        ++failures;
+        if (a.json()) out.push_back({{"label", what}, {"ok", false}, {"status", kb_status_string(st)}, {"error", kb_last_error()}});
+        else std::printf("  %-12s FAILED: %s\n", what.c_str(), error_text(st).c_str());
+    };
+    if (!a.json())
+        std::printf("task %s, target %s\n", kb_task_name(task.get()),
+                    parse(kb_context_json(oc.ctx.get()))["arch"].get<std::string>().c_str());
+    if (a.positional.size() == 1) {
+        for (kb_program_role role : {KB_ROLE_REFERENCE, KB_ROLE_BASELINE}) {
+            KernelHandle k;
+            report(kb_compile_task_program(oc.ctx.get(), task.get(), role, k.out()), k,
+                   role == KB_ROLE_REFERENCE ? "reference" : "baseline");
+        }
+    } else {
+        kb_candidate c = candidate_for(a.positional[1], a);
+        KernelHandle k;
+        report(kb_compile(oc.ctx.get(), task.get(), &c, k.out()), k, a.positional[1]);
+    }
+    if (a.json()) print_json(out);
+    return failures ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+extern const Command kCompileCommand = {
+    "compile",
+    "compile TASK [CANDIDATE]",
+    "compile the task's reference/baseline, or a candidate",
+    "Compiles a candidate (a .cu, .ptx or .cubin file, or a kbench-candidate/1\n"
+    "candidate.json) with the task's compile policy, or, without CANDIDATE, the\n"
+    "task's reference and baseline. Prints the image, the path it took (NVRTC,\n"
+    "nvcc, given), the time and the kernels the launch plan resolved to. Needs no\n"
+    "GPU: without one it compiles to PTX (--arch sm_XY for a cubin). Exit 1 when\n"
+    "something does not compile; the compiler's log says why.\n"
+    "--json prints an array of the kernels' JSON (kb_kernel_json), or of\n"
+    "{\"label\", \"ok\": false, \"status\", \"error\"} for one that failed.",
+    {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--launch"},
+    "  kbench compile tasks/vector_add_f32/task.json                 # reference and baseline\n"
+    "  kbench compile tasks/vector_add_f32/task.json my_kernel.cu    # a candidate\n"
+    "  kbench compile --arch sm_90 --launch '{\"launch\":[...]}' task.json my_kernel.cu\n",
+    run_compile,
+};
+
+}  // namespace kb::cli

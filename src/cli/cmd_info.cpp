@@ -1,0 +1,51 @@
+// kbench info: the device, target and compiler kbench sees.
+#include <cstdio>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+namespace kb::cli {
+namespace {
+
+int run_info(const Args& a) {
+    if (!a.positional.empty()) throw BadUsage("info takes no arguments");
+    OpenedContext oc;
+    open_context(a, oc);
+    Json j = parse(kb_context_json(oc.ctx.get()));
+    if (a.json()) {
+        if (!oc.device) j["no_device_reason"] = oc.no_device_reason;
+        print_json(j);
+        return kExitOk;
+    }
+    std::printf("kbench %s\n", kb_version_string());
+    if (oc.device) {
+        const Json& d = j["device"];
+        std::printf("device      %s (%s, %d SMs, L2 %lld KiB, %.0f GB/s peak DRAM)\n",
+                    d["name"].get<std::string>().c_str(), d["arch"].get<std::string>().c_str(), d["sm_count"].get<int>(),
+                    (long long)(d["l2_bytes"].get<int64_t>() / 1024), d["peak_dram_gbps"].get<double>());
+    } else {
+        std::printf("device      none (%s): validate and compile only\n", oc.no_device_reason.c_str());
+    }
+    std::printf("target      %s (%s)\n", j["arch"].get<std::string>().c_str(), j["emit"].get<std::string>().c_str());
+    std::printf("isolation   %s\n", j["isolation"].get<std::string>().c_str());
+    std::printf("nvrtc       %s\n", j["nvrtc_version"].get<std::string>().c_str());
+    std::printf("cuda home   %s\n", j["cuda_home"].get<std::string>().c_str());
+    return kExitOk;
+}
+
+}  // namespace
+
+extern const Command kInfoCommand = {
+    "info",
+    "info",
+    "show the device, architecture and compiler kbench uses",
+    "Shows the CUDA device kbench would use (or why there is none), the target\n"
+    "architecture, the isolation mode, NVRTC's version and the CUDA toolkit.\n"
+    "Without a GPU it still succeeds: kbench validates and compiles without one.",
+    {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process"},
+    "  kbench info                      # the device and compiler\n"
+    "  kbench info --json | jq .arch    # the target, for scripts\n",
+    run_info,
+};
+
+}  // namespace kb::cli

@@ -1,0 +1,34 @@
+// The command table: the one place a new subcommand is added (see cli/cli.h).
+#include "cli/commands.h"
+
+namespace kb::cli {
+
+namespace {
+
+// The batch commands parse their own options (cmd_extract.cpp, cmd_report.cpp).
+const Command kExtractCommand = {
+    "extract", "extract [--task TASK] FILE|-", "show the code kbench would score in a model's answer",
+    "", {}, "", nullptr, cmd_extract,
+};
+const Command kReportCommand = {
+    "report", "report [--by G] RESULTS.jsonl", "accuracy, fast_p, speedup, pass@k of a batch run's results",
+    "", {}, "", nullptr, cmd_report,
+};
+
+}  // namespace
+
+const std::vector<const Command*>& commands() {
+    static const std::vector<const Command*> all = {
+        &kInfoCommand, &kValidateCommand, &kCompileCommand, &kScoreCommand, &kSuiteCommand,
+        &kExtractCommand, &kReportCommand,
+    };
+    return all;
+}
+
+const Command* find_command(const std::string& name) {
+    for (const Command* c : commands())
+        if (name == c->name) return c;
+    return nullptr;
+}
+
+}  // namespace kb::cli
