@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/validate_checks.h"
 #include "emulate/oracle_plugin.h"
+#include "util/error.h"
 
 namespace kb::cli {
 namespace {
