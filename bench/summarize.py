@@ -122,6 +122,28 @@ def collect(out):
                 rows.append((s, k, str(v).lower(), target))
             elif isinstance(v, (int, float)):
                 rows.append((s, k, f"{v:.4g}", target))
+    bb = load(out, "batch_bench.json")
+    if bb and "batch_timed_per_s" in bb:
+        s = "RL-loop throughput, one GPU, worker isolation, distinct candidates (issue 12)"
+        rows.append((s, f"batch API, timed verdicts per second ({bb['n']} candidates of {bb['tasks']})",
+                     f"{bb['batch_timed_per_s']:.1f} /s", ">= 50 /s (was 6.7)"))
+        rows.append((s, "batch API, correctness-only verdicts per second",
+                     f"{bb['batch_correctness_per_s']:.1f} /s", ">= 150 /s (was 19-21)"))
+        rows.append((s, "kb_score latency, timed, median", f"{bb['single_timed_ms']:.1f} ms", "<= 60 ms (was 148)"))
+        rows.append((s, "kb_score latency, correctness only, median", f"{bb['single_correctness_ms']:.1f} ms",
+                     "<= 20 ms (was 47-53)"))
+        rows.append((s, "compile-error verdict, median", f"{bb['compile_error_ms']:.1f} ms", "<= 30 ms (was 440)"))
+        rows.append((s, "cache-hit compile, median", f"{bb['cache_hit_compile_ms']:.3f} ms", "<= 1 ms"))
+        rows.append((s, "context creation (worker isolation)", f"{bb['context_create_ms']:.0f} ms", "recorded (was 120-136)"))
+        st = bb.get("batch_timed_stages_ms", {})
+        if st:
+            rows.append((s, "  batch, timed: mean compile / queue / correctness / timing / recheck",
+                         " / ".join(f"{st.get(k + '_ms_mean', 0):.0f}" for k in
+                                    ("compile", "queue", "correctness", "timing", "recheck")) + " ms", ""))
+        rows.append((s, f"mixed stream ({bb['mixed_crashes']} crashing, {bb['mixed_hangs']} hanging of {bb['n']}; "
+                        "1 s deadline): rate / clean rate",
+                     f"{bb['mixed_per_s']:.1f} / {bb['mixed_clean_per_s']:.1f} /s = {100 * bb['mixed_ratio']:.0f} %",
+                     ">= 60 %"))
     g = read_text(out, "nvrtc_vs_nvcc.log")
     if g:
         s = "nvcc compatibility corpus (issue 4)"

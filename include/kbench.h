@@ -74,7 +74,9 @@ typedef enum kb_status {
                                        context in a new process, or use worker isolation */
     KB_ERR_WORKER = 11,             /* the worker process could not be started or spoke nonsense */
     KB_ERR_NOT_FOUND = 12,          /* a result field, case or file that does not exist */
-    KB_ERR_INTERNAL = 13            /* a bug in kbench; please report the detail */
+    KB_ERR_INTERNAL = 13,           /* a bug in kbench; please report the detail */
+    KB_ERR_TIMEOUT = 14,            /* a batch call waited its timeout: no room to submit, no job completed */
+    KB_ERR_CANCELLED = 15           /* a batch job was cancelled before it ran */
 } kb_status;
 
 /* A static English name for a status, e.g. "task invalid". Never NULL. */
@@ -302,6 +304,9 @@ KB_API kb_status kb_time(kb_context* ctx, const kb_task* task, const kb_kernel* 
 #define KB_SCORE_SKIP_TIMING 0x1u
 /* Skip the post-timing recheck on fresh inputs from a secret seed. */
 #define KB_SCORE_NO_RECHECK 0x2u
+/* Stop after compiling: the result has the compile facts (or the compile
+ * error) and verdict none. Needs no device: a compile-only context takes it. */
+#define KB_SCORE_COMPILE_ONLY 0x4u
 
 #define KB_SCORE_OPTIONS_VERSION 1
 typedef struct kb_score_options {
@@ -321,6 +326,84 @@ KB_API kb_status kb_score_options_init(kb_score_options* opts, unsigned version)
  * with its verdict; the result holds everything learnt up to the failure. */
 KB_API kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* candidate,
                           const kb_score_options* opts, kb_result** out);
+
+/* ------------------------------------------------------------------------ */
+/* Batches: many scores in flight                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A batch scores many candidates (for one task or several) on one context:
+ * candidates compile on a pool of CPU threads ahead of the GPU, which runs
+ * one job at a time, and results are collected as they complete.
+ *
+ *   kb_batch* b;  kb_batch_create(ctx, NULL, &b);
+ *   for (...) kb_batch_submit(b, task, &cand[i], NULL, i, -1.0, NULL);
+ *   kb_batch_job* job;
+ *   while (kb_batch_next(b, -1.0, &job) == KB_OK) {
+ *       kb_result* r = NULL;
+ *       kb_status s = kb_batch_job_take_result(job, &r);  // KB_OK: r holds the verdict
+ *       ... kb_batch_job_tag(job) says which candidate ...
+ *       kb_result_destroy(r);  kb_batch_job_destroy(job);
+ *   }                          // KB_ERR_NOT_FOUND: nothing left in flight
+ *   kb_batch_destroy(b);
+ *
+ * Every submitted job is reported by kb_batch_next exactly once. The batch's
+ * functions may be called from any thread, concurrently. While a batch is
+ * alive its context's other verbs (kb_score, kb_compare, ...) still work:
+ * they take turns with the batch's device work. Destroy the batch before its
+ * context. */
+typedef struct kb_batch kb_batch;
+typedef struct kb_batch_job kb_batch_job;
+
+#define KB_BATCH_OPTIONS_VERSION 1
+typedef struct kb_batch_options {
+    unsigned version;          /* KB_BATCH_OPTIONS_VERSION */
+    unsigned capacity;         /* jobs submitted and not yet collected by kb_batch_next; 0: 64 */
+    unsigned compile_threads;  /* CPU threads compiling ahead of the GPU; 0: the cores, at most 8 */
+} kb_batch_options;
+
+#define KB_BATCH_OPTIONS_INIT { KB_BATCH_OPTIONS_VERSION, 0u, 0u }
+KB_API kb_status kb_batch_options_init(kb_batch_options* opts, unsigned version);
+
+/* opts may be NULL for defaults. */
+KB_API kb_status kb_batch_create(kb_context* ctx, const kb_batch_options* opts, kb_batch** out);
+
+/* Queues one score (kb_score's arguments; opts may be NULL). `tag` is the
+ * caller's, handed back with the job. Waits up to timeout_s seconds for room
+ * (0: not at all; negative: until there is room) and returns KB_ERR_TIMEOUT
+ * when the batch stayed full. The candidate is copied: the caller may free it
+ * at once. *id_out (may be NULL) receives the job's id, never 0. Bad options
+ * fail here; a candidate file that cannot be read fails the job, at next. */
+KB_API kb_status kb_batch_submit(kb_batch* batch, const kb_task* task, const kb_candidate* candidate,
+                                 const kb_score_options* opts, uint64_t tag, double timeout_s, uint64_t* id_out);
+
+/* The next completed job, in completion order, waiting up to timeout_s
+ * seconds (0: not at all; negative: until one completes). KB_ERR_TIMEOUT when
+ * none completed in time; KB_ERR_NOT_FOUND when nothing is in flight or
+ * waiting to be collected (waiting would never end). */
+KB_API kb_status kb_batch_next(kb_batch* batch, double timeout_s, kb_batch_job** out);
+
+/* Cancels a job that has not started on the device. KB_OK: kb_batch_next
+ * reports it as KB_ERR_CANCELLED (a job not yet compiling completes at once).
+ * KB_ERR_NOT_FOUND: no such job in flight (it completed, cancelled ones
+ * included), or it is on the device already and will complete normally. */
+KB_API kb_status kb_batch_cancel(kb_batch* batch, uint64_t id);
+/* Cancels every job not yet on the device; *count (may be NULL) gets how many. */
+KB_API kb_status kb_batch_cancel_all(kb_batch* batch, size_t* count);
+/* Jobs submitted and not yet completed. */
+KB_API size_t kb_batch_in_flight(const kb_batch* batch);
+/* Cancels the jobs not yet on the device, waits for those running, and frees
+ * the batch with every result not yet collected. */
+KB_API void kb_batch_destroy(kb_batch* batch);
+
+KB_API uint64_t kb_batch_job_id(const kb_batch_job* job);
+KB_API uint64_t kb_batch_job_tag(const kb_batch_job* job);
+/* The job's outcome as kb_score would have returned it: KB_OK and *out the
+ * result (the caller's, to kb_result_destroy), or the error that stopped the
+ * job (KB_ERR_CANCELLED, KB_ERR_IO for an unreadable candidate file, ...)
+ * with its detail in kb_last_error and *out NULL. A second call gives
+ * KB_ERR_NOT_FOUND: the result was taken. */
+KB_API kb_status kb_batch_job_take_result(kb_batch_job* job, kb_result** out);
+KB_API void kb_batch_job_destroy(kb_batch_job* job);
 
 /* ------------------------------------------------------------------------ */
 /* Results                                                                   */

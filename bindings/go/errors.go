@@ -25,6 +25,8 @@ const (
 	StatusWorker             Status = 11
 	StatusNotFound           Status = 12
 	StatusInternal           Status = 13
+	StatusTimeout            Status = 14 // a batch call waited its timeout
+	StatusCancelled          Status = 15 // a batch job was cancelled before it ran
 )
 
 // String is the status's English name, e.g. "task invalid".

@@ -78,6 +78,7 @@ type ScoreOptions struct {
 	CorrectnessRuns uint   // runs per case; >1 also checks determinism
 	SkipTiming      bool   // correctness only
 	NoRecheck       bool   // skip the recheck on fresh inputs after timing
+	CompileOnly     bool   // stop after compiling: verdict none, no device needed
 	Timing          TimeOptions
 }
 
@@ -149,6 +150,9 @@ func (o *ScoreOptions) toC(task *Task) (capi.Kb_score_options, error) {
 	}
 	if o.NoRecheck {
 		flags |= capi.KB_SCORE_NO_RECHECK
+	}
+	if o.CompileOnly {
+		flags |= capi.KB_SCORE_COMPILE_ONLY
 	}
 	c.SetFlags(flags)
 	// GetTiming points into c, so filling it fills c.

@@ -18,6 +18,7 @@ func TestStatusValues(t *testing.T) {
 		StatusOutOfMemory: capi.KB_ERR_OUT_OF_MEMORY, StatusReferenceFailed: capi.KB_ERR_REFERENCE_FAILED,
 		StatusContextLost: capi.KB_ERR_CONTEXT_LOST, StatusWorker: capi.KB_ERR_WORKER,
 		StatusNotFound: capi.KB_ERR_NOT_FOUND, StatusInternal: capi.KB_ERR_INTERNAL,
+		StatusTimeout: capi.KB_ERR_TIMEOUT, StatusCancelled: capi.KB_ERR_CANCELLED,
 	}
 	for got, c := range want {
 		if int(got) != int(c) {

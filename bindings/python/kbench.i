@@ -92,6 +92,14 @@ KB_PY_OUT_HANDLE(kb_context)
 KB_PY_OUT_HANDLE(kb_task)
 KB_PY_OUT_HANDLE(kb_kernel)
 KB_PY_OUT_HANDLE(kb_result)
+KB_PY_OUT_HANDLE(kb_batch)
+KB_PY_OUT_HANDLE(kb_batch_job)
+
+/* kb_batch_submit's job id and kb_batch_cancel_all's count. */
+%typemap(in, numinputs=0) uint64_t* id_out (uint64_t value = 0) { $1 = &value; }
+%typemap(argout) uint64_t* id_out { $result = kb_py_set_output($result, PyLong_FromUnsignedLongLong(value$argnum)); }
+%typemap(in, numinputs=0) size_t* count (size_t value = 0) { $1 = &value; }
+%typemap(argout) size_t* count { $result = kb_py_set_output($result, PyLong_FromSize_t(value$argnum)); }
 
 %typemap(in, numinputs=0) int* out (int value = 0) { $1 = ($1_ltype)&value; }
 %typemap(argout) int* out { $result = kb_py_set_output($result, PyLong_FromLong(value$argnum)); }
@@ -198,6 +206,9 @@ KB_PY_RELEASE_GIL(kb_run_reference)
 KB_PY_RELEASE_GIL(kb_compare)
 KB_PY_RELEASE_GIL(kb_time)
 KB_PY_RELEASE_GIL(kb_score)
+KB_PY_RELEASE_GIL(kb_batch_submit)    /* waits for room in a full batch */
+KB_PY_RELEASE_GIL(kb_batch_next)      /* waits for a job to complete */
+KB_PY_RELEASE_GIL(kb_batch_destroy)   /* waits for the jobs running now */
 
 %include "../swig/kbench_common.i"
 

@@ -52,6 +52,7 @@ static char* kb_swig_strdup(const char* s) {
 %ignore kb_context_options_init;
 %ignore kb_time_options_init;
 %ignore kb_score_options_init;
+%ignore kb_batch_options_init;
 
 %extend kb_context_options {
     kb_context_options() {
@@ -115,6 +116,16 @@ static char* kb_swig_strdup(const char* s) {
         return o;
     }
     ~kb_score_options() { free($self); }
+}
+
+%extend kb_batch_options {
+    kb_batch_options() {
+        kb_batch_options init = KB_BATCH_OPTIONS_INIT;
+        kb_batch_options* o = (kb_batch_options*)malloc(sizeof *o);
+        if (o) *o = init;
+        return o;
+    }
+    ~kb_batch_options() { free($self); }
 }
 
 %include "kbench.h"

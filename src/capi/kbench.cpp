@@ -7,104 +7,19 @@
 #include <new>
 #include <string>
 
-#include "capi/versioned.h"
-#include "compiler/compiler.h"
-#include "engine/context.h"
-#include "engine/result_json.h"
+#include "capi/boundary.h"
 #include "engine/verdict.h"
-#include "util/error.h"
-#include "util/json.h"
 #include "worker_host/isolation.h"
 
-// --- handles ------------------------------------------------------------
-
-struct kb_context {
-    std::unique_ptr<kb::Context> ctx;
-    std::string json;
-};
-
-struct kb_task {
-    kb::TaskPtr task;
-};
-
-struct kb_kernel {
-    kb::KernelPtr kernel;
-    std::string json;
-};
-
-// Built once from a typed result and never changed after: any number of
-// threads may read one (kb_result_get_string hands out pointers into `doc`).
-struct kb_result {
-    kb::Json doc;
-    std::string text;
-    std::string message;
-    kb_verdict verdict = KB_VERDICT_NONE;
-};
-
-namespace {
+namespace kb::capi {
 
 thread_local std::string t_last_error;
-
-kb_status set_error(kb_status s, const std::string& msg) {
-    t_last_error = msg;
-    return s;
-}
 
 // The header's version macros and the size tables (capi/versioned.h) move together.
 static_assert(kb::capi::current_version<kb_context_options>() == KB_CONTEXT_OPTIONS_VERSION, "versioned.h");
 static_assert(kb::capi::current_version<kb_time_options>() == KB_TIME_OPTIONS_VERSION, "versioned.h");
 static_assert(kb::capi::current_version<kb_score_options>() == KB_SCORE_OPTIONS_VERSION, "versioned.h");
 static_assert(kb::capi::current_version<kb_candidate>() == KB_CANDIDATE_VERSION, "versioned.h");
-
-// KB_OK when the library reads `version` of T, else the status and why.
-template <class T>
-kb_status check_version(unsigned version) {
-    std::string why = kb::capi::unsupported_version<T>(version);
-    return why.empty() ? KB_OK : set_error(KB_ERR_UNSUPPORTED_VERSION, why);
-}
-
-template <class F>
-kb_status guard(F&& body) {
-    t_last_error.clear();
-    try {
-        return body();
-    } catch (const kb::CompileError& e) {
-        // The summary alone when the log adds nothing (a kernel-name or
-        // parameter check, a file that is not text).
-        bool has_log = e.log().find_first_not_of(" \n") != std::string::npos;
-        return set_error(KB_ERR_COMPILE, std::string(e.what()) + (has_log ? "\n--- compiler log ---\n" + e.log() : ""));
-    } catch (const kb::Error& e) {
-        return set_error(e.status(), e.what());
-    } catch (const std::bad_alloc&) {
-        return set_error(KB_ERR_OUT_OF_MEMORY, "out of host memory");
-    } catch (const std::exception& e) {
-        return set_error(KB_ERR_INTERNAL, std::string("internal error: ") + e.what());
-    } catch (...) {
-        return set_error(KB_ERR_INTERNAL, "internal error: unknown exception");
-    }
-}
-
-#define KB_REQUIRE(cond, what)                                                        \
-    do {                                                                              \
-        if (!(cond)) return set_error(KB_ERR_INVALID_ARGUMENT, std::string(what));    \
-    } while (0)
-
-kb_verdict verdict_of(const kb::ReferenceResult&) { return KB_VERDICT_NONE; }
-template <class Result>
-kb_verdict verdict_of(const Result& r) {
-    return r.verdict;
-}
-
-// The boundary: a typed result becomes the JSON document the caller reads.
-template <class Result>
-kb_result* make_result(const Result& result) {
-    auto r = std::make_unique<kb_result>();
-    r->doc = kb::to_json(result);
-    r->verdict = verdict_of(result);
-    r->message = result.message;
-    r->text = r->doc.dump(2);
-    return r.release();
-}
 
 kb_status check_case(const kb_task* task, int case_index) {
     kb::check_case_index(*task->task, case_index);  // throws; `guard` turns it into the status
@@ -159,7 +74,27 @@ kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
     return KB_OK;
 }
 
-}  // namespace
+kb_status score_options(const kb_task* task, const kb_score_options* opts, kb::ScoreOptions* so) {
+    if (!opts) return KB_OK;
+    if (kb_status s = check_version<kb_score_options>(opts->version)) return s;
+    if (kb_status s = check_time_options(&opts->timing)) return s;
+    const unsigned known = KB_SCORE_SKIP_TIMING | KB_SCORE_NO_RECHECK | KB_SCORE_COMPILE_ONLY;
+    if (opts->flags & ~known)
+        return set_error(KB_ERR_INVALID_ARGUMENT, "kb_score_options.flags has bits this library does not know (" +
+                                                      std::to_string(opts->flags & ~known) + "); use KB_SCORE_* values");
+    so->seed = opts->seed;
+    so->correctness_runs = opts->correctness_runs;  // 0: kbench's default (see score.cpp)
+    so->skip_timing = (opts->flags & KB_SCORE_SKIP_TIMING) != 0;
+    so->recheck = (opts->flags & KB_SCORE_NO_RECHECK) == 0;
+    so->compile_only = (opts->flags & KB_SCORE_COMPILE_ONLY) != 0;
+    so->timing = time_request(&opts->timing);
+    if (so->timing.case_index != -1) return check_case(task, so->timing.case_index);
+    return KB_OK;
+}
+
+}  // namespace kb::capi
+
+using namespace kb::capi;
 
 extern "C" {
 
@@ -181,6 +116,8 @@ const char* kb_status_string(kb_status s) {
         case KB_ERR_WORKER: return "worker error";
         case KB_ERR_NOT_FOUND: return "not found";
         case KB_ERR_INTERNAL: return "internal error";
+        case KB_ERR_TIMEOUT: return "timed out";
+        case KB_ERR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }
@@ -418,20 +355,8 @@ kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* can
         kb_status s = candidate_input(candidate, &in);
         if (s != KB_OK) return s;
         kb::ScoreOptions so;
-        if (opts) {
-            if (kb_status s = check_version<kb_score_options>(opts->version)) return s;
-            s = check_time_options(&opts->timing);
-            if (s != KB_OK) return s;
-            so.seed = opts->seed;
-            so.correctness_runs = opts->correctness_runs;  // 0: kbench's default (see score.cpp)
-            so.skip_timing = (opts->flags & KB_SCORE_SKIP_TIMING) != 0;
-            so.recheck = (opts->flags & KB_SCORE_NO_RECHECK) == 0;
-            so.timing = time_request(&opts->timing);
-            if (so.timing.case_index != -1) {
-                s = check_case(task, so.timing.case_index);
-                if (s != KB_OK) return s;
-            }
-        }
+        s = score_options(task, opts, &so);
+        if (s != KB_OK) return s;
         *out = make_result(ctx->ctx->score(task->task, in, so));
         return KB_OK;
     });

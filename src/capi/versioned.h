@@ -44,6 +44,13 @@ struct Versions<kb_candidate> {
     static constexpr size_t sizes[] = {0, sizeof(kb_candidate)};
 };
 
+template <>
+struct Versions<kb_batch_options> {
+    static constexpr const char* name = "kb_batch_options";
+    static constexpr const char* init = "KB_BATCH_OPTIONS_INIT";
+    static constexpr size_t sizes[] = {0, sizeof(kb_batch_options)};
+};
+
 // The newest version of T this library knows.
 template <class T>
 constexpr unsigned current_version() {

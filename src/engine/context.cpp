@@ -186,17 +186,20 @@ TaskBinding Context::bind(const TaskPtr& task) {
 
 ReferenceResult Context::run_reference(const TaskPtr& task, int case_index, uint64_t seed) {
     Backend& b = backend();
+    std::lock_guard<std::mutex> device_lock(device_mutex_);
     return b.run_reference(bind(task), case_index, seed);
 }
 
 CompareResult Context::compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed,
                                unsigned runs) {
     Backend& b = backend();
+    std::lock_guard<std::mutex> device_lock(device_mutex_);
     return b.compare(bind(task), kernel, case_index, seed, runs);
 }
 
 TimeResult Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
     Backend& b = backend();
+    std::lock_guard<std::mutex> device_lock(device_mutex_);
     return b.time(bind(task), kernel, req);
 }
 

@@ -3,6 +3,7 @@
 // baseline of every task seen so far. The C API is a thin shell over this.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,11 +13,21 @@
 #include "compiler/compiler.h"
 #include "engine/backend.h"
 #include "engine/options.h"
+#include "engine/result.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
 
 namespace kb {
+
+// A score whose compile stage has run: either finished (a compile error, a
+// bad plan, compile-only) or holding the kernel for the device stages.
+struct PreparedScore {
+    ScoreResult result;
+    KernelPtr kernel;
+    bool done = false;
+    std::chrono::steady_clock::time_point started;
+};
 
 class Context {
 public:
@@ -46,6 +57,11 @@ public:
     TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
     // Compile, check every case, time against the baseline, recheck, verdict.
     ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    // kb_score in its two halves, so a batch compiles on CPU threads ahead of
+    // the device: prepare_score compiles (thread-safe, no device work);
+    // finish_score runs the device stages (one at a time per context).
+    PreparedScore prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    ScoreResult finish_score(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts);
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per task).
@@ -60,6 +76,9 @@ private:
     std::unique_ptr<Backend> backend_;
     Json info_;
     std::mutex bind_mutex_;
+    // The backend runs one request at a time: kb_score on one thread and a
+    // batch's device thread take turns here instead of racing.
+    std::mutex device_mutex_;
     std::map<std::string, TaskBinding> bindings_;  // by task hash
 };
 

@@ -48,6 +48,7 @@ struct ScoreOptions {
     unsigned correctness_runs = 0;  // 0: two at cheap cases, one at large ones (score.cpp)
     bool skip_timing = false;
     bool recheck = true;
+    bool compile_only = false;      // stop after compiling: verdict none (no device needed)
     TimeRequest timing;             // against_baseline is forced on
 };
 

@@ -136,6 +136,7 @@ struct CompileFacts {
 // Where a score's time went, stage by stage (milliseconds of wall time).
 struct StageTimes {
     double compile_ms = 0, correctness_ms = 0, timing_ms = 0, recheck_ms = 0;
+    double queue_ms = 0;  // compiled, waiting for the device (a batch's GPU queue)
 };
 
 struct ScoreResult {

@@ -469,7 +469,8 @@ Json to_json(const ScoreResult& r) {
     j["stages"] = {{"compile_ms", r.stages.compile_ms},
                    {"correctness_ms", r.stages.correctness_ms},
                    {"timing_ms", r.stages.timing_ms},
-                   {"recheck_ms", r.stages.recheck_ms}};
+                   {"recheck_ms", r.stages.recheck_ms},
+                   {"queue_ms", r.stages.queue_ms}};
     j["elapsed_ms"] = r.elapsed_ms;
     return j;
 }

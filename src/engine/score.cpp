@@ -5,6 +5,7 @@
 //
 // The first failure ends the score; the result keeps everything learnt up to
 // it (compile facts, the cases that passed, timing), so nothing computed is lost.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -48,12 +49,15 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
 
 }  // namespace
 
-ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
-    auto t0 = Clock::now();
+PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
+    PreparedScore ps;
+    ps.started = Clock::now();
+    auto& t0 = ps.started;
     const Task& t = *task;
-    ScoreResult res;
+    ScoreResult& res = ps.result;
     res.task = t.name;
     res.seed = opts.seed ? opts.seed : kDefaultSeed;
+    ps.done = true;  // until the candidate has compiled
 
     // 1. Compile. A bad plan or code is the candidate's failure, not an API error.
     KernelPtr kernel;
@@ -64,19 +68,39 @@ ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const 
     } catch (const CompileError& e) {
         res.compile = {false, e.what(), e.log(), nullptr};
         res.stages.compile_ms = ms_since(stage);
-        return finish(res, KB_VERDICT_COMPILE_ERROR, e.what(), t0);
+        finish(res, KB_VERDICT_COMPILE_ERROR, e.what(), t0);
+        return ps;
     } catch (const Error& e) {
         if (e.status() != KB_ERR_TASK_INVALID) throw;
         res.compile = {false, e.what(), "", nullptr};
         res.stages.compile_ms = ms_since(stage);
-        return finish(res, KB_VERDICT_LAUNCH_ERROR, std::string("the candidate's launch plan is invalid: ") + e.what(),
-                      t0);
+        finish(res, KB_VERDICT_LAUNCH_ERROR, std::string("the candidate's launch plan is invalid: ") + e.what(), t0);
+        return ps;
     }
     res.compile = {true, "", "", kernel};
     res.stages.compile_ms = ms_since(stage);
+    ps.kernel = kernel;
+    if (opts.compile_only) {
+        finish(res, KB_VERDICT_NONE, "compiled; not run (compile only)", t0);
+        return ps;
+    }
+    ps.done = false;
+    return ps;
+}
+
+ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts) {
+    if (ps.done) return std::move(ps.result);
+    std::lock_guard<std::mutex> device_lock(device_mutex_);
+    const auto t0 = ps.started;
+    const Task& t = *task;
+    ScoreResult res = std::move(ps.result);
+    KernelPtr kernel = std::move(ps.kernel);
+    // Time between the end of compilation and the device taking the job:
+    // zero for kb_score, the GPU queue's wait in a batch.
+    res.stages.queue_ms = std::max(0.0, ms_since(t0) - res.stages.compile_ms);
+    auto stage = Clock::now();
 
     // 2. Correctness on every case, the perf case last.
-    stage = Clock::now();
     Backend& b = backend();
     TaskBinding tb = bind(task);
     for (size_t i = 0; i < t.cases.size(); ++i) {
@@ -120,6 +144,10 @@ ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const 
         msg += buf;
     }
     return finish(res, KB_VERDICT_PASS, msg, t0);
+}
+
+ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
+    return finish_score(task, prepare_score(task, in, opts), opts);
 }
 
 }  // namespace kb

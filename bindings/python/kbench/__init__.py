@@ -14,12 +14,13 @@ import enum
 
 from . import capi
 from .capi import KbenchError
+from .batch import Batch, Job
 from .context import Context
 from .kernel import Kernel
 from .result import Result
 from .task import Task
 
-__all__ = ["Context", "Task", "Kernel", "Result", "KbenchError", "Status", "DEVICE_NONE",
+__all__ = ["Batch", "Job", "Context", "Task", "Kernel", "Result", "KbenchError", "Status", "DEVICE_NONE",
            "device_count", "version"]
 
 #: The device ordinal of a compile-only context.

@@ -63,11 +63,12 @@ def fill_time_options(o, task, case=None, mode="cold", against_baseline=False, b
     return o
 
 
-def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, **timing):
+def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, compile_only=False, **timing):
     """A kb_score_options; `timing` takes fill_time_options' keywords."""
     o = capi.kb_score_options()
     o.seed = int(seed)
     o.correctness_runs = int(correctness_runs)
-    o.flags = (capi.KB_SCORE_SKIP_TIMING if skip_timing else 0) | (0 if recheck else capi.KB_SCORE_NO_RECHECK)
+    o.flags = ((capi.KB_SCORE_SKIP_TIMING if skip_timing else 0) | (0 if recheck else capi.KB_SCORE_NO_RECHECK) |
+               (capi.KB_SCORE_COMPILE_ONLY if compile_only else 0))
     fill_time_options(o.timing, task, **timing)
     return o

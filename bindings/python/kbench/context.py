@@ -109,14 +109,22 @@ class Context(Handle):
             return Result(capi.kb_time(ctx, task._handle, k, opts))
 
     def score(self, task, code=None, *, path=None, language="auto", launch=None, metadata=None, label=None,
-              seed=0, correctness_runs=0, skip_timing=False, recheck=True, **timing):
+              seed=0, correctness_runs=0, skip_timing=False, recheck=True, compile_only=False, **timing):
         """Compile, check every case, time against the baseline, recheck: the
         one call an RL loop wants. A failing candidate is a Result whose
-        verdict says why, not an exception. `timing` takes time()'s keywords."""
+        verdict says why, not an exception. `timing` takes time()'s keywords.
+        compile_only=True stops after compiling (verdict "none"; no GPU needed)."""
         cand = _options.candidate(code, path, language, launch, metadata, label)
-        opts = _options.score_options(task, seed, correctness_runs, skip_timing, recheck, **timing)
+        opts = _options.score_options(task, seed, correctness_runs, skip_timing, recheck, compile_only, **timing)
         with self._use(exclusive=True) as ctx:
             return Result(capi.kb_score(ctx, task._handle, cand, opts))
+
+    def batch(self, *, capacity=0, compile_threads=0):
+        """A kbench.Batch on this context: many scores in flight, compiled on
+        CPU threads ahead of the GPU. Close it (or leave its `with` block)
+        before closing the context."""
+        from .batch import Batch
+        return Batch(self, capacity=capacity, compile_threads=compile_threads)
 
     def __repr__(self):
         return "<kbench.Context closed>" if self.closed else "<kbench.Context>"

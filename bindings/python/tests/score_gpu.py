@@ -1,8 +1,11 @@
 """Scores vector_add_f32's candidates on a GPU through the Python binding.
 Exits 77 (skipped, for CTest) when there is no CUDA device."""
+import concurrent.futures
 import os
 import pathlib
 import sys
+import threading
+import time
 
 import kbench
 
@@ -26,7 +29,74 @@ def main():
                 if expected == "pass" and not result.number("/speedup") > 0:
                     print("  no positive /speedup in the result")
                     failures += 1
+        failures += check_batch(ctx, task)
+    failures += check_threads_overlap()
     return 1 if failures else 0
+
+
+def variant(i, op="+"):
+    """A distinct vector add (distinct sources miss the compile cache)."""
+    return (f"// variant {i}\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {{\n"
+            f"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] {op} b[i];\n}}\n")
+
+
+def check_batch(ctx, task):
+    """kbench.Batch with futures: every candidate gets its verdict."""
+    failures = 0
+    expected = {i: ("wrong_answer" if i % 5 == 4 else "pass") for i in range(20)}
+    t0 = time.perf_counter()
+    with ctx.batch() as batch:
+        futures = {batch.submit_future(task, variant(i, "-" if expected[i] != "pass" else "+"), skip_timing=True): i
+                   for i in expected}
+        for fut in concurrent.futures.as_completed(futures, timeout=300):
+            i = futures[fut]
+            verdict = fut.result().verdict
+            if verdict != expected[i]:
+                print(f"batch job {i}: {verdict}, expected {expected[i]}")
+                failures += 1
+    rate = len(expected) / (time.perf_counter() - t0)
+    print(f"batch: {len(expected)} correctness-only verdicts through futures, {rate:.1f} per second")
+    return failures
+
+
+def check_threads_overlap():
+    """The binding releases the GIL: two threads, each with its own context,
+    score N candidates faster than one thread scores them alone."""
+    n = 24
+    sources = [variant(1000 + i) for i in range(2 * n)]
+    ctxs = [kbench.Context(), kbench.Context()]
+    tasks = [kbench.Task(TASK_DIR / "task.json") for _ in ctxs]
+    try:
+        for ctx, task in zip(ctxs, tasks):  # warm: reference compiled and run
+            ctx.score(task, variant(999), skip_timing=True).close()
+
+        def run(k, chunk):
+            for src in chunk:
+                with ctxs[k].score(tasks[k], src, skip_timing=True) as r:
+                    assert r.verdict == "pass", r.message
+
+        t0 = time.perf_counter()
+        run(0, sources[:n])
+        one = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=run, args=(k, sources[n + k * (n // 2):n + (k + 1) * (n // 2)]))
+                   for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        two = time.perf_counter() - t0
+    finally:
+        for t in tasks:
+            t.close()
+        for c in ctxs:
+            c.close()
+    print(f"threads: {n} correctness-only scores in {one * 1000:.0f} ms on one thread, "
+          f"{two * 1000:.0f} ms on two ({one / two:.2f}x)")
+    if one / two < 1.2:
+        print("  two threads were not faster than one: is the GIL held during kb_score?")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 loads a task, compiles a candidate, and reports errors as KbenchError.
 Run by CTest with PYTHONPATH at the built package and KBENCH_SOURCE_DIR at
 the repository (for tasks/)."""
+import concurrent.futures
 import gc
 import json
 import os
 import pathlib
 import threading
+import time
 import unittest
 
 import kbench
@@ -115,6 +117,82 @@ class DeviceContext(unittest.TestCase):
         with self.assertRaises(kbench.KbenchError) as caught:
             kbench.Context(device=0)
         self.assertEqual(caught.exception.status, kbench.Status.NO_DEVICE)
+
+
+SALT = f"{os.getpid()}.{time.time_ns()}"  # a new source each run: no disk-cache hits
+
+
+def variant(i):
+    """A distinct correct vector add: distinct sources miss the compile cache."""
+    return (f"// variant {SALT}.{i}\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {{\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n")
+
+
+class BatchCompileOnly(unittest.TestCase):
+    """kbench.Batch's delivery paths with compile-only jobs (no GPU needed)."""
+
+    def setUp(self):
+        self.ctx = kbench.Context(device=kbench.DEVICE_NONE, nvcc_fallback=False)
+        self.task = kbench.Task(TASK)
+
+    def tearDown(self):
+        self.task.close()
+        self.ctx.close()
+
+    def test_results_iterator_reports_every_job_once(self):
+        with self.ctx.batch(capacity=4, compile_threads=2) as batch:
+            ids = {}
+            for i in range(3):
+                ids[batch.submit(self.task, variant(i), tag=i, compile_only=True)] = i
+            broken = batch.submit(self.task, "__global__ void vector_add() { x = ; }", tag=99, compile_only=True)
+            with self.assertRaises(kbench.KbenchError) as full:
+                batch.submit(self.task, variant(5), tag=5, compile_only=True, timeout=0)
+            self.assertEqual(full.exception.status, kbench.Status.TIMEOUT)
+            seen = {}
+            for job in batch.results():
+                self.assertNotIn(job.id, seen)
+                seen[job.id] = job
+            self.assertEqual(set(seen), set(ids) | {broken})
+            for job_id, tag in ids.items():
+                self.assertEqual(seen[job_id].tag, tag)
+                self.assertEqual(seen[job_id].result().verdict, "none")
+            self.assertEqual(seen[broken].result().verdict, "compile_error")
+            self.assertIsNone(batch.next(timeout=1))
+
+    def test_futures_and_errors(self):
+        with self.ctx.batch(compile_threads=2) as batch:
+            futs = [batch.submit_future(self.task, variant(10 + i), compile_only=True) for i in range(6)]
+            missing = batch.submit_future(self.task, path="/nonexistent/candidate.cu", compile_only=True)
+            no_device = batch.submit_future(self.task, variant(20))  # compiles, then needs the GPU
+            done = list(concurrent.futures.as_completed(futs + [missing, no_device], timeout=120))
+            self.assertEqual(len(done), 8)
+            for f in futs:
+                self.assertEqual(f.result().verdict, "none")
+            with self.assertRaises(kbench.KbenchError) as io:
+                missing.result()
+            self.assertEqual(io.exception.status, kbench.Status.IO)
+            with self.assertRaises(kbench.KbenchError) as nd:
+                no_device.result()
+            self.assertEqual(nd.exception.status, kbench.Status.NO_DEVICE)
+            with self.assertRaises(RuntimeError):
+                batch.next(timeout=0)  # futures deliver this batch's jobs
+
+    def test_cancel_and_close_with_work_in_flight(self):
+        batch = self.ctx.batch(compile_threads=1)
+        ids = [batch.submit(self.task, variant(30 + i), tag=i, compile_only=True) for i in range(8)]
+        self.assertTrue(batch.cancel(ids[-1]))
+        self.assertFalse(batch.cancel(123456789))
+        statuses = {}
+        for job in batch.results():
+            statuses[job.id] = job.error.status if job.error else kbench.Status.OK
+        self.assertEqual(statuses[ids[-1]], kbench.Status.CANCELLED)
+        self.assertEqual(len(statuses), 8)
+        for i in range(8):
+            batch.submit(self.task, variant(40 + i), compile_only=True)
+        batch.close()  # jobs in flight: cancelled or finished, none leaked
+        self.assertTrue(batch.closed)
+        with self.assertRaises(ValueError):
+            batch.submit(self.task, variant(50), compile_only=True)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ pub const KB_ERR_CONTEXT_LOST: kb_status = 10;
 pub const KB_ERR_WORKER: kb_status = 11;
 pub const KB_ERR_NOT_FOUND: kb_status = 12;
 pub const KB_ERR_INTERNAL: kb_status = 13;
+pub const KB_ERR_TIMEOUT: kb_status = 14;
+pub const KB_ERR_CANCELLED: kb_status = 15;
 
 // --- verdicts --------------------------------------------------------------------
 
@@ -69,6 +71,8 @@ opaque!(kb_context);
 opaque!(kb_task);
 opaque!(kb_kernel);
 opaque!(kb_result);
+opaque!(kb_batch);
+opaque!(kb_batch_job);
 
 // --- context -----------------------------------------------------------------------
 
@@ -178,6 +182,7 @@ pub const KB_TIME_OPTIONS_INIT: kb_time_options = kb_time_options {
 
 pub const KB_SCORE_SKIP_TIMING: c_uint = 0x1;
 pub const KB_SCORE_NO_RECHECK: c_uint = 0x2;
+pub const KB_SCORE_COMPILE_ONLY: c_uint = 0x4;
 
 pub const KB_SCORE_OPTIONS_VERSION: c_uint = 1;
 #[repr(C)]
@@ -195,6 +200,22 @@ pub const KB_SCORE_OPTIONS_INIT: kb_score_options = kb_score_options {
     correctness_runs: 0,
     flags: 0,
     timing: KB_TIME_OPTIONS_INIT,
+};
+
+// --- batches ------------------------------------------------------------------------------
+
+pub const KB_BATCH_OPTIONS_VERSION: c_uint = 1;
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct kb_batch_options {
+    pub version: c_uint,
+    pub capacity: c_uint,
+    pub compile_threads: c_uint,
+}
+pub const KB_BATCH_OPTIONS_INIT: kb_batch_options = kb_batch_options {
+    version: KB_BATCH_OPTIONS_VERSION,
+    capacity: 0,
+    compile_threads: 0,
 };
 
 // --- functions ----------------------------------------------------------------------------
@@ -278,6 +299,35 @@ extern "C" {
         opts: *const kb_score_options,
         out: *mut *mut kb_result,
     ) -> kb_status;
+
+    pub fn kb_batch_options_init(opts: *mut kb_batch_options, version: c_uint) -> kb_status;
+    pub fn kb_batch_create(
+        ctx: *mut kb_context,
+        opts: *const kb_batch_options,
+        out: *mut *mut kb_batch,
+    ) -> kb_status;
+    pub fn kb_batch_submit(
+        batch: *mut kb_batch,
+        task: *const kb_task,
+        candidate: *const kb_candidate,
+        opts: *const kb_score_options,
+        tag: u64,
+        timeout_s: c_double,
+        id_out: *mut u64,
+    ) -> kb_status;
+    pub fn kb_batch_next(
+        batch: *mut kb_batch,
+        timeout_s: c_double,
+        out: *mut *mut kb_batch_job,
+    ) -> kb_status;
+    pub fn kb_batch_cancel(batch: *mut kb_batch, id: u64) -> kb_status;
+    pub fn kb_batch_cancel_all(batch: *mut kb_batch, count: *mut usize) -> kb_status;
+    pub fn kb_batch_in_flight(batch: *const kb_batch) -> usize;
+    pub fn kb_batch_destroy(batch: *mut kb_batch);
+    pub fn kb_batch_job_id(job: *const kb_batch_job) -> u64;
+    pub fn kb_batch_job_tag(job: *const kb_batch_job) -> u64;
+    pub fn kb_batch_job_take_result(job: *mut kb_batch_job, out: *mut *mut kb_result) -> kb_status;
+    pub fn kb_batch_job_destroy(job: *mut kb_batch_job);
 
     pub fn kb_result_verdict(result: *const kb_result) -> kb_verdict;
     pub fn kb_result_message(result: *const kb_result) -> *const c_char;

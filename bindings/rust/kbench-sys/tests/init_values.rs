@@ -29,6 +29,10 @@ fn init_constants_match_the_library() {
             initialised(kb_score_options_init, KB_SCORE_OPTIONS_VERSION),
             format!("{:?}", KB_SCORE_OPTIONS_INIT)
         );
+        assert_eq!(
+            initialised(kb_batch_options_init, KB_BATCH_OPTIONS_VERSION),
+            format!("{:?}", KB_BATCH_OPTIONS_INIT)
+        );
     }
 }
 

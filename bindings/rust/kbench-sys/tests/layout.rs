@@ -62,6 +62,11 @@ fn rust_layout() -> Vec<String> {
         flags,
         timing
     }));
+    l.extend(layout!(kb_batch_options {
+        version,
+        capacity,
+        compile_threads
+    }));
     l
 }
 

@@ -128,6 +128,18 @@ impl Context {
     }
 }
 
+impl Context {
+    /// A batch on this context: many scores in flight, compiled on CPU
+    /// threads ahead of the GPU (see [`Batch`](crate::Batch)).
+    pub fn batch(&self, opts: &crate::BatchOptions) -> Result<crate::Batch<'_>> {
+        crate::Batch::new(self, opts)
+    }
+
+    pub(crate) fn raw_ptr(&self) -> *mut sys::kb_context {
+        self.ptr()
+    }
+}
+
 impl Drop for Context {
     fn drop(&mut self) {
         unsafe { sys::kb_context_destroy(self.raw.as_ptr()) }

@@ -24,6 +24,10 @@ pub enum Status {
     Worker,
     NotFound,
     Internal,
+    /// A batch call waited its timeout.
+    Timeout,
+    /// A batch job was cancelled before it ran.
+    Cancelled,
     /// A status this binding does not know (a newer library appended it).
     Other(i32),
 }
@@ -44,6 +48,8 @@ impl Status {
             sys::KB_ERR_WORKER => Status::Worker,
             sys::KB_ERR_NOT_FOUND => Status::NotFound,
             sys::KB_ERR_INTERNAL => Status::Internal,
+            sys::KB_ERR_TIMEOUT => Status::Timeout,
+            sys::KB_ERR_CANCELLED => Status::Cancelled,
             other => Status::Other(other),
         }
     }
@@ -64,6 +70,8 @@ impl Status {
             Status::Worker => sys::KB_ERR_WORKER,
             Status::NotFound => sys::KB_ERR_NOT_FOUND,
             Status::Internal => sys::KB_ERR_INTERNAL,
+            Status::Timeout => sys::KB_ERR_TIMEOUT,
+            Status::Cancelled => sys::KB_ERR_CANCELLED,
             Status::Other(s) => s,
         }
     }

@@ -20,8 +20,11 @@
 //! and `Send + Sync`; an [`Outcome`] is `Send` (read it from one thread at a
 //! time); a [`Context`] is `Send + Sync` because only [`Context::compile`],
 //! which the C API lets several threads run at once, takes `&self` — every
-//! other verb takes `&mut self`.
+//! other verb takes `&mut self`. A [`Batch`] borrows its context shared and
+//! is `Send + Sync`: submit from many threads, collect from any (the library
+//! lets the batch's device work take turns with the context's other verbs).
 
+mod batch;
 mod context;
 mod error;
 mod kernel;
@@ -30,6 +33,7 @@ mod outcome;
 mod strings;
 mod task;
 
+pub use batch::{Batch, BatchOptions, Job};
 pub use context::Context;
 pub use error::{Error, Result, Status};
 pub use kernel::Kernel;

@@ -306,6 +306,8 @@ pub struct ScoreOptions {
     pub skip_timing: bool,
     /// Skip the recheck on fresh inputs after timing.
     pub no_recheck: bool,
+    /// Stop after compiling: verdict none, no device needed.
+    pub compile_only: bool,
     pub timing: TimeOptions,
 }
 
@@ -320,6 +322,10 @@ impl ScoreOptions {
             0
         }) | (if self.no_recheck {
             sys::KB_SCORE_NO_RECHECK
+        } else {
+            0
+        }) | (if self.compile_only {
+            sys::KB_SCORE_COMPILE_ONLY
         } else {
             0
         });

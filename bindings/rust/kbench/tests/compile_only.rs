@@ -180,3 +180,60 @@ fn version_is_semver() {
         v
     );
 }
+
+/// A distinct correct vector add: distinct sources miss the compile cache.
+fn variant(i: u64) -> String {
+    // A new source each run: no disk-cache hits.
+    let salt = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+        / 1_000_000_000
+        * 1000
+        + u128::from(std::process::id() % 1000);
+    format!(
+        "// variant {}.{}\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}}\n",
+        salt, i
+    )
+}
+
+#[test]
+fn batch_reports_every_job_once_and_cancels() {
+    let ctx = Context::compile_only().expect("context");
+    let task = Task::open(task_path()).expect("task");
+    let batch = ctx
+        .batch(&kbench::BatchOptions {
+            capacity: 16,
+            compile_threads: 1,
+        })
+        .expect("batch");
+    let opts = kbench::ScoreOptions {
+        compile_only: true,
+        ..Default::default()
+    };
+    let sources: Vec<String> = (0..6).map(variant).collect();
+    let mut ids = Vec::new();
+    for (i, src) in sources.iter().enumerate() {
+        let cand = Candidate::code(src).language(Language::Cuda);
+        ids.push(batch.submit(&task, &cand, &opts, i as u64, None).expect("submit"));
+    }
+    let broken = "__global__ void vector_add() { x = ; }";
+    batch
+        .submit(&task, &Candidate::code(broken), &opts, 99, None)
+        .expect("submit");
+    assert!(batch.cancel(ids[5]), "the last job is still queued on one compile thread");
+    let mut seen = std::collections::HashMap::new();
+    for job in batch.results() {
+        let job = job.expect("next");
+        assert!(seen.insert(job.id(), job.tag()).is_none(), "job reported twice");
+        match (job.tag(), job.outcome()) {
+            (5, Err(e)) => assert_eq!(e.status(), Status::Cancelled),
+            (99, Ok(o)) => assert_eq!(o.verdict(), Some(kbench::Verdict::CompileError)),
+            (_, Ok(o)) => assert_eq!(o.verdict(), None, "compile only: {}", o.message()),
+            (tag, Err(e)) => panic!("job {} failed: {}", tag, e),
+        }
+    }
+    assert_eq!(seen.len(), 7);
+    assert_eq!(batch.in_flight(), 0);
+    assert!(batch.next(Some(std::time::Duration::from_millis(10))).expect("idle").is_none());
+}

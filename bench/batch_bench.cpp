@@ -1,0 +1,263 @@
+// RL-loop throughput (issue 12): verdicts per second through the batch API
+// on one GPU, worker isolation on, distinct candidates (every one compiles:
+// no compile-cache hits), against kb_score one at a time on the same stream.
+//
+//   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32]
+//
+// Measures, each on a fresh context:
+//   context_create_ms        creating a context with worker isolation
+//   single_timed_ms          kb_score latency, timed (median over N/4)
+//   single_correctness_ms    kb_score latency, correctness only (median over N/4)
+//   batch_timed_per_s        N distinct candidates through a batch, timed
+//   batch_correctness_per_s  the same, correctness only
+//   compile_error_ms         kb_score of a candidate that does not compile (median)
+//   cache_hit_compile_ms     kb_compile of a source compiled before (median)
+//   mixed_per_s              a correctness-only stream with 10% crashing and 2%
+//                            hanging candidates (1 s deadline), and its ratio
+//                            to the clean correctness-only rate
+// Every verdict is checked against what the candidate must get. Prints one
+// JSON object; exits 77 without a device.
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "bench_util.h"
+
+using namespace bench;
+
+namespace {
+
+std::string read(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "cannot read %s\n", path.c_str());
+        std::exit(1);
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string part; std::getline(ss, part, sep);)
+        if (!part.empty()) out.push_back(part);
+    return out;
+}
+
+struct Job {
+    kb_task* task;
+    std::string code;
+    kb_verdict expect;
+};
+
+kb_context* make_context(double timeout_s, double* create_ms) {
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    o.timeout_s = timeout_s;
+    kb_context* ctx = nullptr;
+    double t0 = now_ms();
+    kb_status s = kb_context_create(&o, &ctx);
+    if (create_ms) *create_ms = now_ms() - t0;
+    if (s != KB_OK) die("context", s);
+    return ctx;
+}
+
+kb_score_options score_options(bool timed) {
+    kb_score_options so = KB_SCORE_OPTIONS_INIT;
+    if (!timed) so.flags = KB_SCORE_SKIP_TIMING;
+    return so;
+}
+
+void expect(kb_verdict got, kb_verdict want, const char* where, const std::string& message) {
+    if (got == want) return;
+    std::fprintf(stderr, "%s: verdict %s, expected %s: %s\n", where, kb_verdict_string(got), kb_verdict_string(want),
+                 message.c_str());
+    std::exit(1);
+}
+
+// kb_score one at a time; returns the latencies (ms).
+std::vector<double> score_each(kb_context* ctx, const std::vector<Job>& jobs, bool timed) {
+    std::vector<double> ms;
+    kb_score_options so = score_options(timed);
+    for (const Job& j : jobs) {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = j.code.c_str();
+        kb_result* r = nullptr;
+        double t = now_ms();
+        kb_status s = kb_score(ctx, j.task, &c, &so, &r);
+        ms.push_back(now_ms() - t);
+        if (s != KB_OK) die("kb_score", s);
+        expect(kb_result_verdict(r), j.expect, "kb_score", kb_result_message(r));
+        kb_result_destroy(r);
+    }
+    return ms;
+}
+
+// Every job through one batch; returns verdicts per second, and the batch's
+// per-stage means in `stages`.
+double run_batch(kb_context* ctx, const std::vector<Job>& jobs, bool timed, kb::Json* stages) {
+    kb_batch* b = nullptr;
+    kb_status s = kb_batch_create(ctx, nullptr, &b);
+    if (s != KB_OK) die("kb_batch_create", s);
+    kb_score_options so = score_options(timed);
+    double t0 = now_ms();
+    size_t submitted = 0, collected = 0;
+    std::map<std::string, double> stage_sum;
+    auto collect = [&](double timeout_s) {
+        kb_batch_job* job = nullptr;
+        kb_status st = kb_batch_next(b, timeout_s, &job);
+        if (st == KB_ERR_TIMEOUT || st == KB_ERR_NOT_FOUND) return false;
+        if (st != KB_OK) die("kb_batch_next", st);
+        const Job& j = jobs[kb_batch_job_tag(job)];
+        kb_result* r = nullptr;
+        st = kb_batch_job_take_result(job, &r);
+        if (st != KB_OK) die("a batch job", st);
+        expect(kb_result_verdict(r), j.expect, "batch", kb_result_message(r));
+        kb::Json doc = kb::Json::parse(kb_result_json(r));
+        for (auto& [k, v] : doc["stages"].items()) stage_sum[k] += v.get<double>();
+        kb_result_destroy(r);
+        kb_batch_job_destroy(job);
+        ++collected;
+        return true;
+    };
+    while (submitted < jobs.size()) {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = jobs[submitted].code.c_str();
+        s = kb_batch_submit(b, jobs[submitted].task, &c, &so, submitted, 0, nullptr);
+        if (s == KB_ERR_TIMEOUT) {  // full: collect one, then try again
+            collect(-1);
+            continue;
+        }
+        if (s != KB_OK) die("kb_batch_submit", s);
+        ++submitted;
+        while (collect(0)) {
+        }
+    }
+    while (collected < jobs.size() && collect(-1)) {
+    }
+    double elapsed_s = (now_ms() - t0) / 1000.0;
+    kb_batch_destroy(b);
+    if (collected != jobs.size()) {
+        std::fprintf(stderr, "batch: %zu of %zu jobs reported\n", collected, jobs.size());
+        std::exit(1);
+    }
+    if (stages) {
+        for (auto& [k, v] : stage_sum) (*stages)[k + "_mean"] = v / double(jobs.size());
+    }
+    return double(jobs.size()) / elapsed_s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int n = argc > 1 ? std::atoi(argv[1]) : 120;
+    std::string task_list =
+        argc > 2 ? argv[2] : "elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32";
+    int devices = 0;
+    kb_device_count(&devices);
+    if (devices == 0) {
+        std::printf("{\"skipped\": \"no CUDA device\"}\n");
+        return 77;
+    }
+    kb::Json out;
+    out["n"] = n;
+    out["tasks"] = task_list;
+
+    std::vector<kb_task*> tasks;
+    std::vector<std::string> bodies;
+    for (const std::string& name : split(task_list, ',')) {
+        std::string dir = source_dir() + "/tasks/" + name;
+        kb_task* t = nullptr;
+        kb_status s = kb_load_task((dir + "/task.json").c_str(), &t);
+        if (s != KB_OK) die(name.c_str(), s);
+        tasks.push_back(t);
+        bodies.push_back(read(dir + "/candidates/correct.cu"));
+    }
+    // Distinct sources: a comment makes each one a compile-cache miss.
+    int serial = 0;
+    auto clean_jobs = [&](int count) {
+        std::vector<Job> jobs;
+        for (int i = 0; i < count; ++i) {
+            size_t t = size_t(i) % tasks.size();
+            jobs.push_back({tasks[t], "// candidate " + std::to_string(serial++) + "\n" + bodies[t], KB_VERDICT_PASS});
+        }
+        return jobs;
+    };
+
+    double create_ms = 0;
+    kb_context* ctx = make_context(0, &create_ms);
+    out["context_create_ms"] = create_ms;
+    // Warm: every task's reference compiled and run once, so the figures
+    // below are steady state (an RL loop scores thousands per context).
+    score_each(ctx, clean_jobs(int(tasks.size())), true);
+
+    int single = std::max(4, n / 4);
+    out["single_timed_ms"] = median(score_each(ctx, clean_jobs(single), true));
+    out["single_correctness_ms"] = median(score_each(ctx, clean_jobs(single), false));
+
+    kb::Json timed_stages, correctness_stages;
+    out["batch_timed_per_s"] = run_batch(ctx, clean_jobs(n), true, &timed_stages);
+    out["batch_correctness_per_s"] = run_batch(ctx, clean_jobs(n), false, &correctness_stages);
+    out["batch_timed_stages_ms"] = timed_stages;
+    out["batch_correctness_stages_ms"] = correctness_stages;
+
+    // A compile error, distinct each time.
+    {
+        std::vector<Job> bad;
+        for (int i = 0; i < std::max(4, n / 10); ++i)
+            bad.push_back({tasks[0], "// broken " + std::to_string(i) + "\n__global__ void k(float* x) { x[0] = ; }\n",
+                           KB_VERDICT_COMPILE_ERROR});
+        out["compile_error_ms"] = median(score_each(ctx, bad, true));
+    }
+    // A cache hit: the same source compiled again.
+    {
+        std::vector<double> hit;
+        kb_candidate c = KB_CANDIDATE_INIT;
+        std::string code = "// cached\n" + bodies[0];
+        c.code = code.c_str();
+        for (int i = 0; i < 21; ++i) {
+            kb_kernel* k = nullptr;
+            double t = now_ms();
+            kb_status s = kb_compile(ctx, tasks[0], &c, &k);
+            if (i > 0) hit.push_back(now_ms() - t);
+            if (s != KB_OK) die("kb_compile", s);
+            kb_kernel_destroy(k);
+        }
+        out["cache_hit_compile_ms"] = median(hit);
+    }
+    kb_context_destroy(ctx);
+
+    // The mixed stream: 10% crash, 2% hang, on a context with a 1 s deadline.
+    {
+        std::string crash = read(source_dir() + "/tests/adversarial/kernels/illegal_address.cu");
+        std::string hang = read(source_dir() + "/tests/adversarial/kernels/infinite_loop.cu");
+        kb_context* mctx = make_context(1.0, nullptr);
+        score_each(mctx, clean_jobs(int(tasks.size())), false);  // warm, as above
+        std::vector<Job> clean = clean_jobs(n);
+        double clean_rate = run_batch(mctx, clean, false, nullptr);
+        std::vector<Job> mixed = clean_jobs(n);
+        int crashes = 0, hangs = 0;
+        for (int i = 0; i < n; ++i) {
+            // vector_add_f32 (task 0) takes these kernels' signature.
+            if (i % 50 == 7) {
+                mixed[size_t(i)] = {tasks[0], "// hang " + std::to_string(i) + "\n" + hang, KB_VERDICT_TIMEOUT};
+                ++hangs;
+            } else if (i % 10 == 3) {
+                mixed[size_t(i)] = {tasks[0], "// crash " + std::to_string(i) + "\n" + crash, KB_VERDICT_RUNTIME_ERROR};
+                ++crashes;
+            }
+        }
+        double mixed_rate = run_batch(mctx, mixed, false, nullptr);
+        out["mixed_clean_per_s"] = clean_rate;
+        out["mixed_per_s"] = mixed_rate;
+        out["mixed_ratio"] = mixed_rate / clean_rate;
+        out["mixed_crashes"] = crashes;
+        out["mixed_hangs"] = hangs;
+        kb_context_destroy(mctx);
+    }
+    for (kb_task* t : tasks) kb_task_destroy(t);
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}

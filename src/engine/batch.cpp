@@ -1,0 +1,243 @@
+// The batch's threads and its bookkeeping. One mutex guards every queue; no
+// thread holds it while compiling or running a kernel, so submit, next and
+// cancel answer in microseconds whatever the GPU is doing.
+#include "engine/batch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+
+#include "util/error.h"
+
+namespace kb {
+namespace {
+
+constexpr unsigned kDefaultCapacity = 64;
+constexpr unsigned kMaxDefaultCompileThreads = 8;
+
+// Waits on `cv` until `ready` holds or `timeout_s` passes (0: not at all, <0:
+// forever). Returns ready().
+template <typename Ready>
+bool wait_for(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, double timeout_s, Ready ready) {
+    if (timeout_s < 0) {
+        cv.wait(lock, ready);
+        return true;
+    }
+    if (timeout_s == 0) return ready();
+    return cv.wait_for(lock, std::chrono::duration<double>(timeout_s), ready);
+}
+
+}  // namespace
+
+Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
+    if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
+    if (opts_.compile_threads == 0)
+        opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
+    compilers_.reserve(opts_.compile_threads);
+    for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });
+    device_ = std::thread([this] { device_loop(); });
+}
+
+Batch::~Batch() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopping_ = true;
+        for (auto& [id, job] : live_) job->cancelled = true;
+    }
+    to_compile_.notify_all();
+    to_run_.notify_all();
+    room_.notify_all();
+    done_.notify_all();
+    for (std::thread& t : compilers_) t.join();
+    device_.join();
+}
+
+BatchCompletion Batch::failure(const Job& job, kb_status status, std::string error) {
+    BatchCompletion c;
+    c.id = job.id;
+    c.tag = job.tag;
+    c.status = status;
+    c.error = std::move(error);
+    return c;
+}
+
+void Batch::complete_locked(const JobPtr& job, BatchCompletion c) {
+    job->stage = Stage::done;
+    job->prepared.reset();
+    live_.erase(job->id);
+    auto it = std::find(device_order_.begin(), device_order_.end(), job);
+    if (it != device_order_.end()) device_order_.erase(it);
+    completed_.push_back(std::move(c));
+    done_.notify_all();
+}
+
+std::optional<uint64_t> Batch::submit(TaskPtr task, CandidateInput in, ScoreOptions opts, uint64_t tag,
+                                      double timeout_s) {
+    if (!task) fail(KB_ERR_INVALID_ARGUMENT, "a batch job needs a task");
+    std::unique_lock<std::mutex> lock(mu_);
+    if (stopping_) fail(KB_ERR_INVALID_ARGUMENT, "the batch is being destroyed");
+    if (!wait_for(room_, lock, timeout_s, [&] { return held_ < opts_.capacity || stopping_; })) return std::nullopt;
+    if (stopping_) fail(KB_ERR_INVALID_ARGUMENT, "the batch is being destroyed");
+    auto job = std::make_shared<Job>();
+    job->id = next_id_++;
+    job->tag = tag;
+    job->task = std::move(task);
+    job->in = std::move(in);
+    job->opts = std::move(opts);
+    live_[job->id] = job;
+    compile_queue_.push_back(job);
+    device_order_.push_back(job);
+    ++held_;
+    to_compile_.notify_one();
+    return job->id;
+}
+
+std::optional<BatchCompletion> Batch::next(double timeout_s, bool* idle) {
+    std::unique_lock<std::mutex> lock(mu_);
+    bool ready = wait_for(done_, lock, timeout_s, [&] { return !completed_.empty() || live_.empty() || stopping_; });
+    if (idle) *idle = completed_.empty() && live_.empty();
+    if (!ready || completed_.empty()) return std::nullopt;
+    BatchCompletion c = std::move(completed_.front());
+    completed_.pop_front();
+    --held_;
+    room_.notify_one();
+    return c;
+}
+
+bool Batch::cancel(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = live_.find(id);
+    if (it == live_.end()) return false;
+    JobPtr job = it->second;
+    if (job->cancelled) return true;
+    switch (job->stage) {
+    case Stage::queued: {
+        compile_queue_.erase(std::find(compile_queue_.begin(), compile_queue_.end(), job));
+        job->cancelled = true;
+        complete_locked(job, failure(*job, KB_ERR_CANCELLED, "cancelled before it was compiled"));
+        return true;
+    }
+    case Stage::compiling:  // the compile thread reports it when its compile returns
+        job->cancelled = true;
+        return true;
+    case Stage::compiled:
+        job->cancelled = true;
+        complete_locked(job, failure(*job, KB_ERR_CANCELLED, "cancelled after compiling, before it ran"));
+        return true;
+    case Stage::running:
+    case Stage::done:
+        return false;
+    }
+    return false;
+}
+
+size_t Batch::cancel_all() {
+    std::vector<uint64_t> ids;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (auto& [id, job] : live_) ids.push_back(id);
+    }
+    size_t n = 0;
+    for (uint64_t id : ids) n += cancel(id) ? 1 : 0;
+    return n;
+}
+
+size_t Batch::in_flight() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return live_.size();
+}
+
+size_t Batch::completed() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return completed_.size();
+}
+
+void Batch::compile_loop() {
+    for (;;) {
+        JobPtr job;
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            to_compile_.wait(lock, [&] { return !compile_queue_.empty() || stopping_; });
+            if (stopping_) return;
+            job = compile_queue_.front();
+            compile_queue_.pop_front();
+            job->stage = Stage::compiling;
+        }
+        std::optional<PreparedScore> prepared;
+        kb_status status = KB_OK;
+        std::string error;
+        try {
+            prepared = ctx_.prepare_score(job->task, job->in, job->opts);
+        } catch (const Error& e) {
+            status = e.status();
+            error = e.what();
+        } catch (const std::bad_alloc&) {
+            status = KB_ERR_OUT_OF_MEMORY;
+            error = "out of host memory while compiling the candidate";
+        } catch (const std::exception& e) {
+            status = KB_ERR_INTERNAL;
+            error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        if (job->cancelled) {
+            if (job->stage != Stage::done)
+                complete_locked(job, failure(*job, KB_ERR_CANCELLED, "cancelled while it was compiling"));
+            continue;
+        }
+        if (status != KB_OK) {
+            complete_locked(job, failure(*job, status, std::move(error)));
+        } else if (prepared->done) {
+            // A compile error, a bad plan or compile-only: the verdict is known
+            // without the device, so it does not wait behind the GPU's queue.
+            BatchCompletion c;
+            c.id = job->id;
+            c.tag = job->tag;
+            c.result = std::move(prepared->result);
+            complete_locked(job, std::move(c));
+        } else {
+            job->prepared = std::move(prepared);
+            job->stage = Stage::compiled;
+            to_run_.notify_one();
+        }
+    }
+}
+
+void Batch::device_loop() {
+    for (;;) {
+        JobPtr job;
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            // The oldest compiled job: the device never waits on a slow compile
+            // while a later job is ready.
+            auto ready = [&] {
+                return std::find_if(device_order_.begin(), device_order_.end(),
+                                    [](const JobPtr& j) { return j->stage == Stage::compiled; });
+            };
+            to_run_.wait(lock, [&] { return stopping_ || ready() != device_order_.end(); });
+            if (stopping_) return;
+            auto it = ready();
+            job = *it;
+            device_order_.erase(it);
+            job->stage = Stage::running;
+        }
+        BatchCompletion c;
+        c.id = job->id;
+        c.tag = job->tag;
+        try {
+            c.result = ctx_.finish_score(job->task, std::move(*job->prepared), job->opts);
+        } catch (const Error& e) {
+            c.status = e.status();
+            c.error = e.what();
+        } catch (const std::bad_alloc&) {
+            c.status = KB_ERR_OUT_OF_MEMORY;
+            c.error = "out of host memory while running the candidate";
+        } catch (const std::exception& e) {
+            c.status = KB_ERR_INTERNAL;
+            c.error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        complete_locked(job, std::move(c));
+    }
+}
+
+}  // namespace kb

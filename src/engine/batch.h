@@ -1,0 +1,107 @@
+// Many scores in flight on one context: a bounded queue of jobs, compiled on a
+// pool of CPU threads ahead of the device, run one at a time by a single
+// device thread, and collected in completion order from any thread.
+//
+//   submit -> [compile threads: prepare_score] -> device queue (FIFO)
+//          -> [device thread: finish_score] -> completed -> next()
+//
+// Every submitted job is reported by next() exactly once: with its result,
+// with the error that stopped it (an unreadable file, a broken task), or as
+// cancelled. `capacity` bounds the jobs submitted and not yet collected, so a
+// producer faster than the GPU blocks (or times out) instead of growing
+// memory without bound. Destroying the batch cancels what has not started,
+// waits for the jobs running now, and drops the uncollected results.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/context.h"
+
+namespace kb {
+
+struct BatchOptions {
+    unsigned capacity = 0;         // 0: 64 jobs submitted and not yet collected
+    unsigned compile_threads = 0;  // 0: the machine's cores, at most 8
+};
+
+// What next() hands back for one job.
+struct BatchCompletion {
+    uint64_t id = 0;
+    uint64_t tag = 0;                  // the caller's, from submit
+    kb_status status = KB_OK;          // KB_OK: `result` holds the verdict
+    std::string error;                 // the detail when status != KB_OK
+    std::optional<ScoreResult> result;
+};
+
+class Batch {
+public:
+    Batch(Context& ctx, const BatchOptions& opts);
+    ~Batch();
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+    // Queues a job. Waits up to timeout_s (0: not at all, <0: forever) for room;
+    // returns nullopt when the batch stayed full. Thread-safe.
+    std::optional<uint64_t> submit(TaskPtr task, CandidateInput in, ScoreOptions opts, uint64_t tag,
+                                   double timeout_s);
+    // The next completed job, waiting up to timeout_s (0: not at all, <0:
+    // forever). nullopt when none completed in time; `*idle` is set true when
+    // nothing is in flight at all (waiting longer would not help).
+    std::optional<BatchCompletion> next(double timeout_s, bool* idle);
+    // Cancels a job that has not reached the device; true if it will be
+    // reported as cancelled. A job already on the device runs to its end.
+    bool cancel(uint64_t id);
+    // Cancels every job that has not reached the device; returns how many.
+    size_t cancel_all();
+
+    size_t in_flight() const;   // submitted, not yet completed
+    size_t completed() const;   // completed, not yet collected
+    const BatchOptions& options() const { return opts_; }
+
+private:
+    enum class Stage { queued, compiling, compiled, running, done };
+    struct Job {
+        uint64_t id = 0, tag = 0;
+        TaskPtr task;
+        CandidateInput in;
+        ScoreOptions opts;
+        Stage stage = Stage::queued;
+        std::optional<PreparedScore> prepared;
+        bool cancelled = false;
+    };
+    using JobPtr = std::shared_ptr<Job>;
+
+    void compile_loop();
+    void device_loop();
+    // Moves a job to `completed_` (called with mu_ held).
+    void complete_locked(const JobPtr& job, BatchCompletion c);
+    static BatchCompletion failure(const Job& job, kb_status status, std::string error);
+
+    Context& ctx_;
+    BatchOptions opts_;
+    mutable std::mutex mu_;
+    std::condition_variable room_;       // a slot freed (next() collected one)
+    std::condition_variable to_compile_; // compile_queue_ gained a job, or stopping
+    std::condition_variable to_run_;     // a compiled job is at the front of device order, or stopping
+    std::condition_variable done_;       // completed_ gained a job
+    std::deque<JobPtr> compile_queue_;   // submitted, not yet taken by a compile thread
+    std::deque<JobPtr> device_order_;    // every live job in submission order: the device runs them in it
+    std::deque<BatchCompletion> completed_;
+    std::map<uint64_t, JobPtr> live_;    // submitted, not completed
+    uint64_t next_id_ = 1;
+    size_t held_ = 0;                    // submitted and not yet collected (bounded by capacity)
+    bool stopping_ = false;
+    std::vector<std::thread> compilers_;
+    std::thread device_;
+};
+
+}  // namespace kb

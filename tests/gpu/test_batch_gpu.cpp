@@ -1,0 +1,107 @@
+// The batch API on a GPU, worker isolation on: a stream of correct, wrong,
+// crashing and non-compiling candidates gets the verdicts kb_score gives them,
+// every job is reported once, the crash costs only its own verdict, and a
+// kb_score on the same context while the batch runs takes its turn.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <thread>
+
+#include "gpu/gpu_test_util.h"
+#include "kbench.h"
+#include "util/files.h"
+
+namespace {
+
+std::string correct(int i) {
+    return "// variant " + std::to_string(i) +
+           "\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
+}
+std::string wrong(int i) {
+    return "// wrong " + std::to_string(i) +
+           "\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] - b[i];\n}\n";
+}
+
+struct Expect {
+    std::string code;
+    kb_verdict verdict;
+};
+
+TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* task = nullptr;
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+
+    std::vector<Expect> jobs;
+    for (int i = 0; i < 12; ++i) {
+        if (i % 4 == 1)
+            jobs.push_back({wrong(i), KB_VERDICT_WRONG_ANSWER});
+        else
+            jobs.push_back({correct(i), KB_VERDICT_PASS});
+    }
+    jobs.push_back({"// crash\n" + kb::read_file(std::string(KB_SOURCE_DIR) +
+                                                 "/tests/adversarial/kernels/illegal_address.cu"),
+                    KB_VERDICT_RUNTIME_ERROR});
+    jobs.push_back({"__global__ void vector_add(const float* a, const float* b, float* c, int n) { c[0] = ; }",
+                    KB_VERDICT_COMPILE_ERROR});
+    for (int i = 12; i < 16; ++i) jobs.push_back({correct(i), KB_VERDICT_PASS});  // after the crash
+
+    kb_batch* b = nullptr;
+    ASSERT_EQ(kb_batch_create(ctx, nullptr, &b), KB_OK) << kb_last_error();
+    kb_score_options timed = KB_SCORE_OPTIONS_INIT;
+    timed.timing.budget_ms = 20;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = jobs[i].code.c_str();
+        ASSERT_EQ(kb_batch_submit(b, task, &c, &timed, i, -1, nullptr), KB_OK) << kb_last_error();
+    }
+    // kb_score on the same context while the batch works: it takes its turn.
+    std::thread other([&] {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        std::string code = correct(100);
+        c.code = code.c_str();
+        kb_result* r = nullptr;
+        EXPECT_EQ(kb_score(ctx, task, &c, nullptr, &r), KB_OK) << kb_last_error();
+        EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_PASS) << kb_result_message(r);
+        kb_result_destroy(r);
+    });
+    std::map<uint64_t, kb_verdict> got;
+    kb_batch_job* job = nullptr;
+    while (kb_batch_next(b, 120, &job) == KB_OK) {
+        uint64_t tag = kb_batch_job_tag(job);
+        kb_result* r = nullptr;
+        ASSERT_EQ(kb_batch_job_take_result(job, &r), KB_OK) << kb_last_error();
+        EXPECT_TRUE(got.emplace(tag, kb_result_verdict(r)).second) << "tag " << tag << " twice";
+        EXPECT_EQ(kb_result_verdict(r), jobs[tag].verdict) << "job " << tag << ": " << kb_result_message(r);
+        if (jobs[tag].verdict == KB_VERDICT_PASS) {
+            double speedup = 0;
+            EXPECT_EQ(kb_result_get_number(r, "/speedup", &speedup), KB_OK) << kb_result_json(r);
+            EXPECT_GT(speedup, 0);
+        }
+        kb_result_destroy(r);
+        kb_batch_job_destroy(job);
+    }
+    other.join();
+    EXPECT_EQ(got.size(), jobs.size());
+    kb_batch_destroy(b);
+
+    // The same verdicts from kb_score, one at a time.
+    for (size_t i : {size_t(1), size_t(12), size_t(13)}) {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = jobs[i].code.c_str();
+        kb_result* r = nullptr;
+        ASSERT_EQ(kb_score(ctx, task, &c, &timed, &r), KB_OK) << kb_last_error();
+        EXPECT_EQ(kb_result_verdict(r), jobs[i].verdict) << kb_result_message(r);
+        kb_result_destroy(r);
+    }
+    kb_task_destroy(task);
+    kb_context_destroy(ctx);
+}
+
+}  // namespace
