@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compiler/triton_launch.h"
 #include "engine/verdict.h"
 #include "util/error.h"
 
@@ -431,6 +432,27 @@ Json kernel_json(const Kernel& k) {
     j["symbols"] = syms;
     j["entries"] = image.entries;
     j["plan"] = launch_plan_to_json(k.program);
+    if (!k.variants.empty()) {
+        // Triton: each binary, the specialisation it serves, and its launch.
+        Json vs = Json::array();
+        for (const TritonVariant& v : k.variants) {
+            Json one;
+            one["step"] = v.step;
+            one["key"] = v.key;
+            one["cache_hit"] = v.image.cache_hit;
+            one["compile_ms"] = v.image.compile_ms;
+            one["image_bytes"] = v.image.bytes.size();
+            try {
+                one["launch"] =
+                    derive_triton_launch(v.image.triton_metadata, v.image.triton_signature, v.image.triton_ptx_entry)
+                        .to_json();
+            } catch (const Error& e) {
+                one["launch_error"] = e.what();
+            }
+            vs.push_back(std::move(one));
+        }
+        j["triton_variants"] = std::move(vs);
+    }
     j["id"] = k.id;
     return j;
 }
