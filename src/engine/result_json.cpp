@@ -471,6 +471,29 @@ Json to_json(const CompileFacts& c) {
     return j;
 }
 
+Json to_json(const TuneResult& r) {
+    Json list = Json::array();
+    for (const TunedConfig& c : r.configs) {
+        Json j;
+        j["config"] = c.label;
+        j["choice"] = c.choice;
+        j["verdict"] = verdict_name(c.verdict);
+        if (c.ok) {
+            j["median_us"] = c.median_us;
+            j["rel_noise"] = c.rel_noise;
+        } else {
+            j["message"] = c.message;
+        }
+        list.push_back(std::move(j));
+    }
+    Json out;
+    out["configs"] = std::move(list);
+    out["chosen"] = r.chosen >= 0 ? Json(r.chosen) : Json();
+    if (r.chosen >= 0) out["chosen_config"] = r.configs[size_t(r.chosen)].label;
+    out["elapsed_ms"] = r.elapsed_ms;
+    return out;
+}
+
 Json to_json(const ScoreResult& r) {
     Json j;
     j["kind"] = "score";
@@ -478,6 +501,7 @@ Json to_json(const ScoreResult& r) {
     j["seed"] = r.seed;
     j["candidate"] = r.candidate;
     j["compile"] = to_json(r.compile);
+    if (r.tuning) j["tuning"] = to_json(*r.tuning);
     if (!r.cases.empty()) {
         Json cases = Json::array();
         for (const CompareResult& c : r.cases) cases.push_back(to_json(c));

@@ -245,3 +245,38 @@ TEST(TritonGpu, WorkerIsolationRunsTritonKernels) {
     ASSERT_EQ(s.status, KB_OK) << s.message;
     EXPECT_EQ(s.verdict, KB_VERDICT_PASS) << s.message;
 }
+
+// configs: each is timed on the perf case with kbench's protocol, the fastest
+// is scored on every case, and the result lists every config's time.
+TEST(TritonGpu, TuningPicksTheFastestConfigAndReportsAll) {
+    REQUIRE_TRITON();
+    Scored s = score(task_path("softmax_f32"), example("softmax/tuned.json"), 0);
+    ASSERT_EQ(s.status, KB_OK) << s.message;
+    EXPECT_EQ(s.verdict, KB_VERDICT_PASS) << s.message;
+    ASSERT_TRUE(s.json.contains("tuning")) << s.json.dump();
+    const Json& t = s.json["tuning"];
+    ASSERT_EQ(t["configs"].size(), 4u);
+    ASSERT_TRUE(t["chosen"].is_number_integer());
+    size_t chosen = t["chosen"].get<size_t>();
+    double best = t["configs"][chosen]["median_us"].get<double>();
+    for (const Json& c : t["configs"]) {
+        ASSERT_EQ(c["verdict"], "pass") << c.dump();
+        EXPECT_GE(c["median_us"].get<double>(), best);
+        std::printf("TRITON_TUNE config=\"%s\" median_us=%.2f%s\n", c["config"].get<std::string>().c_str(),
+                    c["median_us"].get<double>(), &c == &t["configs"][chosen] ? " (chosen)" : "");
+    }
+    // The scored kernel is the chosen configuration, compiled for every case.
+    EXPECT_FALSE(s.json["compile"]["plan"]["launch"][0].contains("configs"));
+}
+
+TEST(TritonGpu, TunedMatmulPasses) {
+    REQUIRE_TRITON();
+    std::string task = task_path("gemm_f16");
+    if (task.empty()) GTEST_SKIP() << "task gemm_f16 is not in this tree";
+    Scored s = score(task, example("matmul/tuned.json"), 0);
+    ASSERT_EQ(s.status, KB_OK) << s.message;
+    EXPECT_EQ(s.verdict, KB_VERDICT_PASS) << s.message;
+    ASSERT_TRUE(s.json.contains("tuning"));
+    std::printf("TRITON_TUNE gemm_f16 chosen=\"%s\" speedup=%.3f\n",
+                s.json["tuning"].value("chosen_config", "").c_str(), s.json.value("speedup", 0.0));
+}
