@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
 #include "compiler/triton_launch.h"
 #include "compiler/triton_specialize.h"
 #include "task/task.h"
@@ -257,6 +258,31 @@ TEST(TritonLaunch, BadMetadataNamesTheField) {
     EXPECT_TRUE(rejects(R"({"name": "k", "num_warps": 4, "shared": 0, "cluster_dims": [0, 1, 1]})", "cluster_dims"));
     // Before 3.3 (no version, no scratch): no hidden parameters.
     EXPECT_EQ(kb::derive_triton_binary_launch(R"({"name": "k", "num_warps": 4, "shared": 0})", 2).params.size(), 2u);
+}
+
+// A real cubin Triton 3.6 compiled (n not specialised), given with its
+// metadata as a triton_binary program: accepted by the compile service, and
+// launched with the metadata's block and two hidden parameters.
+TEST(TritonLaunch, PrecompiledCubinOfTriton36) {
+    const std::string dir = kFixtures + "/3.6.0/";
+    kb::CompileRequest r;
+    r.language = kb::Language::triton_binary;
+    r.code = kb::read_file(dir + "vector_add_n1009.sm90.cubin");
+    r.source_name = "vector_add_n1009.sm90.cubin";
+    r.kernel_names = {"vector_add"};
+    r.triton_metadata = kb::read_file(dir + "vector_add_n1009.metadata.json");
+    r.arch = "sm_90";
+    kb::Compiler compiler{kb::CompilerConfig{}};
+    kb::CompiledImage img = compiler.compile(r);
+    EXPECT_EQ(img.path, "given");
+    EXPECT_EQ(img.symbols.at("vector_add"), "vector_add");
+    EXPECT_EQ(img.triton_metadata, r.triton_metadata);
+    kb::TritonLaunch t = kb::derive_triton_binary_launch(img.triton_metadata, 4);
+    EXPECT_EQ(t.threads_per_block(), 128u);
+    EXPECT_EQ(t.params.size(), 6u);
+    // The same cubin for an sm_80 device is refused, saying why.
+    r.arch = "sm_80";
+    EXPECT_THROW(compiler.compile(r), kb::CompileError);
 }
 
 // ---------------------------------------------------------------------------
