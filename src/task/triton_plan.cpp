@@ -87,19 +87,6 @@ bool is_identifier(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// candidate.triton_args of the task (tasks may list the argument order a
-// Triton kernel takes); read from the normalised document so that this works
-// whether or not the loader keeps the list as a field.
-std::vector<std::string> task_triton_args(const Task& task) {
-    try {
-        Json n = Json::parse(task.normalized_json);
-        if (n.contains("candidate") && n["candidate"].contains("triton_args"))
-            return n["candidate"]["triton_args"].get<std::vector<std::string>>();
-    } catch (const std::exception&) {
-    }
-    return {};
-}
-
 struct Param {
     std::string name;
     bool constexpr_ = false;
@@ -222,7 +209,7 @@ Json triton_plan_from_comments(const std::string& source, const std::string& sou
 
     // Arguments not given: the task's list for Triton kernels, else the
     // kernel's own parameter names where they are all task arguments.
-    const std::vector<std::string> listed = task_triton_args(task);
+    const std::vector<std::string>& listed = task.triton_args;
     for (size_t i = 0; i < launch.size(); ++i) {
         Json& entry = launch[i];
         if (entry.contains("args")) continue;

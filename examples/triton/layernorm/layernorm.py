@@ -1,6 +1,6 @@
 """Layer normalisation over the rows of a row-major f32 matrix (task layernorm_f32):
-y = (x - mean) / sqrt(var + eps) * weight + bias, per row, with the mean and
-the (biased) variance of that row.
+y = (x - mean) / sqrt(var + eps) * w + b, per row, with the mean and the
+(biased) variance of that row.
 
 One program per row, swept in TILES tiles of BLOCK columns: the mean first,
 then the variance about that mean (two sweeps rather than E[x^2] - mean^2,
@@ -9,12 +9,14 @@ which cancels catastrophically when the mean is large), then the output.
 import triton
 import triton.language as tl
 
+# kbench: launch kernel=layernorm grid=rows BLOCK=8192 TILES=ceil_div(cols,8192) num_warps=8
+
 
 @triton.jit
-def layernorm(x_ptr, w_ptr, b_ptr, y_ptr, rows, cols, eps, BLOCK: tl.constexpr, TILES: tl.constexpr):
+def layernorm(x, w, b, y, rows, cols, eps, BLOCK: tl.constexpr, TILES: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
-    x_row = x_ptr + row * cols
-    y_row = y_ptr + row * cols
+    x_row = x + row * cols
+    y_row = y + row * cols
     lane = tl.arange(0, BLOCK)
 
     total = tl.zeros([BLOCK], tl.float32)
@@ -27,15 +29,15 @@ def layernorm(x_ptr, w_ptr, b_ptr, y_ptr, rows, cols, eps, BLOCK: tl.constexpr, 
     for t in range(TILES):
         col = t * BLOCK + lane
         inside = col < cols
-        x = tl.load(x_row + col, mask=inside, other=0.0)
-        centred = tl.where(inside, x - mean, 0.0)
+        v = tl.load(x_row + col, mask=inside, other=0.0)
+        centred = tl.where(inside, v - mean, 0.0)
         squares += centred * centred
     rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / cols + eps)
 
     for t in range(TILES):
         col = t * BLOCK + lane
         inside = col < cols
-        x = tl.load(x_row + col, mask=inside, other=0.0)
-        w = tl.load(w_ptr + col, mask=inside, other=0.0)
-        b = tl.load(b_ptr + col, mask=inside, other=0.0)
-        tl.store(y_row + col, (x - mean) * rstd * w + b, mask=inside)
+        v = tl.load(x_row + col, mask=inside, other=0.0)
+        scale = tl.load(w + col, mask=inside, other=0.0)
+        shift = tl.load(b + col, mask=inside, other=0.0)
+        tl.store(y_row + col, (v - mean) * rstd * scale + shift, mask=inside)

@@ -13,7 +13,7 @@ below needs no args= (kbench matches the names).
 import triton
 import triton.language as tl
 
-# kbench: launch kernel=softmax grid=rows BLOCK=4096 TILES=ceil_div(cols,4096) num_warps=8
+# kbench: launch kernel=softmax grid=rows BLOCK=8192 TILES=ceil_div(cols,8192) num_warps=16
 
 
 @triton.jit

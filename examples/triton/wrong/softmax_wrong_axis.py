@@ -6,7 +6,7 @@ Expected verdict on softmax_f32: wrong_answer.
 import triton
 import triton.language as tl
 
-# kbench: launch kernel=softmax_rows grid=ceil_div(rows,ROWS) ROWS=4 BLOCK=4096 num_warps=8
+# kbench: launch kernel=softmax_rows grid=ceil_div(rows,ROWS) ROWS=4 BLOCK=2048 num_warps=8
 
 
 @triton.jit
