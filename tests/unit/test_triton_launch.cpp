@@ -308,7 +308,7 @@ kb::TaskPtr vector_add_task(const std::vector<int64_t>& ns) {
 }
 
 kb::Program triton_program(const kb::Task& task, const Json& entry) {
-    kb::Program p = kb::parse_launch_plan(Json::array({entry}), task, "launch", kb::Language::triton);
+    kb::Program p = kb::parse_launch_plan(Json::array({entry}), task, "launch", false, kb::Language::triton);
     p.language = kb::Language::triton;
     return p;
 }

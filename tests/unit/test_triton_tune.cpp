@@ -29,7 +29,7 @@ kb::TaskPtr task() {
 }
 
 kb::Program program(const kb::Task& t, const Json& launch) {
-    kb::Program p = kb::parse_launch_plan(launch, t, "launch", kb::Language::triton);
+    kb::Program p = kb::parse_launch_plan(launch, t, "launch", false, kb::Language::triton);
     p.language = kb::Language::triton;
     return p;
 }

@@ -272,7 +272,7 @@ TEST(WorkerWire, TritonKernelRoundTripsWithItsVariants) {
                                  "configs": [{"constexprs": {"BLOCK": 2048}, "num_warps": 8}]}])J");
     Kernel k;
     k.label = "candidate.py";
-    k.program = parse_launch_plan(plan, *task, "launch", Language::triton);
+    k.program = parse_launch_plan(plan, *task, "launch", false, Language::triton);
     k.program.language = Language::triton;
     k.program.source_name = "candidate.py";
     for (const char* key : {"k1", "k2"}) {
