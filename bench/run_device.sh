@@ -11,7 +11,8 @@
 #            (bench/build_binding_binaries.sh builds them on a machine with
 #            go and cargo; carry the folder along)
 #     bench: build (incremental), compile/score/isolation benchmarks, timing
-#            fidelity against triton.testing.do_bench, and the torch
+#            fidelity against triton.testing.do_bench, Triton candidates
+#            (compile latency, kbench vs do_bench), and the torch
 #            load_inline / Triton JIT comparison
 #     full:  both (about 10 minutes on an H100; the device tool allows 10 per
 #            command, so it runs the two halves as two calls)
@@ -107,6 +108,8 @@ if [ $run_bench = 1 ]; then
   tail -3 "$OUT/batch_bench.err"
   step "timing fidelity"
   PYTHONUNBUFFERED=1 python3 bench/timing_fidelity.py "$BUILD" 5 >"$OUT/timing_fidelity.json" 2>"$OUT/timing_fidelity.err"
+  step "triton (compile worker latency, cache hit, kbench vs do_bench on the tutorial kernels)"
+  PYTHONUNBUFFERED=1 python3 bench/triton_bench.py "$BUILD" 5 >"$OUT/triton_bench.json" 2>"$OUT/triton_bench.err"
   step "compile baselines (torch load_inline, triton JIT)"
   PYTHONUNBUFFERED=1 python3 bench/compile_baselines.py >"$OUT/compile_baselines.json" 2>"$OUT/compile_baselines.err"
 fi

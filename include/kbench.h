@@ -208,11 +208,13 @@ KB_API const char* kb_task_json(const kb_task* task);
 /* ------------------------------------------------------------------------ */
 
 typedef enum kb_language {
-    KB_LANG_AUTO = 0,   /* from the path's extension (.cu .ptx .cubin .json), else CUDA C++ */
+    KB_LANG_AUTO = 0,   /* from the path's extension (.cu .ptx .cubin .py .json), else CUDA C++ */
     KB_LANG_CUDA = 1,   /* CUDA C++ source */
     KB_LANG_PTX = 2,    /* PTX text */
     KB_LANG_CUBIN = 3,  /* a cubin (ELF) image for this device */
-    KB_LANG_TRITON = 4  /* a Triton-compiled cubin; `metadata_json` holds Triton's metadata */
+    KB_LANG_TRITON = 4, /* Python source with @triton.jit kernels, compiled by Triton (docs/triton.md);
+                           with `metadata_json` set: a Triton-compiled cubin, as KB_LANG_TRITON_BINARY */
+    KB_LANG_TRITON_BINARY = 5 /* a cubin Triton compiled; `metadata_json` holds Triton's metadata */
 } kb_language;
 
 #define KB_CANDIDATE_VERSION 1
@@ -225,7 +227,7 @@ typedef struct kb_candidate {
                                   kbench-candidate/1 document (docs/task-format.md) */
     const char* launch_json;   /* launch plan {"launch":[...],"scratch":[...]}; NULL: the
                                   task's default candidate plan */
-    const char* metadata_json; /* KB_LANG_TRITON only: the kernel's metadata JSON */
+    const char* metadata_json; /* KB_LANG_TRITON_BINARY only: the kernel's metadata JSON */
     const char* label;         /* a name for logs and results; NULL: path or "candidate" */
 } kb_candidate;
 

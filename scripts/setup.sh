@@ -30,6 +30,19 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# Triton (docs/triton.md): Triton candidates compile in a Python process with
+# `triton` installed; no GPU is needed. Pinned to the device machines' version
+# (wheels for CPython 3.10-3.13 on x86-64 Linux, about 190 MB). Without it the
+# Triton tests skip (exit 77) and say so. KBENCH_PYTHON names another interpreter.
+triton_version=3.6.0
+python=${KBENCH_PYTHON:-python3}
+if ! "$python" -c "import triton" 2>/dev/null; then
+  echo "setup: installing triton==$triton_version for $python"
+  "$python" -m pip install --quiet "triton==$triton_version" || \
+    echo "setup: could not install triton; the Triton tests will be skipped" >&2
+fi
+"$python" -c "import triton; print('setup: Triton', triton.__version__, 'for', '$python')" 2>/dev/null || true
+
 cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 if [ ! -x "$cuda_home/bin/nvcc" ] || [ ! -f "$cuda_home/include/nvrtc.h" ]; then
   echo "setup: no CUDA toolkit at $cuda_home (need bin/nvcc, include/nvrtc.h, lib64/libnvrtc.so)." >&2

@@ -35,11 +35,12 @@ type ContextOptions struct {
 type Language int
 
 const (
-	LanguageAuto   Language = 0 // from Path's extension, else CUDA C++
-	LanguageCUDA   Language = 1
-	LanguagePTX    Language = 2
-	LanguageCubin  Language = 3
-	LanguageTriton Language = 4 // a Triton-compiled cubin; set Metadata
+	LanguageAuto         Language = 0 // from Path's extension, else CUDA C++
+	LanguageCUDA         Language = 1
+	LanguagePTX          Language = 2
+	LanguageCubin        Language = 3
+	LanguageTriton       Language = 4 // Python source with @triton.jit kernels (with Metadata set: as LanguageTritonBinary)
+	LanguageTritonBinary Language = 5 // a Triton-compiled cubin; set Metadata
 )
 
 // Candidate is the code to compile or score: Code, or the file at Path.
@@ -48,7 +49,7 @@ type Candidate struct {
 	Code     []byte // source text or a binary image; nil: read Path
 	Path     string // a .json file is a kbench-candidate/1 document
 	Launch   string // launch plan JSON {"launch":[...],"scratch":[...]}; "": the task's
-	Metadata string // Triton metadata JSON (LanguageTriton only)
+	Metadata string // Triton metadata JSON (LanguageTritonBinary only)
 	Label    string // a name for logs and results
 }
 

@@ -57,7 +57,7 @@ func TestOptionValues(t *testing.T) {
 		{int(IsolationWorker), int(capi.KB_ISOLATION_WORKER)},
 		{int(LanguageAuto), int(capi.KB_LANG_AUTO)}, {int(LanguageCUDA), int(capi.KB_LANG_CUDA)},
 		{int(LanguagePTX), int(capi.KB_LANG_PTX)}, {int(LanguageCubin), int(capi.KB_LANG_CUBIN)},
-		{int(LanguageTriton), int(capi.KB_LANG_TRITON)},
+		{int(LanguageTriton), int(capi.KB_LANG_TRITON)}, {int(LanguageTritonBinary), int(capi.KB_LANG_TRITON_BINARY)},
 		{int(TimeCold), int(capi.KB_TIME_COLD)}, {int(TimeHot), int(capi.KB_TIME_HOT)},
 		{int(RoleReference), int(capi.KB_ROLE_REFERENCE)}, {int(RoleBaseline), int(capi.KB_ROLE_BASELINE)},
 		{DeviceNone, capi.KB_DEVICE_NONE},

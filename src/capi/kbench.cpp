@@ -59,7 +59,13 @@ kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
         case KB_LANG_CUDA: in->language = kb::Language::cuda; in->language_given = true; break;
         case KB_LANG_PTX: in->language = kb::Language::ptx; in->language_given = true; break;
         case KB_LANG_CUBIN: in->language = kb::Language::cubin; in->language_given = true; break;
-        case KB_LANG_TRITON: in->language = kb::Language::triton; in->language_given = true; break;
+        case KB_LANG_TRITON:
+            // Before Triton source was supported, KB_LANG_TRITON meant a
+            // compiled cubin with its metadata: that call keeps its meaning.
+            in->language = c->metadata_json ? kb::Language::triton_binary : kb::Language::triton;
+            in->language_given = true;
+            break;
+        case KB_LANG_TRITON_BINARY: in->language = kb::Language::triton_binary; in->language_given = true; break;
         default: return set_error(KB_ERR_INVALID_ARGUMENT, "kb_candidate.language is not a kb_language value");
     }
     if (c->code) {

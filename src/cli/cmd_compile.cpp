@@ -14,6 +14,19 @@ void print_kernel(const Json& k) {
                 size_t(k["image_bytes"].get<uint64_t>()));
     for (const auto& kv : k["symbols"].items())
         std::printf("    %s -> %s\n", kv.key().c_str(), kv.value().get<std::string>().c_str());
+    // Triton: one binary per specialisation of the task's cases, and how it launches.
+    if (k.contains("triton_variants"))
+        for (const auto& v : k["triton_variants"]) {
+            std::printf("    variant %s\n", v["key"].get<std::string>().c_str());
+            if (!v.contains("launch")) continue;
+            const auto& l = v["launch"];
+            std::string params;
+            for (const auto& p : l["params"])
+                params += (params.empty() ? "" : ", ") +
+                          (p.contains("hidden") ? "[" + p["hidden"].get<std::string>() + "]" : p["name"].get<std::string>());
+            std::printf("      block %d, shared %lld B, params (%s)\n", l["block"][0].get<int>(),
+                        (long long)l["shared_mem"].get<int64_t>(), params.c_str());
+        }
 }
 
 int run_compile(const Args& a) {

@@ -65,6 +65,14 @@ std::optional<CompiledImage> CompileCache::load(const std::string& key) const {
         img.nvrtc_ms = meta.value("nvrtc_ms", 0.0);
         img.nvcc_ms = meta.value("nvcc_ms", 0.0);
         img.fallback_reason = meta.value("fallback_reason", "");
+        if (meta.contains("triton")) {
+            const Json& t = meta["triton"];
+            img.triton_metadata = t.at("metadata").get<std::string>();
+            img.triton_ptx_entry = t.at("ptx_entry").get<std::string>();
+            img.triton_key = t.at("key").get<std::string>();
+            for (const Json& e : t.at("signature"))
+                img.triton_signature.push_back({e.at(0).get<std::string>(), e.at(1).get<std::string>(), e.at(2).get<int>()});
+        }
         img.hash = key;
         return img;
     } catch (const std::exception&) {
@@ -88,6 +96,14 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
     meta["nvrtc_ms"] = img.nvrtc_ms;
     meta["nvcc_ms"] = img.nvcc_ms;
     meta["fallback_reason"] = img.fallback_reason;
+    if (img.path == "triton") {
+        Json sig = Json::array();
+        for (const TritonSignatureEntry& e : img.triton_signature) sig.push_back(Json::array({e.name, e.type, e.arg}));
+        meta["triton"] = Json{{"metadata", img.triton_metadata},
+                              {"ptx_entry", img.triton_ptx_entry},
+                              {"key", img.triton_key},
+                              {"signature", sig}};
+    }
     meta["bytes_sha256"] = sha256_hex(img.bytes);
     try {
         // The image first, its description last: a reader that finds the

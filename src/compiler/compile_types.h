@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/kernel_params.h"
+#include "compiler/triton_types.h"
 #include "task/task.h"
 #include "util/error.h"
 
@@ -26,12 +27,15 @@ struct CompileRequest {
     bool allow_nvcc_fallback = true;
     // Skip NVRTC and compile with nvcc (agreement checks, benchmarks, tests).
     bool force_nvcc = false;
-    // Language::triton: Triton's metadata JSON for the cubin in `code`
+    // Language::triton_binary: Triton's metadata JSON for the cubin in `code`
     // (optional; when given, the kernel it names must be in the image).
     std::string triton_metadata;
     // What the launch plan passes to each kernel: picks overloads, and gives
     // messages about missing kernels the right way round (kernel_params.h).
     LaunchExpectations expect;
+    // Language::triton (Python source in `code`): the kernel and the
+    // specialisation to compile (docs/triton.md).
+    TritonCompileSpec triton;
 };
 
 enum class ImageKind { cubin, ptx };
@@ -52,6 +56,12 @@ struct CompiledImage {
     bool cache_hit = false;
     std::string hash;                      // content key of the request
     std::string fallback_reason;           // path "nvcc": why NVRTC's result was not used
+    // Triton kernels (path "triton", and given triton_binary images): what
+    // Triton compiled; compiler/triton_launch.h derives the launch from it.
+    std::string triton_metadata;                        // the metadata JSON Triton wrote
+    std::vector<TritonSignatureEntry> triton_signature; // path "triton": the signature compiled
+    std::string triton_ptx_entry;                       // path "triton": the PTX .entry declaration
+    std::string triton_key;                             // path "triton": the specialisation key (TritonCompileSpec::key)
 };
 
 // Thrown when the code does not compile; what() is a one-paragraph summary
@@ -75,6 +85,16 @@ struct CompilerConfig {
     // heavy CCCL headers (CUB, libcu++, cooperative groups, curand): the
     // second compile with the same includes in a process takes ~0.3 s, not ~1.5 s.
     bool nvrtc_pch = true;
+    // Triton (docs/triton.md): the Python interpreter with `triton` installed
+    // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
+    // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),
+    // how many compile workers may run at once (0: 2, or $KBENCH_TRITON_WORKERS),
+    // the deadline of one Triton compile, and each worker's address-space cap.
+    std::string python;
+    std::string triton_worker_script;
+    size_t triton_workers = 0;
+    double triton_timeout_s = 120;
+    size_t triton_memory_mb = 8192;
 };
 
 // Where the compile service runs the backends that would otherwise run

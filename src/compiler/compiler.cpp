@@ -40,6 +40,7 @@ Compiler::Compiler(CompilerConfig config, std::shared_ptr<CompileSandbox> sandbo
     : config_(normalized(std::move(config))),
       nvcc_(config_),
       nvrtc_(config_, nvcc_.available()),
+      triton_(config_),
       cache_(config_.cache_dir, config_.memory_cache_entries),
       sandbox_(std::move(sandbox)) {}
 
@@ -51,6 +52,7 @@ std::string Compiler::nvrtc_version() {
 }
 
 std::vector<const CompileBackend*> Compiler::backends_for(const CompileRequest& rq) const {
+    if (rq.language == Language::triton) return {&triton_};
     if (rq.language != Language::cuda) return {&given_};
     if (rq.force_nvcc) return {&nvcc_};
     return {&nvrtc_, &nvcc_};
@@ -75,13 +77,14 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
     h.field(std::to_string(rq.kernel_names.size()));
     for (const std::string& n : rq.kernel_names) h.field(n);
     h.field(expectations_key(rq.expect));
+    if (rq.language == Language::triton) h.field(rq.triton.key());
     return h.hex();
 }
 
 CompiledImage Compiler::compile(const CompileRequest& rq) {
     auto t0 = Clock::now();
     parse_arch(rq.arch);  // a bad target is the caller's error, not the code's
-    if (rq.language != Language::cuda) {
+    if (rq.language != Language::cuda && rq.language != Language::triton) {
         // Given images: validated and indexed, nothing worth caching.
         CompiledImage img = build(rq);
         img.hash = cache_key(rq);
@@ -167,6 +170,7 @@ CompiledImage Compiler::build(const CompileRequest& rq) {
 
 CompiledImage Compiler::compile_fresh(const CompileRequest& rq) {
     if (rq.language == Language::cuda) return compile_cuda(rq);
+    if (rq.language == Language::triton) return triton_.compile(rq);
     return given_.compile(rq);
 }
 

@@ -5,6 +5,7 @@
 //                   │ kernel only host code instantiates)   │
 //                   └──────────── nvcc fallback ────────────┘
 //   PTX / cubin / Triton cubin ── given-image backend ───────── image
+//   Triton source ── Triton backend (Python compile workers) ── image
 //
 // Backends (compile_backend.h) are chosen by the request's language and the
 // fallback rules; the results of all of them go through one content-addressed
@@ -24,6 +25,7 @@
 #include "compiler/given_backend.h"
 #include "compiler/nvcc_backend.h"
 #include "compiler/nvrtc_backend.h"
+#include "compiler/triton_backend.h"
 
 namespace kb {
 
@@ -57,6 +59,8 @@ public:
     std::string nvcc_path() const { return nvcc_.path(); }
     // The content key of a request (SHA-256 hex): what the cache is keyed by.
     std::string cache_key(const CompileRequest& request) const;
+    // The Triton backend (its compile workers start on first use).
+    TritonBackend& triton_backend() { return triton_; }
 
 private:
     // The backends that may build `request`, in the order they are tried.
@@ -69,6 +73,7 @@ private:
     NvccBackend nvcc_;
     NvrtcBackend nvrtc_;
     GivenImageBackend given_;
+    TritonBackend triton_;
     CompileCache cache_;
     std::shared_ptr<CompileSandbox> sandbox_;
     std::mutex mutex_;

@@ -18,7 +18,7 @@ CompiledImage GivenImageBackend::compile(const CompileRequest& rq) {
         if (!why.empty()) throw CompileError(rq.source_name + ": not PTX: " + why, why + "\n");
         while (!img.bytes.empty() && img.bytes.back() == '\0') img.bytes.pop_back();
         img.entries = ptx_entries(img.bytes);
-    } else {  // cubin, triton
+    } else {  // cubin, triton_binary
         img.kind = ImageKind::cubin;
         std::string why = cubin_problem(rq.code);
         if (!why.empty()) throw CompileError(rq.source_name + ": not a loadable cubin: " + why, why + "\n");
@@ -37,7 +37,8 @@ CompiledImage GivenImageBackend::compile(const CompileRequest& rq) {
                 img.log += "kbench: warning: " + msg + "\n";
             }
         }
-        if (rq.language == Language::triton && !rq.triton_metadata.empty()) {
+        if (rq.language == Language::triton_binary && !rq.triton_metadata.empty()) {
+            img.triton_metadata = rq.triton_metadata;
             TritonKernelInfo t = parse_triton_metadata(rq.triton_metadata);
             bool found = false;
             for (const std::string& e : img.entries) found = found || e == t.name;

@@ -1,6 +1,9 @@
 #include "engine/context.h"
 
+#include <chrono>
 #include <cstdlib>
+
+#include "compiler/triton_specialize.h"
 
 #include "engine/local_backend.h"
 #include "util/error.h"
@@ -86,6 +89,7 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
         lang = Language::cuda;
         if (ends_with(in.path, ".ptx")) lang = Language::ptx;
         if (ends_with(in.path, ".cubin")) lang = Language::cubin;
+        if (ends_with(in.path, ".py")) lang = Language::triton;
     }
     *label = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
     if (code.empty()) {
@@ -107,8 +111,19 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
         }
     }
     Program p;
+    const std::string source_name = in.path.empty() ? *label : in.path.substr(in.path.find_last_of('/') + 1);
     if (in.launch_json) {
-        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json"), task, "launch_json");
+        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json"), task, "launch_json", false, lang);
+    } else if (lang == Language::triton) {
+        // A bare Triton file carries its launch in `# kbench: launch ...`
+        // comments (docs/triton.md); the task's default plan is for CUDA.
+        Json plan = triton_plan_from_comments(code, source_name, task);
+        if (plan.is_null())
+            fail(KB_ERR_TASK_INVALID, source_name + ": a Triton candidate needs its launch (kernel, grid, constexprs): "
+                                                    "add a comment `# kbench: launch kernel=NAME grid=EXPR "
+                                                    "BLOCK=1024 num_warps=4` to the file, pass launch_json, or wrap "
+                                                    "it in a kbench-candidate/1 document (docs/triton.md)");
+        p = parse_launch_plan(plan, task, source_name, false, lang);
     } else if (task.candidate_default) {
         p = *task.candidate_default;
     } else {
@@ -117,12 +132,13 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
     }
     p.language = lang;
     p.source = std::move(code);
-    p.source_name = *label;
+    p.source_name = lang == Language::triton ? (source_name.empty() ? "candidate.py" : source_name) : *label;
     p.triton_metadata = in.triton_metadata;
     return p;
 }
 
-KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label) {
+KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label,
+                           const std::vector<int>& cases) {
     if (!program.has_code()) {
         // A baseline of built-in steps only: nothing to compile, no image.
         if (!program.kernel_names().empty())
@@ -148,6 +164,22 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     Kernel k;
     k.label = label;
     k.program = program;
+    if (program.language == Language::triton) {
+        // One binary per launch entry and specialisation key of the cases
+        // (Triton compiles in processes of its own: the service calls it from
+        // here even when the context sandboxes compiles).
+        auto t0 = std::chrono::steady_clock::now();
+        k.variants = compile_triton_variants(*compiler_, req, task, program, cases);
+        if (k.variants.empty()) fail(KB_ERR_TASK_INVALID, label + ": the Triton program has no kernel launch entry");
+        k.image = k.variants.front().image;
+        k.image.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        k.image.log.clear();
+        for (const TritonVariant& v : k.variants) {
+            k.image.cache_hit = k.image.cache_hit && v.image.cache_hit;
+            k.image.log += v.image.log;
+        }
+        return finish_kernel(std::move(k));
+    }
     k.image = compiler_->compile(req);
     // A kernel whose name fits but whose parameters do not take what the plan
     // passes is rejected here, as a host launch would be by nvcc.

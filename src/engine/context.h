@@ -45,8 +45,11 @@ public:
     // Resolves a candidate into a Program (code + plan). Throws
     // kb::Error(KB_ERR_TASK_INVALID / KB_ERR_IO) for a bad plan or file.
     Program resolve_candidate(const Task& task, const CandidateInput& in, std::string* label) const;
-    // Compiles a program for this context's target. Thread-safe.
-    KernelPtr compile(const Task& task, const Program& program, const std::string& label);
+    // Compiles a program for this context's target. Thread-safe. A Triton
+    // program is compiled for the specialisation keys of `cases` (indices
+    // into task.cases; empty: every case), one binary per key.
+    KernelPtr compile(const Task& task, const Program& program, const std::string& label,
+                      const std::vector<int>& cases = {});
     KernelPtr compile_candidate(const TaskPtr& task, const CandidateInput& in);
     KernelPtr compile_task_program(const TaskPtr& task, kb_program_role role);
 

@@ -17,6 +17,7 @@
 #include "compare/judge.h"
 #include "exec/kernel.h"
 #include "kbench.h"
+#include "engine/tune_result.h"
 #include "measure/stats.h"
 
 namespace kb {
@@ -144,6 +145,7 @@ struct ScoreResult {
     uint64_t seed = 0;
     std::string candidate;           // label
     CompileFacts compile;
+    std::optional<TuneResult> tuning;  // a Triton candidate with configs (engine/tune.h)
     std::vector<CompareResult> cases;
     std::optional<TimeResult> timing;
     std::optional<double> speedup;

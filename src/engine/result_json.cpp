@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compiler/triton_launch.h"
 #include "engine/verdict.h"
 #include "util/error.h"
 
@@ -431,6 +432,27 @@ Json kernel_json(const Kernel& k) {
     j["symbols"] = syms;
     j["entries"] = image.entries;
     j["plan"] = launch_plan_to_json(k.program);
+    if (!k.variants.empty()) {
+        // Triton: each binary, the specialisation it serves, and its launch.
+        Json vs = Json::array();
+        for (const TritonVariant& v : k.variants) {
+            Json one;
+            one["step"] = v.step;
+            one["key"] = v.key;
+            one["cache_hit"] = v.image.cache_hit;
+            one["compile_ms"] = v.image.compile_ms;
+            one["image_bytes"] = v.image.bytes.size();
+            try {
+                one["launch"] =
+                    derive_triton_launch(v.image.triton_metadata, v.image.triton_signature, v.image.triton_ptx_entry)
+                        .to_json();
+            } catch (const Error& e) {
+                one["launch_error"] = e.what();
+            }
+            vs.push_back(std::move(one));
+        }
+        j["triton_variants"] = std::move(vs);
+    }
     j["id"] = k.id;
     return j;
 }
@@ -449,6 +471,29 @@ Json to_json(const CompileFacts& c) {
     return j;
 }
 
+Json to_json(const TuneResult& r) {
+    Json list = Json::array();
+    for (const TunedConfig& c : r.configs) {
+        Json j;
+        j["config"] = c.label;
+        j["choice"] = c.choice;
+        j["verdict"] = verdict_name(c.verdict);
+        if (c.ok) {
+            j["median_us"] = c.median_us;
+            j["rel_noise"] = c.rel_noise;
+        } else {
+            j["message"] = c.message;
+        }
+        list.push_back(std::move(j));
+    }
+    Json out;
+    out["configs"] = std::move(list);
+    out["chosen"] = r.chosen >= 0 ? Json(r.chosen) : Json();
+    if (r.chosen >= 0) out["chosen_config"] = r.configs[size_t(r.chosen)].label;
+    out["elapsed_ms"] = r.elapsed_ms;
+    return out;
+}
+
 Json to_json(const ScoreResult& r) {
     Json j;
     j["kind"] = "score";
@@ -456,6 +501,7 @@ Json to_json(const ScoreResult& r) {
     j["seed"] = r.seed;
     j["candidate"] = r.candidate;
     j["compile"] = to_json(r.compile);
+    if (r.tuning) j["tuning"] = to_json(*r.tuning);
     if (!r.cases.empty()) {
         Json cases = Json::array();
         for (const CompareResult& c : r.cases) cases.push_back(to_json(c));

@@ -20,6 +20,8 @@ Json to_json(const CompareResult& r);
 Json to_json(const TimeResult& r);
 Json to_json(const CompileFacts& c);
 Json to_json(const ScoreResult& r);
+// A Triton candidate's tuning: every config's time or failure, the chosen one.
+Json to_json(const TuneResult& r);
 // kb_kernel_json: compile facts and the launch plan.
 Json kernel_json(const Kernel& k);
 

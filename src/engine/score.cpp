@@ -12,6 +12,7 @@
 
 #include "compare/judge.h"
 #include "engine/context.h"
+#include "engine/tune.h"
 #include "util/error.h"
 #include "util/clock.h"
 
@@ -64,6 +65,18 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
     auto stage = Clock::now();
     try {
         Program p = resolve_candidate(t, in, &res.candidate);
+        if (p.has_triton_configs() && !opts.skip_timing) {
+            // Triton configs: the fastest on the perf case (engine/tune.h) is
+            // what is scored, on every case, below.
+            res.tuning = tune_triton_configs(*this, task, p, res.candidate, opts.timing.timing, res.seed);
+            if (res.tuning->chosen < 0) {
+                const TunedConfig& first = res.tuning->configs.front();
+                res.stages.compile_ms = ms_since(stage);
+                return finish(res, first.verdict,
+                              "no Triton config worked on the perf case; the first: " + first.message, t0);
+            }
+            p = res.tuning->program;
+        }
         kernel = compile(t, p, res.candidate);
     } catch (const CompileError& e) {
         res.compile = {false, e.what(), e.log(), nullptr};

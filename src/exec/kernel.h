@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/compiler.h"
+#include "compiler/triton_specialize.h"
 #include "task/task.h"
 
 namespace kb {
@@ -14,8 +15,12 @@ namespace kb {
 struct Kernel {
     std::string label;       // "candidate.cu", "reference", "baseline"
     Program program;         // language, launch plan, scratch (source kept for the record)
-    CompiledImage image;
-    std::string id;          // SHA-256 over image bytes, symbols and the plan
+    CompiledImage image;     // Language::triton: the first variant's (each variant has its own)
+    // Language::triton: one image per launch entry and specialisation key of
+    // the task's cases; binding a plan at a case takes the variant whose key
+    // is the case's (docs/triton.md).
+    std::vector<TritonVariant> variants;
+    std::string id;          // SHA-256 over image bytes, symbols, variants and the plan
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

@@ -1,6 +1,9 @@
 #include "exec/launcher.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "compiler/triton_specialize.h"
 #include <sstream>
 
 #include "task/scalar_param.h"
@@ -54,34 +57,68 @@ KernelFault fault_from_cuda(CUresult r, const std::string& during) {
 // ---------------------------------------------------------------------------
 // Modules
 
-LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
-    dev.throw_if_lost();
-    // A plan that launches no kernel (a built-in baseline) needs no module,
-    // and has no image when it has no code.
-    if (k.program.kernel_names().empty()) return;
+CUmodule LoadedModule::load(const CompiledImage& img, const std::string& label) {
     char log[8192] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
     // PTX text must be NUL-terminated for the driver's JIT.
     std::string ptx;
-    const void* image = k.image.bytes.data();
-    if (k.image.kind == ImageKind::ptx) {
-        ptx = k.image.bytes;
+    const void* image = img.bytes.data();
+    if (img.kind == ImageKind::ptx) {
+        ptx = img.bytes;
         image = ptx.c_str();
     }
-    CUresult r = dev.driver().cuModuleLoadDataEx(&module_, image, 2, opts, vals);
+    CUmodule module = nullptr;
+    CUresult r = dev_.driver().cuModuleLoadDataEx(&module, image, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
-        if (cuda_error_is_sticky(r)) dev.mark_lost(r, "loading a module");
-        std::string msg = "the driver could not load the compiled " + std::string(k.image.kind == ImageKind::ptx ? "PTX" : "cubin") +
-                          " of " + k.label + ": " + cuda_error_text(r);
+        if (cuda_error_is_sticky(r)) dev_.mark_lost(r, "loading a module");
+        std::string msg = "the driver could not load the compiled " + std::string(img.kind == ImageKind::ptx ? "PTX" : "cubin") +
+                          " of " + label + ": " + cuda_error_text(r);
         if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)
-            msg += "; the image targets " + (k.image.arch.empty() ? std::string("another architecture") : k.image.arch) +
-                   " but the device is " + dev.props().arch();
+            msg += "; the image targets " + (img.arch.empty() ? std::string("another architecture") : img.arch) +
+                   " but the device is " + dev_.props().arch();
         if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
             msg += "; the PTX is newer than this driver supports: compile for this device's driver";
         if (log[0]) msg += std::string("\n") + log;
         throw KernelFault(KB_VERDICT_LAUNCH_ERROR, msg, r);
     }
+    return module;
+}
+
+LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
+    dev.throw_if_lost();
+    if (!k.variants.empty()) {
+        // Triton: one module per launch entry and specialisation key.
+        struct Unload {  // the modules loaded so far, if a later one fails
+            LoadedModule& self;
+            bool armed = true;
+            ~Unload() {
+                if (armed && !self.dev_.lost())
+                    for (CUmodule m : self.variant_modules_) self.dev_.driver().cuModuleUnload(m);
+            }
+        } unload{*this};
+        for (const TritonVariant& v : k.variants) {
+            CUmodule m = load(v.image, k.label);
+            variant_modules_.push_back(m);
+            TritonBinary b;
+            b.launch = derive_triton_launch(v.image.triton_metadata, v.image.triton_signature, v.image.triton_ptx_entry);
+            CUresult fr = dev.driver().cuModuleGetFunction(&b.function, m, b.launch.kernel.c_str());
+            if (fr != CUDA_SUCCESS)
+                throw KernelFault(KB_VERDICT_LAUNCH_ERROR, "the Triton binary of " + k.label + " has no entry point '" +
+                                                               b.launch.kernel + "' (" + cuda_error_text(fr) + ")",
+                                  fr);
+            triton_.push_back(std::move(b));
+            variant_keys_.push_back({v.step, v.key, CompiledImage{}});
+        }
+        unload.armed = false;
+        return;
+    }
+    // A plan that launches no kernel (a built-in baseline) needs no module,
+    // and has no image when it has no code.
+    if (k.program.kernel_names().empty()) return;
+    if (k.program.language == Language::triton_binary)
+        triton_metadata_ = !k.image.triton_metadata.empty() ? k.image.triton_metadata : k.program.triton_metadata;
+    module_ = load(k.image, k.label);
     for (const std::string& name : k.program.kernel_names()) {
         auto it = k.image.symbols.find(name);
         const std::string& symbol = it != k.image.symbols.end() ? it->second : name;
@@ -101,8 +138,11 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
 }
 
 LoadedModule::~LoadedModule() {
-    if (module_ && !dev_.lost()) dev_.driver().cuModuleUnload(module_);
+    if (dev_.lost()) return;
+    if (module_) dev_.driver().cuModuleUnload(module_);
+    for (CUmodule m : variant_modules_) dev_.driver().cuModuleUnload(m);
 }
+
 
 CUfunction LoadedModule::function(const std::string& plan_name) const {
     auto it = functions_.find(plan_name);
@@ -201,6 +241,19 @@ void CaseBuffers::arm_guards() {
         if (b) dev_.arm_guards(b);
     for (auto& set : scratch_)
         for (auto& kv : set.second) dev_.arm_guards(kv.second);
+    for (auto& kv : triton_scratch_) dev_.arm_guards(kv.second);
+}
+
+CUdeviceptr CaseBuffers::triton_scratch(const std::string& key, size_t bytes, size_t align) {
+    // Device allocations start 256-byte aligned and the guard zone in front
+    // keeps that (DeviceBuffer::kGuardBytes is a multiple of 256), which
+    // covers every alignment Triton asks for (128 for TMA descriptors).
+    if (align > 256) fail(KB_ERR_INTERNAL, "Triton asks for scratch aligned to " + std::to_string(align) + " bytes");
+    DeviceBuffer b = dev_.alloc(bytes);
+    dev_.fill_bytes(b.data(), bytes, 0xa5);  // not zeroed, as with Triton: a kernel must not count on zeros
+    CUdeviceptr p = b.data();
+    triton_scratch_[key] = std::move(b);
+    return p;
 }
 
 std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
@@ -215,6 +268,10 @@ std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
             GuardReport r = dev_.check_guards(kv.second);
             if (!r.intact()) out.push_back({"scratch '" + kv.first + "'", r});
         }
+    for (auto& kv : triton_scratch_) {
+        GuardReport r = dev_.check_guards(kv.second);
+        if (!r.intact()) out.push_back({"Triton's " + kv.first, r});
+    }
     return out;
 }
 
@@ -272,6 +329,115 @@ void check_param_sizes(Device& dev, CUfunction f, const std::vector<size_t>& siz
     }
 }
 
+struct Marshalled {
+    std::vector<uint64_t> slots;
+    std::vector<size_t> sizes;
+    std::vector<std::string> names;
+    std::vector<bool> pointer;
+};
+
+// Device allocations are 256-byte aligned and the guard zone in front of a
+// buffer's data keeps that: every buffer kbench passes meets Triton's
+// 16-byte pointer assumption ("D"). bind_triton_step checks it anyway.
+static_assert(DeviceBuffer::kGuardBytes % 256 == 0, "guard zones must keep buffers 256-byte aligned");
+
+// A Triton launch (research notes A2) bound into `b`: block 32 x num_warps,
+// the metadata's dynamic shared memory (opted in above 48 KiB as Triton's
+// loader does), the parameters Triton compiled plus its hidden scratch
+// pointers, and the cluster attributes. `grid` is the launch entry's.
+void bind_triton_step(Device& dev, CaseBuffers& bufs, const TritonLaunch& t, const int64_t grid[3],
+                      const Marshalled& args, const std::string& scratch_key, BoundStep& b) {
+    const DeviceProps& props = dev.props();
+    int64_t driver_grid[3];
+    t.driver_grid(grid, driver_grid);
+    for (int d = 0; d < 3; ++d) {
+        if (grid[d] < 1 || driver_grid[d] > props.max_grid_dim[d])
+            throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                              b.where + ": grid." + "xyz"[d] + " = " + std::to_string(grid[d]) +
+                                  (t.cluster[d] > 1 ? " x " + std::to_string(t.cluster[d]) + " CTAs per cluster" : "") +
+                                  "; the device allows 1.." + std::to_string(props.max_grid_dim[d]));
+        b.grid[d] = unsigned(driver_grid[d]);
+        b.cluster[d] = unsigned(t.cluster[d]);
+    }
+    b.block[0] = t.threads_per_block();
+    b.block[1] = b.block[2] = 1;
+    int max_for_kernel = 0, static_smem = 0;
+    dev.check(dev.driver().cuFuncGetAttribute(&max_for_kernel, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b.function),
+              "cuFuncGetAttribute");
+    dev.check(dev.driver().cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, b.function),
+              "cuFuncGetAttribute");
+    if (int64_t(b.block[0]) > max_for_kernel)
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                          b.where + ": num_warps " + std::to_string(t.num_warps) + " needs " + std::to_string(b.block[0]) +
+                              " threads per block but this kernel allows at most " + std::to_string(max_for_kernel) +
+                              " (its register use); use fewer warps");
+    const int64_t optin = props.max_shared_per_block_optin;
+    if (t.shared + static_smem > optin)
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                          b.where + ": out of resource: shared memory, required " + std::to_string(t.shared) +
+                              " bytes, hardware limit " + std::to_string(optin) +
+                              "; use smaller blocks or fewer num_stages");
+    if (t.shared > 49152 && optin > 49152) {
+        // Triton's loader: prefer shared memory, and allow the device's
+        // opt-in maximum less the static part (not just what it needs).
+        CUresult r = dev.driver().cuFuncSetCacheConfig(b.function, CU_FUNC_CACHE_PREFER_SHARED);
+        if (r == CUDA_SUCCESS)
+            r = dev.driver().cuFuncSetAttribute(b.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                int(optin - static_smem));
+        if (r != CUDA_SUCCESS) throw fault_from_cuda(r, b.where + " (raising the dynamic shared memory limit)");
+    }
+    b.shared_mem = unsigned(t.shared);
+    if (t.cluster_size() > 1 && props.cc_major < 9)
+        throw KernelFault(KB_VERDICT_LAUNCH_ERROR, b.where + ": num_ctas " + std::to_string(t.num_ctas) +
+                                                       " needs thread block clusters (sm_90 or newer); this device is " +
+                                                       props.arch());
+    if (t.num_ctas == 16) {
+        CUresult r = dev.driver().cuFuncSetAttribute(b.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        if (r != CUDA_SUCCESS) throw fault_from_cuda(r, b.where + " (allowing a cluster of 16)");
+    }
+    b.launch_ex = t.needs_launch_attributes();
+    b.cooperative = t.cooperative;
+    b.pdl = t.pdl;
+
+    // The parameters in the kernel's order: the plan's arguments Triton kept
+    // (constexprs and values specialised to 1 are compiled in), then the
+    // hidden scratch pointers.
+    std::vector<size_t> sizes;
+    std::vector<std::string> names;
+    for (const TritonParam& p : t.params) {
+        if (p.kind == TritonParam::Kind::arg) {
+            if (p.arg < 0 || size_t(p.arg) >= args.slots.size())
+                fail(KB_ERR_INTERNAL, b.where + ": Triton parameter '" + p.name + "' takes argument " +
+                                          std::to_string(p.arg) + " of " + std::to_string(args.slots.size()));
+            size_t i = size_t(p.arg);
+            if (p.bytes && p.bytes != args.sizes[i])
+                fail(KB_ERR_INTERNAL, b.where + ": Triton compiled parameter '" + p.name + "' as " + p.type + " (" +
+                                          std::to_string(p.bytes) + " bytes) but kbench passes '" + args.names[i] +
+                                          "' in " + std::to_string(args.sizes[i]) + " bytes (a kbench bug)");
+            if (args.pointer[i] && args.slots[i] % 16 != 0)
+                fail(KB_ERR_INTERNAL, b.where + ": buffer '" + args.names[i] +
+                                          "' is not 16-byte aligned, which Triton assumed (a kbench bug)");
+            b.storage.push_back(args.slots[i]);
+            sizes.push_back(args.sizes[i]);
+            names.push_back(args.names[i]);
+            continue;
+        }
+        const bool global = p.kind == TritonParam::Kind::global_scratch;
+        const int64_t per_cta = global ? t.global_scratch_size : t.profile_scratch_size;
+        const int64_t align = global ? t.global_scratch_align : t.profile_scratch_align;
+        const int64_t bytes = t.scratch_bytes(per_cta, grid);
+        CUdeviceptr ptr = 0;  // NULL when the kernel needs none, as Triton passes
+        if (bytes > 0)
+            ptr = bufs.triton_scratch(std::string(global ? "global" : "profile") + " scratch of " + scratch_key,
+                                      size_t(bytes), size_t(align));
+        b.storage.push_back(uint64_t(ptr));
+        sizes.push_back(sizeof(CUdeviceptr));
+        names.push_back(p.name);
+    }
+    check_param_sizes(dev, b.function, sizes, names, b.where);
+    for (uint64_t& slot : b.storage) b.params.push_back(&slot);
+}
+
 }  // namespace
 
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
@@ -298,6 +464,39 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         for (const Scratch& s : p.scratch)
             if (s.name == name) return s.dtype;
         fail(KB_ERR_TASK_INVALID, "no argument or scratch buffer named '" + name + "'");
+    };
+
+    // A step's arguments, each in an 8-byte slot: buffers as device
+    // pointers, scalars as their dtype's bytes.
+    auto marshal = [&](const LaunchStep& s, const std::string& where) {
+        Marshalled m;
+        for (const LaunchArg& a : s.args) {
+            if (a.kind == LaunchArg::Kind::scalar) {
+                int64_t iv = a.is_float ? 0 : eval_at(a.value, c, where, "scalar argument");
+                m.slots.push_back(scalar_param_slot(a.dtype, iv, a.float_value, a.is_float));
+                m.sizes.push_back(dtype_size(a.dtype));
+                m.names.push_back(a.is_float ? std::to_string(a.float_value) : a.value.text());
+                m.pointer.push_back(false);
+                continue;
+            }
+            int ai = task.arg_index(a.name);
+            if (ai >= 0 && !task.args[size_t(ai)].is_buffer()) {
+                const Arg& arg = task.args[size_t(ai)];
+                int64_t iv = arg.scalar_is_float ? 0 : eval_at(arg.scalar_expr, c, where, "scalar");
+                m.slots.push_back(scalar_param_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
+                m.sizes.push_back(dtype_size(arg.dtype));
+                m.pointer.push_back(false);
+            } else {
+                size_t bytes = 0;
+                CUdeviceptr ptr = find_buffer(a.name, &bytes);
+                if (!ptr) fail(KB_ERR_TASK_INVALID, where + ": no argument or scratch buffer named '" + a.name + "'");
+                m.slots.push_back(uint64_t(ptr));
+                m.sizes.push_back(sizeof(CUdeviceptr));
+                m.pointer.push_back(true);
+            }
+            m.names.push_back(a.name);
+        }
+        return m;
     };
 
     BoundPlan plan;
@@ -328,7 +527,54 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             continue;
         }
         b.where = "launch[" + std::to_string(si) + "] (kernel '" + s.kernel + "') at case '" + c.name + "'";
+        if (s.triton) {
+            // Triton source: the binary compiled for this case's specialisation
+            // (the selection throws, as a kbench bug, when there is none).
+            const TritonVariant& v = triton_variant_for(mod.triton_variants(), task, p, si, c.dims, c.name);
+            const LoadedModule::TritonBinary* bin = &mod.triton(size_t(&v - mod.triton_variants().data()));
+            DimValues env;
+            try {
+                env = s.triton->env(c.dims);
+            } catch (const ExprError& x) {
+                throw KernelFault(KB_VERDICT_LAUNCH_ERROR, b.where + ": a constexpr cannot be evaluated: " + x.what());
+            }
+            int64_t grid[3];
+            for (int d = 0; d < 3; ++d) {
+                try {
+                    grid[d] = s.grid[d].eval(env);
+                } catch (const ExprError& x) {
+                    throw KernelFault(KB_VERDICT_LAUNCH_ERROR, b.where + ": grid '" + s.grid[d].text() +
+                                                                   "' cannot be evaluated: " + x.what());
+                }
+            }
+            b.function = bin->function;
+            bind_triton_step(dev, bufs, bin->launch, grid, marshal(s, b.where), scratch_key + " launch[" +
+                                                                                    std::to_string(si) + "]", b);
+            plan.steps.push_back(std::move(b));
+            continue;
+        }
         b.function = mod.function(s.kernel);
+        if (p.language == Language::triton_binary) {
+            // A precompiled Triton cubin: the block and shared memory are the
+            // metadata's, and the version's hidden parameters follow the plan's.
+            TritonLaunch launch = derive_triton_binary_launch(mod.triton_metadata(), s.args.size());
+            int64_t grid[3];
+            for (int d = 0; d < 3; ++d) {
+                grid[d] = eval_at(s.grid[d], c, b.where, "grid");
+                int64_t want = d == 0 ? launch.threads_per_block() : 1;
+                int64_t block = eval_at(s.block[d], c, b.where, "block");
+                if (block != want)
+                    throw KernelFault(KB_VERDICT_LAUNCH_ERROR,
+                                      b.where + ": the plan's block." + "xyz"[d] + " is " + std::to_string(block) +
+                                          " but Triton compiled the kernel for num_warps " +
+                                          std::to_string(launch.num_warps) + ": the block must be (" +
+                                          std::to_string(launch.threads_per_block()) + ", 1, 1)");
+            }
+            bind_triton_step(dev, bufs, launch, grid, marshal(s, b.where),
+                             scratch_key + " launch[" + std::to_string(si) + "]", b);
+            plan.steps.push_back(std::move(b));
+            continue;
+        }
         int64_t grid[3], block[3];
         for (int d = 0; d < 3; ++d) {
             grid[d] = eval_at(s.grid[d], c, b.where, "grid");
@@ -379,32 +625,9 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
         }
         b.shared_mem = unsigned(smem);
 
-        std::vector<size_t> sizes;
-        std::vector<std::string> names;
-        for (const LaunchArg& a : s.args) {
-            if (a.kind == LaunchArg::Kind::scalar) {
-                int64_t iv = a.is_float ? 0 : eval_at(a.value, c, b.where, "scalar argument");
-                b.storage.push_back(scalar_param_slot(a.dtype, iv, a.float_value, a.is_float));
-                sizes.push_back(dtype_size(a.dtype));
-                names.push_back(a.is_float ? std::to_string(a.float_value) : a.value.text());
-                continue;
-            }
-            int ai = task.arg_index(a.name);
-            if (ai >= 0 && !task.args[size_t(ai)].is_buffer()) {
-                const Arg& arg = task.args[size_t(ai)];
-                int64_t iv = arg.scalar_is_float ? 0 : eval_at(arg.scalar_expr, c, b.where, "scalar");
-                b.storage.push_back(scalar_param_slot(arg.dtype, iv, arg.scalar_float, arg.scalar_is_float));
-                sizes.push_back(dtype_size(arg.dtype));
-            } else {
-                size_t bytes = 0;
-                CUdeviceptr ptr = find_buffer(a.name, &bytes);
-                if (!ptr) fail(KB_ERR_TASK_INVALID, b.where + ": no argument or scratch buffer named '" + a.name + "'");
-                b.storage.push_back(uint64_t(ptr));
-                sizes.push_back(sizeof(CUdeviceptr));
-            }
-            names.push_back(a.name);
-        }
-        check_param_sizes(dev, b.function, sizes, names, b.where);
+        Marshalled m = marshal(s, b.where);
+        b.storage = std::move(m.slots);
+        check_param_sizes(dev, b.function, m.sizes, m.names, b.where);
         for (uint64_t& slot : b.storage) b.params.push_back(&slot);
         plan.steps.push_back(std::move(b));
     }
@@ -421,6 +644,43 @@ void BoundPlan::enqueue(Device& dev) const {
         CUresult r;
         if (s.zero) {
             r = d.cuMemsetD8Async(s.zero_ptr, 0, s.zero_bytes, dev.stream());
+        } else if (s.launch_ex) {
+            // Triton's launch attributes: cluster shape (spread scheduling, as
+            // Triton asks), cooperative grid, programmatic dependent launch.
+            CUlaunchAttribute attrs[4];
+            unsigned n = 0;
+            if (s.cluster[0] * s.cluster[1] * s.cluster[2] > 1) {
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                attrs[n].value.clusterDim.x = s.cluster[0];
+                attrs[n].value.clusterDim.y = s.cluster[1];
+                attrs[n].value.clusterDim.z = s.cluster[2];
+                ++n;
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+                attrs[n].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+                ++n;
+            }
+            if (s.cooperative) {
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+                attrs[n].value.cooperative = 1;
+                ++n;
+            }
+            if (s.pdl) {
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+                attrs[n].value.programmaticStreamSerializationAllowed = 1;
+                ++n;
+            }
+            CUlaunchConfig cfg{};
+            cfg.gridDimX = s.grid[0];
+            cfg.gridDimY = s.grid[1];
+            cfg.gridDimZ = s.grid[2];
+            cfg.blockDimX = s.block[0];
+            cfg.blockDimY = s.block[1];
+            cfg.blockDimZ = s.block[2];
+            cfg.sharedMemBytes = s.shared_mem;
+            cfg.hStream = dev.stream();
+            cfg.attrs = attrs;
+            cfg.numAttrs = n;
+            r = d.cuLaunchKernelEx(&cfg, s.function, const_cast<void**>(s.params.data()), nullptr);
         } else {
             r = d.cuLaunchKernel(s.function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
                                  s.shared_mem, dev.stream(), const_cast<void**>(s.params.data()), nullptr);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/triton_launch.h"
 #include "device/device.h"
 #include "exec/builtin_steps.h"
 #include "exec/fault.h"
@@ -34,10 +35,29 @@ public:
 
     CUfunction function(const std::string& plan_name) const;
 
+    // Language::triton: the binary of launch entry `step` compiled for the
+    // specialisation `key`, with its derived launch; nullptr when none was.
+    struct TritonBinary {
+        CUfunction function = nullptr;
+        TritonLaunch launch;
+    };
+    // The binary of triton_variants()[i].
+    const TritonBinary& triton(size_t i) const { return triton_.at(i); }
+    // Which launch entry and key each binary serves (images left out).
+    const std::vector<TritonVariant>& triton_variants() const { return variant_keys_; }
+    // Language::triton_binary: Triton's metadata of the image.
+    const std::string& triton_metadata() const { return triton_metadata_; }
+
 private:
+    CUmodule load(const CompiledImage& image, const std::string& label);
+
     Device& dev_;
     CUmodule module_ = nullptr;
     std::map<std::string, CUfunction> functions_;
+    std::vector<CUmodule> variant_modules_;
+    std::vector<TritonVariant> variant_keys_;
+    std::vector<TritonBinary> triton_;
+    std::string triton_metadata_;
 };
 
 // Keeps the most recently used modules loaded (by Kernel::id), so scoring a
@@ -91,6 +111,11 @@ public:
     };
     std::vector<GuardBreach> check_guards();
 
+    // A Triton kernel's hidden global (or profile) scratch for one plan
+    // binding (docs/triton.md): `bytes` at `align`, poisoned, guard-checked
+    // like scratch buffers; binding the same `key` again replaces it.
+    CUdeviceptr triton_scratch(const std::string& key, size_t bytes, size_t align);
+
     HostTensor download(int arg_index);
 
 private:
@@ -103,6 +128,7 @@ private:
     std::map<std::string, std::map<std::string, DeviceBuffer>> scratch_;  // key -> name -> buffer
     std::map<std::string, std::vector<std::pair<std::string, DType>>> scratch_types_;  // key -> (name, dtype)
     std::map<std::string, std::string> scratch_signatures_;  // key -> names, dtypes and sizes
+    std::map<std::string, DeviceBuffer> triton_scratch_;     // key -> Triton's hidden scratch
 };
 
 // A plan bound to a case's buffers: ready to enqueue.
@@ -115,6 +141,12 @@ struct BoundStep {
     unsigned grid[3] = {1, 1, 1};
     unsigned block[3] = {1, 1, 1};
     unsigned shared_mem = 0;
+    // Triton launch attributes (cuLaunchKernelEx): the cluster shape in CTAs,
+    // cooperative grid, programmatic dependent launch.
+    bool launch_ex = false;
+    unsigned cluster[3] = {1, 1, 1};
+    bool cooperative = false;
+    bool pdl = false;
     std::vector<uint64_t> storage;  // one 8-byte slot per parameter
     std::vector<void*> params;      // pointers into storage
     std::string where;              // "launch[0] (kernel 'vadd')", for messages

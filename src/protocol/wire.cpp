@@ -35,7 +35,7 @@ const std::string& blob_at(const Json& j, const char* name, const std::vector<st
 }
 
 Language language_from_name(const std::string& name) {
-    for (Language l : {Language::cuda, Language::ptx, Language::cubin, Language::triton})
+    for (Language l : {Language::cuda, Language::ptx, Language::cubin, Language::triton, Language::triton_binary})
         if (name == language_name(l)) return l;
     throw ProtocolError("unknown language '" + name + "' in a worker message");
 }
@@ -86,6 +86,32 @@ LaunchExpectations expectations_from_json(const Json& j) {
 
 }  // namespace
 
+Json triton_spec_to_json(const TritonCompileSpec& t) {
+    Json args = Json::array();
+    for (const TritonArg& a : t.args) args.push_back(Json::array({a.name, a.type, a.spec}));
+    Json constexprs = Json::array();
+    for (const auto& kv : t.constexprs) constexprs.push_back(Json::array({kv.first, kv.second}));
+    return {{"kernel", t.kernel},       {"args", args},           {"constexprs", constexprs},
+            {"num_warps", t.num_warps}, {"num_stages", t.num_stages}, {"num_ctas", t.num_ctas}};
+}
+
+TritonCompileSpec triton_spec_from_json(const Json& j) {
+    TritonCompileSpec t;
+    t.kernel = field<std::string>(j, "kernel");
+    for (const Json& a : field<Json>(j, "args")) {
+        if (!a.is_array() || a.size() != 3) throw ProtocolError("a Triton argument is not [name, type, spec]");
+        t.args.push_back({a[0].get<std::string>(), a[1].get<std::string>(), a[2].get<std::string>()});
+    }
+    for (const Json& c : field<Json>(j, "constexprs")) {
+        if (!c.is_array() || c.size() != 2) throw ProtocolError("a Triton constexpr is not [name, value]");
+        t.constexprs.emplace_back(c[0].get<std::string>(), c[1].get<int64_t>());
+    }
+    t.num_warps = field<int>(j, "num_warps");
+    t.num_stages = field<int>(j, "num_stages");
+    t.num_ctas = field<int>(j, "num_ctas");
+    return t;
+}
+
 Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs) {
     Json policy = {{"std", r.policy.std},
                    {"fast_math", r.policy.fast_math},
@@ -102,7 +128,8 @@ Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* 
             {"allow_nvcc_fallback", r.allow_nvcc_fallback},
             {"force_nvcc", r.force_nvcc},
             {"triton_metadata", r.triton_metadata},
-            {"expect", expectations_to_json(r.expect)}};
+            {"expect", expectations_to_json(r.expect)},
+            {"triton", triton_spec_to_json(r.triton)}};
 }
 
 CompileRequest compile_request_from_json(const Json& j, const std::vector<std::string>& blobs) {
@@ -123,12 +150,15 @@ CompileRequest compile_request_from_json(const Json& j, const std::vector<std::s
     r.force_nvcc = field<bool>(j, "force_nvcc");
     r.triton_metadata = field<std::string>(j, "triton_metadata");
     r.expect = expectations_from_json(field<Json>(j, "expect"));
+    r.triton = triton_spec_from_json(field<Json>(j, "triton"));
     return r;
 }
 
 Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
     Json symbols = Json::object();
     for (const auto& kv : img.symbols) symbols[kv.first] = kv.second;
+    Json signature = Json::array();
+    for (const TritonSignatureEntry& e : img.triton_signature) signature.push_back(Json::array({e.name, e.type, e.arg}));
     return {{"kind", img.kind == ImageKind::cubin ? "cubin" : "ptx"},
             {"bytes_blob", add_blob(blobs, img.bytes)},
             {"symbols", symbols},
@@ -140,7 +170,12 @@ Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
             {"nvrtc_ms", img.nvrtc_ms},
             {"nvcc_ms", img.nvcc_ms},
             {"cache_hit", img.cache_hit},
-            {"hash", img.hash}};
+            {"hash", img.hash},
+            {"fallback_reason", img.fallback_reason},
+            {"triton_metadata", img.triton_metadata},
+            {"triton_signature", signature},
+            {"triton_ptx_entry", img.triton_ptx_entry},
+            {"triton_key", img.triton_key}};
 }
 
 CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blobs) {
@@ -161,6 +196,14 @@ CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blo
     img.nvcc_ms = field<double>(j, "nvcc_ms");
     img.cache_hit = field<bool>(j, "cache_hit");
     img.hash = field<std::string>(j, "hash");
+    img.fallback_reason = field<std::string>(j, "fallback_reason");
+    img.triton_metadata = field<std::string>(j, "triton_metadata");
+    for (const Json& e : field<Json>(j, "triton_signature")) {
+        if (!e.is_array() || e.size() != 3) throw ProtocolError("a Triton signature entry is not [name, type, arg]");
+        img.triton_signature.push_back({e[0].get<std::string>(), e[1].get<std::string>(), e[2].get<int>()});
+    }
+    img.triton_ptx_entry = field<std::string>(j, "triton_ptx_entry");
+    img.triton_key = field<std::string>(j, "triton_key");
     return img;
 }
 
@@ -195,29 +238,41 @@ Json kernel_to_json(const Kernel& k, std::vector<std::string>* blobs) {
     // The image's log stays on the host: the worker never reports it.
     CompiledImage img = k.image;
     img.log.clear();
+    Json variants = Json::array();
+    for (const TritonVariant& v : k.variants) {
+        CompiledImage vi = v.image;
+        vi.log.clear();
+        variants.push_back({{"step", v.step}, {"key", v.key}, {"image", image_to_json(vi, blobs)}});
+    }
     return {{"id", k.id},
             {"label", k.label},
             {"language", language_name(k.program.language)},
             {"source_name", k.program.source_name},
             {"plan", launch_plan_to_json(k.program)},
-            {"image", image_to_json(img, blobs)}};
+            {"image", image_to_json(img, blobs)},
+            {"variants", variants}};
 }
 
 KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs, const Task& task) {
     Kernel k;
     k.id = field<std::string>(j, "id");
     k.label = field<std::string>(j, "label");
+    Language language = language_from_name(field<std::string>(j, "language"));
     // The plan was validated on the host against this same task; parsing it
     // again here cannot disagree unless the peer is another build.
     try {
         // Built-in steps are allowed here: the host let them only into a task's baseline.
-        k.program = parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true);
+        k.program =
+            parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true, language);
     } catch (const Error& e) {
         throw ProtocolError(std::string("the worker could not re-read a launch plan the host accepted: ") + e.what());
     }
-    k.program.language = language_from_name(field<std::string>(j, "language"));
+    k.program.language = language;
     k.program.source_name = field<std::string>(j, "source_name");
     k.image = image_from_json(field<Json>(j, "image"), blobs);
+    for (const Json& v : field<Json>(j, "variants"))
+        k.variants.push_back({field<size_t>(v, "step"), field<std::string>(v, "key"),
+                              image_from_json(field<Json>(v, "image"), blobs)});
     // The host's id is kept (not recomputed): it is the key both sides use.
     return std::make_shared<const Kernel>(std::move(k));
 }

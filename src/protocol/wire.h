@@ -22,6 +22,9 @@ namespace kb::wire {
 Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs);
 CompileRequest compile_request_from_json(const Json& j, const std::vector<std::string>& blobs);
 
+Json triton_spec_to_json(const TritonCompileSpec& t);
+TritonCompileSpec triton_spec_from_json(const Json& j);
+
 Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs);
 CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blobs);
 

@@ -43,12 +43,23 @@ Program parse_candidate_document(const Json& doc, const Task& task, const std::s
     Program p;
     read_program_code(doc, kRoot, base_dir, kRoot, p);
     if (find(doc, "launch")) {
-        Program plan = parse_plan_fields(doc, task, kRoot);
+        Program plan = parse_plan_fields(doc, task, kRoot, false, p.language);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
     } else if (find(doc, "scratch")) {
         fail_at(child_path(kRoot, "scratch"), "scratch buffers are given without a launch plan",
                 "expected \"launch\" beside \"scratch\" (the task's default plan brings its own scratch buffers)");
+    } else if (p.language == Language::triton) {
+        // A Triton kernel's grid and constexprs are its own: the task's default
+        // plan is for CUDA candidates. Its source may say how to launch it.
+        Json plan = triton_plan_from_comments(p.source, p.source_name, task);
+        if (plan.is_null())
+            fail_at(child_path(kRoot, "launch"), "a Triton candidate needs its launch entries (grid, constexprs, "
+                                                 "num_warps)",
+                    "expected a \"launch\" array in the candidate document, or a `# kbench: launch kernel=... "
+                    "grid=...` comment in the source (docs/triton.md)");
+        Program from = parse_plan_fields(Json{{"launch", plan}}, task, p.source_name, false, p.language);
+        p.launch = std::move(from.launch);
     } else if (task.candidate_default) {
         p.launch = task.candidate_default->launch;
         p.scratch = task.candidate_default->scratch;

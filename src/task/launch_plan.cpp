@@ -4,6 +4,7 @@
 // would launch an empty grid or overflow a size at some case is caught when
 // the task or candidate is loaded, not halfway through an evaluation.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -36,6 +37,9 @@ constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
 constexpr const char* kAxis[3] = {"x", "y", "z"};
 
 const std::vector<std::string> kKernelStepKeys = {"kernel", "grid", "block", "shared_mem", "args"};
+const std::vector<std::string> kTritonStepKeys = {"kernel",    "grid",       "args",     "constexprs",
+                                                  "num_warps", "num_stages", "num_ctas", "configs"};
+const std::vector<std::string> kTritonConfigKeys = {"constexprs", "num_warps", "num_stages", "num_ctas"};
 const std::vector<std::string> kZeroStepKeys = {"zero"};
 const std::vector<std::string> kScratchKeys = {"name", "dtype", "shape", "zero"};
 const std::vector<std::string> kScalarArgKeys = {"value", "dtype"};
@@ -44,12 +48,14 @@ const std::vector<std::string> kScalarArgKeys = {"value", "dtype"};
 struct StepPaths {
     std::string grid[3], block[3], shared_mem;
     std::vector<std::string> args;
+    std::vector<std::string> configs;                      // Triton: where each config was given
+    std::vector<std::vector<std::string>> constexpr_paths;  // Triton: per config (the entry's first)
 };
 
 class PlanParser {
 public:
-    PlanParser(const Task& task, std::string path, bool allow_builtins)
-        : task_(task), path_(std::move(path)), allow_builtins_(allow_builtins) {}
+    PlanParser(const Task& task, std::string path, bool allow_builtins, Language lang = Language::cuda)
+        : task_(task), path_(std::move(path)), allow_builtins_(allow_builtins), lang_(lang) {}
 
     Program parse(const Json& obj) {
         if (const Json* s = find(obj, "scratch")) read_scratch(*s, child_path(path_, "scratch"));
@@ -130,6 +136,15 @@ private:
             check_object(v, path, kZeroStepKeys, "a zero step");
             step.kind = LaunchStep::Kind::zero;
             step.target = read_zero_target(v["zero"], child_path(path, "zero"));
+        } else if (lang_ == Language::triton) {
+            for (const char* k : {"block", "shared_mem"})
+                if (find(v, k))
+                    fail_at(child_path(path, k), std::string("a Triton launch entry has no \"") + k + "\"",
+                            "expected \"num_warps\" (the block is 32 x num_warps threads, and Triton decides the "
+                            "shared memory); a Triton entry is {\"kernel\", \"grid\", \"args\", \"constexprs\", "
+                            "\"num_warps\", \"num_stages\", \"num_ctas\", \"configs\"}");
+            check_object(v, path, kTritonStepKeys, "a Triton launch entry");
+            read_triton_step(v, path, step, paths);
         } else {
             check_object(v, path, kKernelStepKeys, "a kernel step");
             read_kernel_step(v, path, step, paths);
@@ -191,14 +206,115 @@ private:
         }
     }
 
+    // ---- Triton entries (docs/triton.md) ----
+    void read_triton_step(const Json& v, const std::string& path, LaunchStep& step, StepPaths& paths) {
+        const std::string kp = child_path(path, "kernel");
+        const std::string expected = "expected the name of a @triton.jit function of the source";
+        step.kernel = as_string(require(v, path, "kernel", expected), kp, expected);
+        bool ident = !step.kernel.empty() && !std::isdigit(static_cast<unsigned char>(step.kernel[0]));
+        for (char c : step.kernel) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (!ident) fail_at(kp, "'" + step.kernel + "' is not a Python function name", expected);
+
+        TritonConfig base;
+        paths.constexpr_paths.push_back(read_triton_options(v, path, base, nullptr));
+        step.triton = base;
+        if (const Json* cf = find(v, "configs")) {
+            const std::string cp = child_path(path, "configs");
+            as_array(*cf, cp, "expected an array of configurations {\"constexprs\", \"num_warps\", \"num_stages\", "
+                              "\"num_ctas\"} to tune over");
+            if (cf->empty()) fail_at(cp, "the list of configurations is empty", "expected at least one, or no \"configs\"");
+            if (cf->size() > 64) fail_at(cp, std::to_string(cf->size()) + " configurations", "expected at most 64");
+            for (size_t i = 0; i < cf->size(); ++i) {
+                const std::string ip = index_path(cp, i);
+                check_object((*cf)[i], ip, kTritonConfigKeys, "a Triton configuration");
+                TritonConfig c;
+                paths.constexpr_paths.push_back(read_triton_options((*cf)[i], ip, c, &base));
+                paths.configs.push_back(ip);
+                step.triton_configs.push_back(std::move(c));
+            }
+        }
+        // The grid may name the constexprs of the entry and of every config.
+        std::vector<std::string> names = task_.dims;
+        auto add_names = [&](const TritonConfig& c) {
+            for (const auto& kv : c.constexprs)
+                if (std::find(names.begin(), names.end(), kv.first) == names.end()) names.push_back(kv.first);
+        };
+        add_names(base);
+        for (const TritonConfig& c : step.triton_configs) add_names(c);
+        read_dims3(require(v, path, "grid",
+                           "expected the number of program instances: an expression over the dims and the entry's "
+                           "constexprs, or an array of 1 to 3 of them, e.g. \"ceil_div(n, BLOCK)\""),
+                   child_path(path, "grid"), step.grid, paths.grid, "a grid size", names);
+        if (const Json* args = find(v, "args")) {
+            const std::string ap = child_path(path, "args");
+            as_array(*args, ap, "expected the task's argument names in the kernel's parameter order");
+            for (size_t i = 0; i < args->size(); ++i) {
+                paths.args.push_back(index_path(ap, i));
+                step.args.push_back(read_launch_arg((*args)[i], paths.args.back()));
+            }
+        }
+    }
+
+    // constexprs, num_warps, num_stages, num_ctas of an entry (base == null)
+    // or of a config, which starts from the entry's and overrides what it gives.
+    std::vector<std::string> read_triton_options(const Json& v, const std::string& path, TritonConfig& c,
+                                                 const TritonConfig* base) {
+        if (base) c = *base;
+        std::vector<std::string> cpaths(c.constexprs.size(), path);
+        if (const Json* ce = find(v, "constexprs")) {
+            const std::string cp = child_path(path, "constexprs");
+            as_object(*ce, cp, "expected an object of tl.constexpr values, e.g. {\"BLOCK\": 1024}");
+            for (auto it = ce->begin(); it != ce->end(); ++it) {
+                if (is_comment_key(it.key())) continue;
+                const std::string np = child_path(cp, it.key());
+                check_identifier(it.key(), np, "constexpr name");
+                if (std::find(task_.dims.begin(), task_.dims.end(), it.key()) != task_.dims.end())
+                    fail_at(np, "'" + it.key() + "' is also a dim of the task",
+                            "expected a constexpr name that is not a dim (the grid sees both)");
+                if (it.value().is_boolean())
+                    fail_at(np, "got " + describe(it.value()), "expected an integer (write 1 or 0 for a flag)");
+                Expr e = as_expr(it.value(), np, task_.dims, "a tl.constexpr value");
+                auto same = std::find_if(c.constexprs.begin(), c.constexprs.end(),
+                                         [&](const auto& kv) { return kv.first == it.key(); });
+                if (same != c.constexprs.end()) {
+                    same->second = e;
+                    cpaths[size_t(same - c.constexprs.begin())] = np;
+                } else {
+                    c.constexprs.emplace_back(it.key(), e);
+                    cpaths.push_back(np);
+                }
+            }
+        }
+        auto small_int = [&](const char* key, int& out, std::initializer_list<int> allowed, const char* why) {
+            const Json* x = find(v, key);
+            if (!x) return;
+            const std::string kp = child_path(path, key);
+            int64_t n = as_int(*x, kp);
+            if (std::find(allowed.begin(), allowed.end(), n) == allowed.end())
+                fail_at(kp, std::string(key) + " " + std::to_string(n), why);
+            out = int(n);
+        };
+        small_int("num_warps", c.num_warps, {1, 2, 4, 8, 16, 32},
+                  "expected a power of two from 1 to 32 (Triton's rule; the block is 32 x num_warps threads)");
+        small_int("num_stages", c.num_stages, {1, 2, 3, 4, 5, 6, 7, 8}, "expected 1 to 8 software-pipeline stages");
+        small_int("num_ctas", c.num_ctas, {1, 2, 4, 8, 16},
+                  "expected 1, 2, 4, 8 or 16 CTAs per cluster (more than 1 needs sm_90 or newer)");
+        return cpaths;
+    }
+
     void read_dims3(const Json& v, const std::string& path, Expr out[3], std::string paths[3],
                     const std::string& what) {
+        read_dims3(v, path, out, paths, what, task_.dims);
+    }
+
+    void read_dims3(const Json& v, const std::string& path, Expr out[3], std::string paths[3],
+                    const std::string& what, const std::vector<std::string>& names) {
         for (int i = 0; i < 3; ++i) {
             out[i] = Expr::constant(1);
             paths[i] = path;
         }
         auto one = [&](const Json& e, const std::string& p, int axis) {
-            out[axis] = as_expr(e, p, task_.dims, what);
+            out[axis] = as_expr(e, p, names, what);
             paths[axis] = p;
             if (out[axis].is_constant()) {
                 int64_t c = eval_at(out[axis], {}, p, "");
@@ -264,6 +380,11 @@ private:
             if (step.kind == LaunchStep::Kind::builtin) check_builtin_step_at(step, task_, p_.scratch, c, at);
             if (step.kind != LaunchStep::Kind::kernel) continue;
             const StepPaths& paths = step_paths_[s];
+            if (step.triton) {
+                check_triton_case(step, paths, c, at);
+                check_scalars(step, paths, c, at);
+                continue;
+            }
             int64_t threads = 1;
             for (int i = 0; i < 3; ++i) {
                 int64_t g = eval_at(step.grid[i], c.dims, paths.grid[i], at);
@@ -287,11 +408,38 @@ private:
                 fail_at(paths.shared_mem,
                         "'" + step.shared_mem_bytes.text() + "' gives " + std::to_string(sm) + " bytes" + at,
                         "expected a number of bytes from 0 to 4294967295");
-            for (size_t i = 0; i < step.args.size(); ++i) {
-                const LaunchArg& a = step.args[i];
-                if (a.kind != LaunchArg::Kind::scalar || a.is_float) continue;
-                const std::string vp = child_path(paths.args[i], "value");
-                check_int_fits(eval_at(a.value, c.dims, vp, at), a.dtype, vp, at);
+            check_scalars(step, paths, c, at);
+        }
+    }
+
+    void check_scalars(const LaunchStep& step, const StepPaths& paths, const Case& c, const std::string& at) {
+        for (size_t i = 0; i < step.args.size(); ++i) {
+            const LaunchArg& a = step.args[i];
+            if (a.kind != LaunchArg::Kind::scalar || a.is_float) continue;
+            const std::string vp = child_path(paths.args[i], "value");
+            check_int_fits(eval_at(a.value, c.dims, vp, at), a.dtype, vp, at);
+        }
+    }
+
+    // A Triton entry at a case, with its own options and with every config:
+    // the constexprs evaluate, and the grid (times num_ctas, which Triton's
+    // launcher multiplies in) is within CUDA's limits.
+    void check_triton_case(const LaunchStep& step, const StepPaths& paths, const Case& c, const std::string& at) {
+        for (size_t k = 0; k <= step.triton_configs.size(); ++k) {
+            const TritonConfig& cfg = k == 0 ? *step.triton : step.triton_configs[k - 1];
+            const std::string in = k == 0 ? "" : " with " + paths.configs[k - 1];
+            DimValues env = c.dims;
+            for (size_t i = 0; i < cfg.constexprs.size(); ++i)
+                env[cfg.constexprs[i].first] =
+                    eval_at(cfg.constexprs[i].second, c.dims, paths.constexpr_paths[k][i], at);
+            for (int i = 0; i < 3; ++i) {
+                int64_t g = eval_at(step.grid[i], env, paths.grid[i], at + in);
+                int64_t limit = kMaxGrid[i] / (i == 0 ? cfg.num_ctas : 1);
+                if (g < 1 || g > limit)
+                    fail_at(paths.grid[i],
+                            "'" + step.grid[i].text() + "' gives grid." + kAxis[i] + " = " + std::to_string(g) + at + in,
+                            "expected 1 to " + std::to_string(limit) + " program instances (a CUDA limit" +
+                                (i == 0 && cfg.num_ctas > 1 ? ", divided by num_ctas" : "") + ")");
             }
         }
     }
@@ -328,6 +476,7 @@ private:
     const Task& task_;
     std::string path_;
     bool allow_builtins_ = false;
+    Language lang_ = Language::cuda;
     Program p_;
     std::vector<std::string> scratch_paths_;
     std::vector<StepPaths> step_paths_;
@@ -342,8 +491,10 @@ Json step_to_json(const LaunchStep& s) {
     if (s.kind == LaunchStep::Kind::builtin) return builtin_step_to_json(s);
     j["kernel"] = s.kernel;
     j["grid"] = Json::array({expr_to_json(s.grid[0]), expr_to_json(s.grid[1]), expr_to_json(s.grid[2])});
-    j["block"] = Json::array({expr_to_json(s.block[0]), expr_to_json(s.block[1]), expr_to_json(s.block[2])});
-    j["shared_mem"] = expr_to_json(s.shared_mem_bytes);
+    if (!s.triton) {
+        j["block"] = Json::array({expr_to_json(s.block[0]), expr_to_json(s.block[1]), expr_to_json(s.block[2])});
+        j["shared_mem"] = expr_to_json(s.shared_mem_bytes);
+    }
     Json args = Json::array();
     for (const auto& a : s.args) {
         if (a.kind == LaunchArg::Kind::named) {
@@ -356,6 +507,26 @@ Json step_to_json(const LaunchStep& s) {
         }
     }
     j["args"] = std::move(args);
+    if (s.triton) {
+        auto options = [](const TritonConfig& c, Json& out) {
+            Json ce = Json::object();
+            for (const auto& kv : c.constexprs) ce[kv.first] = expr_to_json(kv.second);
+            out["constexprs"] = std::move(ce);
+            out["num_warps"] = c.num_warps;
+            out["num_stages"] = c.num_stages;
+            out["num_ctas"] = c.num_ctas;
+        };
+        options(*s.triton, j);
+        if (!s.triton_configs.empty()) {
+            Json configs = Json::array();
+            for (const TritonConfig& c : s.triton_configs) {
+                Json one = Json::object();
+                options(c, one);
+                configs.push_back(std::move(one));
+            }
+            j["configs"] = std::move(configs);
+        }
+    }
     return j;
 }
 
@@ -372,8 +543,9 @@ const std::vector<std::string>& plan_companion_keys() {
     return keys;
 }
 
-Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins) {
-    return PlanParser(task, path, allow_builtins).parse(obj);
+Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins,
+                          Language language) {
+    return PlanParser(task, path, allow_builtins, language).parse(obj);
 }
 
 Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path) {
@@ -396,16 +568,17 @@ std::vector<std::string> outputs_not_written(const Program& p, const Task& task)
 
 }  // namespace taskjson
 
-Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path, bool allow_builtins) {
+Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path, bool allow_builtins,
+                          Language language) {
     // A bare array of steps is a plan without scratch buffers.
-    if (plan.is_array()) return parse_plan_fields(Json{{"launch", plan}}, task, json_path, allow_builtins);
+    if (plan.is_array()) return parse_plan_fields(Json{{"launch", plan}}, task, json_path, allow_builtins, language);
     std::vector<std::string> known = {"launch", "scratch"};
     known.insert(known.end(), plan_companion_keys().begin(), plan_companion_keys().end());
     const std::string what = "a launch plan {\"launch\": [...], \"scratch\": [...]}";
     if (!plan.is_object())
         fail_at(json_path.empty() ? "launch plan" : json_path, "got " + describe(plan), "expected " + what);
     check_object(plan, json_path, known, what);
-    return parse_plan_fields(plan, task, json_path, allow_builtins);
+    return parse_plan_fields(plan, task, json_path, allow_builtins, language);
 }
 
 Json launch_plan_to_json(const Program& p) {

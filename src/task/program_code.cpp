@@ -14,6 +14,7 @@ const char* language_name(Language l) {
         case Language::ptx: return "ptx";
         case Language::cubin: return "cubin";
         case Language::triton: return "triton";
+        case Language::triton_binary: return "triton_binary";
     }
     return "?";
 }
@@ -22,14 +23,16 @@ namespace taskjson {
 
 namespace {
 
-constexpr Language kLanguages[] = {Language::cuda, Language::ptx, Language::cubin, Language::triton};
+constexpr Language kLanguages[] = {Language::cuda, Language::ptx, Language::cubin, Language::triton,
+                                   Language::triton_binary};
 
-bool is_binary(Language l) { return l == Language::cubin || l == Language::triton; }
+bool is_binary(Language l) { return l == Language::cubin || l == Language::triton_binary; }
 
 const char* extension(Language l) {
     switch (l) {
         case Language::cuda: return ".cu";
         case Language::ptx: return ".ptx";
+        case Language::triton: return ".py";
         default: return ".cubin";
     }
 }
@@ -55,12 +58,14 @@ Language read_language(const Json& obj, const std::string& path) {
     const Json* v = find(obj, "language");
     if (!v) return Language::cuda;
     const std::string p = child_path(path, "language");
-    const std::string expected = "expected one of: cuda, ptx, cubin, triton";
+    const std::string expected = "expected one of: cuda, ptx, cubin, triton (Python source), triton_binary (a cubin "
+                                 "Triton compiled, with its metadata)";
     std::string name = as_string(*v, p, expected);
     for (Language l : kLanguages)
         if (name == language_name(l)) return l;
     std::string hint;
-    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton"})) hint = "did you mean '" + *near + "'? ";
+    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton", "triton_binary"}))
+        hint = "did you mean '" + *near + "'? ";
     fail_at(p, "unknown language '" + name + "'", hint + expected);
 }
 
@@ -129,10 +134,15 @@ void read_program_code(const Json& obj, const std::string& path, const std::stri
 
     const Json* meta = find(obj, "metadata");
     const Json* meta_file = find(obj, "metadata_file");
-    if (p.language != Language::triton) {
+    if (p.language != Language::triton_binary) {
+        if ((meta || meta_file) && p.language == Language::triton)
+            fail_at(child_path(path, meta ? "metadata" : "metadata_file"),
+                    "metadata belongs to a precompiled Triton kernel, and \"language\": \"triton\" means Python "
+                    "source that kbench compiles",
+                    "expected \"language\": \"triton_binary\" for a cubin with Triton's metadata, or no metadata");
         if (meta || meta_file)
             fail_at(child_path(path, meta ? "metadata" : "metadata_file"), "metadata is only for Triton kernels",
-                    "expected \"language\": \"triton\", or no metadata");
+                    "expected \"language\": \"triton_binary\", or no metadata");
         return;
     }
     if (meta && meta_file)
@@ -161,7 +171,8 @@ void write_program_code(const Program& p, Json& out) {
         out["source"] = p.source;
     else
         out["source_base64"] = base64_encode(p.source);
-    if (p.language == Language::triton && !p.triton_metadata.empty()) out["metadata"] = Json::parse(p.triton_metadata);
+    if (p.language == Language::triton_binary && !p.triton_metadata.empty())
+        out["metadata"] = Json::parse(p.triton_metadata);
 }
 
 }  // namespace taskjson

@@ -109,6 +109,21 @@ struct BuiltinGemm {
     double beta = 0.0;
 };
 
+// A Triton kernel's tl.constexpr values and compile options
+// (docs/triton.md): one launch entry's, or one of its tuning configs.
+struct TritonConfig {
+    std::vector<std::pair<std::string, Expr>> constexprs;  // name -> integer expression over the dims
+    int num_warps = 4;
+    int num_stages = 3;
+    int num_ctas = 1;
+
+    // The dims plus the constexprs evaluated at them: what a Triton step's
+    // grid is evaluated with. Throws ExprError like Expr::eval.
+    DimValues env(const DimValues& dims) const;
+    // "BLOCK=1024 w4 s3" (c2 when num_ctas > 1), for results.
+    std::string label() const;
+};
+
 struct LaunchStep {
     enum class Kind { kernel, zero, builtin } kind = Kind::kernel;
     // kernel: the name as the code spells it (plain "vadd", a template
@@ -125,9 +140,16 @@ struct LaunchStep {
     std::string builtin;
     BuiltinGemm gemm;
     std::string json_path;  // where the step was declared, for error messages
+    // Language::triton: the kernel's constexprs and options. `block` and
+    // `shared_mem` then come from what Triton compiled, and `grid` may name
+    // the constexprs. `triton_configs` are the alternatives to tune over.
+    std::optional<TritonConfig> triton;
+    std::vector<TritonConfig> triton_configs;
 };
 
-enum class Language { cuda, ptx, cubin, triton };
+// triton is Python source with @triton.jit kernels (compiled by Triton);
+// triton_binary a cubin Triton already compiled, with its metadata JSON.
+enum class Language { cuda, ptx, cubin, triton, triton_binary };
 const char* language_name(Language l);
 
 // Code plus the plan that launches it. The task's reference and baseline are
@@ -138,7 +160,7 @@ struct Program {
     Language language = Language::cuda;
     std::string source;        // CUDA/PTX text or binary image bytes
     std::string source_name;   // file name for logs ("vector_add.ref.cu")
-    std::string triton_metadata;  // Triton's metadata JSON (Language::triton)
+    std::string triton_metadata;  // Triton's metadata JSON (Language::triton_binary)
     std::vector<LaunchStep> launch;
     std::vector<Scratch> scratch;
 
@@ -148,6 +170,10 @@ struct Program {
     bool has_builtin_steps() const;
     // A program without code: its plan has no kernel step (a built-in baseline).
     bool has_code() const { return !source.empty(); }
+    // The same program with launch entry i using config choice[i] of its
+    // triton_configs (-1: its own constexprs and options), configs dropped.
+    Program with_triton_configs(const std::vector<int>& choice) const;
+    bool has_triton_configs() const;
 };
 
 struct Case {
@@ -213,9 +239,10 @@ TaskPtr load_task_json(const std::string& text, const std::string& base_dir);
 // mention declared dims, and so on. `json_path` prefixes error messages.
 // Built-in steps are rejected unless `allow_builtins` (a candidate's work
 // must be its own code; only a task's baseline, or the plan of a kernel the
-// host built from one, may call a library). Throws kb::Error(KB_ERR_TASK_INVALID).
+// host built from one, may call a library). `language` triton reads Triton
+// launch entries (docs/triton.md). Throws kb::Error(KB_ERR_TASK_INVALID).
 Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path,
-                          bool allow_builtins = false);
+                          bool allow_builtins = false, Language language = Language::cuda);
 
 // Parses a `kbench-candidate/1` document: {"format", "language",
 // "source" | "source_file", "launch", "scratch", "metadata"}. Relative
@@ -239,6 +266,17 @@ void check_case_index(const Task& task, int case_index);
 // The JSON of a program's plan, {"launch": [...], "scratch": [...]}, with every
 // default explicit, as in the normalised task (for logs and results).
 Json launch_plan_to_json(const Program& p);
+
+// A bare Triton `.py` candidate's launch plan, from its structured comments
+// (docs/triton.md):
+//   # kbench: launch kernel=add grid=ceil_div(n, BLOCK) BLOCK=1024 num_warps=4 args=x,y,out,n
+//   # kbench: config BLOCK=2048 num_warps=8
+// Without args= the arguments are the task's candidate.triton_args, else the
+// kernel's parameter names where they all name task arguments. Returns the
+// plan as the JSON of a "launch" array (parsed like a candidate document's),
+// or null when the source has no such comment. Throws
+// kb::Error(KB_ERR_TASK_INVALID) naming the line of a malformed comment.
+Json triton_plan_from_comments(const std::string& source, const std::string& source_name, const Task& task);
 
 // Parses JSON text (a task, candidate document or launch plan) with errors in
 // the loader's style: the line and column of a syntax error, the JSON path of

@@ -136,8 +136,10 @@ void write_program_code(const Program& p, Json& out);
 const std::vector<std::string>& plan_companion_keys();
 // Reads "launch" (required, non-empty) and "scratch" of obj, without checking
 // obj's other keys, and checks them against the task at every case. Built-in
-// steps are an error unless `allow_builtins` (a task's baseline).
-Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins = false);
+// steps are an error unless `allow_builtins` (a task's baseline). `language`
+// triton reads Triton launch entries (docs/triton.md).
+Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins = false,
+                          Language language = Language::cuda);
 // A baseline given as one built-in call, {"builtin": ..., "args": {...}} in
 // place of a program: a plan of that one step, checked at every case, with
 // messages at `path` ("baseline.args.m").

@@ -584,7 +584,7 @@ private:
         const bool has_code_fields = std::any_of(program_code_keys().begin(), program_code_keys().end(),
                                                  [&](const std::string& k) { return find(v, k) != nullptr; });
         if (has_code_fields || !baseline) read_program_code(v, path, t_->base_dir, stem, p);
-        Program plan = parse_plan_fields(v, *t_, path, baseline);
+        Program plan = parse_plan_fields(v, *t_, path, baseline, p.language);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
         // Without code a plan can only call built-ins: kernels need code.

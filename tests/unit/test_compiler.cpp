@@ -606,7 +606,7 @@ TEST(Compiler, GarbageImagesAreRejected) {
 TEST(Compiler, TritonCubinWithMetadata) {
     CompiledImage real = shared_compiler().compile(nvrtc_only("extern \"C\" __global__ void add_kernel(float* x) {}\n"));
     CompileRequest t;
-    t.language = Language::triton;
+    t.language = Language::triton_binary;
     t.code = real.bytes;
     t.source_name = "add_kernel.cubin";
     t.kernel_names = {"add_kernel"};

@@ -366,14 +366,14 @@ TEST(TaskLoader, RichTaskRoundTrips) {
     EXPECT_EQ(u->baseline->source, latin1);
     EXPECT_EQ(u->reference.launch[2].kernel, "finish<float, 256>");
 
-    // A Triton reference: binary code and metadata, both read from files.
+    // A precompiled Triton reference: binary code and metadata, both read from files.
     Json tri = base_task();
-    tri["reference"]["language"] = "triton";
+    tri["reference"]["language"] = "triton_binary";
     tri["reference"].erase("source");
     tri["reference"]["source_file"] = "k.cubin";
     tri["reference"]["metadata_file"] = "meta.json";
     kb::TaskPtr tt = load(tri, dir.path());
-    EXPECT_EQ(tt->reference.language, kb::Language::triton);
+    EXPECT_EQ(tt->reference.language, kb::Language::triton_binary);
     EXPECT_EQ(tt->reference.source, cubin);
     EXPECT_EQ(Json::parse(tt->reference.triton_metadata)["num_warps"], 4);
     Json tnorm = Json::parse(tt->normalized_json);
@@ -488,6 +488,7 @@ TEST(TaskLoader, NamesOfEnums) {
     EXPECT_STREQ(kb::language_name(kb::Language::ptx), "ptx");
     EXPECT_STREQ(kb::language_name(kb::Language::cubin), "cubin");
     EXPECT_STREQ(kb::language_name(kb::Language::triton), "triton");
+    EXPECT_STREQ(kb::language_name(kb::Language::triton_binary), "triton_binary");
 }
 
 TEST(TaskLoader, ElementCount) {
@@ -924,7 +925,7 @@ TEST(TaskLoaderErrors, ProgramCode) {
     doc["reference"]["source"] = "";
     EXPECT_TRUE(Rejects(doc, {"reference:", "the code is empty"}));
     doc["reference"]["language"] = "cuda++";
-    EXPECT_TRUE(Rejects(doc, {"reference.language:", "unknown language 'cuda++'", "cuda, ptx, cubin, triton"}));
+    EXPECT_TRUE(Rejects(doc, {"reference.language:", "unknown language 'cuda++'", "cuda, ptx, cubin, triton", "triton_binary"}));
     doc["reference"]["language"] = "cubin";
     doc["reference"]["source"] = "ELF";
     EXPECT_TRUE(Rejects(doc, {"reference.source:", "binary image", "source_file"}));
@@ -935,12 +936,15 @@ TEST(TaskLoaderErrors, ProgramCode) {
     EXPECT_EQ(load(doc)->reference.source,
               "\x7f"
               "ELF");
-    doc["reference"]["language"] = "triton";
+    doc["reference"]["language"] = "triton_binary";
     EXPECT_TRUE(Rejects(doc, {"reference.metadata_file:", "Triton", "metadata"}));
     doc["reference"]["metadata"] = Json::parse(R"J({"name": "ref"})J");
     EXPECT_NO_THROW(load(doc));
     doc["reference"]["metadata"] = "{}";
     EXPECT_TRUE(Rejects(doc, {"reference.metadata:", "JSON object"}));
+    // "triton" is Python source now: metadata points at the binary language.
+    doc["reference"]["language"] = "triton";
+    EXPECT_TRUE(Rejects(doc, {"reference.metadata:", "\"language\": \"triton_binary\""}));
 
     doc = base_task();
     doc["reference"]["metadata"] = Json::object();
@@ -963,7 +967,7 @@ TEST(TaskLoaderErrors, UnreadableSourceFile) {
     dir.write("missing.cu", "__global__ void ref(const float* a, float* c, int n) {}");
     EXPECT_EQ(load(doc, dir.path())->reference.source_name, "missing.cu");
     // A Triton metadata file that is not JSON names the field and the file.
-    doc["reference"]["language"] = "triton";
+    doc["reference"]["language"] = "triton_binary";
     doc["reference"]["metadata_file"] = "meta.json";
     dir.write("meta.json", "{not json");
     EXPECT_TRUE(

@@ -146,6 +146,12 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     r.allow_nvcc_fallback = false;
     r.force_nvcc = true;
     r.triton_metadata = "{\"name\": \"k\"}";
+    r.triton.kernel = "add";
+    r.triton.args = {{"x", "*fp32", "D"}, {"n", "i32", "1"}, {"eps", "fp32", ""}};
+    r.triton.constexprs = {{"BLOCK", 1024}, {"GROUP", -3}};
+    r.triton.num_warps = 8;
+    r.triton.num_stages = 2;
+    r.triton.num_ctas = 2;
     std::vector<std::string> blobs;
     Json j = compile_request_to_json(r, &blobs);
     CompileRequest b = compile_request_from_json(Json::parse(j.dump()), blobs);
@@ -163,6 +169,10 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     EXPECT_EQ(b.allow_nvcc_fallback, r.allow_nvcc_fallback);
     EXPECT_EQ(b.force_nvcc, r.force_nvcc);
     EXPECT_EQ(b.triton_metadata, r.triton_metadata);
+    EXPECT_EQ(b.triton.key(), r.triton.key());
+    ASSERT_EQ(b.triton.args.size(), 3u);
+    EXPECT_EQ(b.triton.args[0].name, "x");
+    EXPECT_EQ(b.triton.constexprs, r.triton.constexprs);
 }
 
 TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
@@ -179,6 +189,11 @@ TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
     img.nvcc_ms = 9;
     img.cache_hit = true;
     img.hash = "abc";
+    img.fallback_reason = "why";
+    img.triton_metadata = "{\"name\": \"add\"}";
+    img.triton_signature = {{"x", "*fp32", 0}, {"BLOCK", "constexpr", -1}};
+    img.triton_ptx_entry = ".visible .entry add(\n)";
+    img.triton_key = "add(*fp32:D; BLOCK=4; w4 s3 c1)";
     std::vector<std::string> blobs;
     CompiledImage b = image_from_json(Json::parse(image_to_json(img, &blobs).dump()), blobs);
     EXPECT_EQ(b.kind, img.kind);
@@ -193,6 +208,14 @@ TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
     EXPECT_EQ(b.nvcc_ms, img.nvcc_ms);
     EXPECT_EQ(b.cache_hit, img.cache_hit);
     EXPECT_EQ(b.hash, img.hash);
+    EXPECT_EQ(b.fallback_reason, img.fallback_reason);
+    EXPECT_EQ(b.triton_metadata, img.triton_metadata);
+    ASSERT_EQ(b.triton_signature.size(), 2u);
+    EXPECT_EQ(b.triton_signature[1].name, "BLOCK");
+    EXPECT_EQ(b.triton_signature[1].type, "constexpr");
+    EXPECT_EQ(b.triton_signature[1].arg, -1);
+    EXPECT_EQ(b.triton_ptx_entry, img.triton_ptx_entry);
+    EXPECT_EQ(b.triton_key, img.triton_key);
 
     TimeRequest t;
     t.case_index = 3;
@@ -238,6 +261,50 @@ TEST(WorkerWire, KernelRoundTripsAgainstItsTask) {
             EXPECT_EQ(back->program.kernel_names(), kp->program.kernel_names());
         }
     }
+}
+
+// A Triton kernel: its launch entries (constexprs, options, configs) and one
+// image per specialisation key reach the worker intact.
+TEST(WorkerWire, TritonKernelRoundTripsWithItsVariants) {
+    TaskPtr task = load_task(task_path("vector_add_f32"));
+    Json plan = Json::parse(R"J([{"kernel": "vector_add", "grid": "ceil_div(n, BLOCK)", "args": ["a", "b", "c", "n"],
+                                 "constexprs": {"BLOCK": 1024}, "num_warps": 4, "num_stages": 2,
+                                 "configs": [{"constexprs": {"BLOCK": 2048}, "num_warps": 8}]}])J");
+    Kernel k;
+    k.label = "candidate.py";
+    k.program = parse_launch_plan(plan, *task, "launch", false, Language::triton);
+    k.program.language = Language::triton;
+    k.program.source_name = "candidate.py";
+    for (const char* key : {"k1", "k2"}) {
+        TritonVariant v;
+        v.step = 0;
+        v.key = key;
+        v.image.bytes = std::string("cubin of ") + key;
+        v.image.path = "triton";
+        v.image.triton_metadata = "{\"name\": \"vector_add\"}";
+        v.image.triton_signature = {{"a_ptr", "*fp32", 0}, {"BLOCK", "constexpr", -1}};
+        v.image.triton_key = key;
+        k.variants.push_back(v);
+    }
+    k.image = k.variants[0].image;
+    KernelPtr kp = finish_kernel(k);
+    std::vector<std::string> blobs;
+    Json j = kernel_to_json(*kp, &blobs);
+    KernelPtr back = kernel_from_json(Json::parse(j.dump()), blobs, *task);
+    EXPECT_EQ(back->program.language, Language::triton);
+    EXPECT_EQ(launch_plan_to_json(back->program), launch_plan_to_json(kp->program));
+    ASSERT_TRUE(back->program.launch[0].triton);
+    EXPECT_EQ(back->program.launch[0].triton->num_stages, 2);
+    ASSERT_EQ(back->program.launch[0].triton_configs.size(), 1u);
+    EXPECT_EQ(back->program.launch[0].triton_configs[0].num_warps, 8);
+    ASSERT_EQ(back->variants.size(), 2u);
+    EXPECT_EQ(back->variants[1].key, "k2");
+    EXPECT_EQ(back->variants[1].image.bytes, "cubin of k2");
+    EXPECT_EQ(back->variants[1].image.triton_signature[1].type, "constexpr");
+    // A different variant set is a different kernel.
+    Kernel other = k;
+    other.variants.pop_back();
+    EXPECT_NE(finish_kernel(other)->id, kp->id);
 }
 
 TEST(WorkerWire, MissingFieldsNameThemselves) {

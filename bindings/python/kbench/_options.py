@@ -13,6 +13,7 @@ LANGUAGES = {
     "ptx": capi.KB_LANG_PTX,
     "cubin": capi.KB_LANG_CUBIN,
     "triton": capi.KB_LANG_TRITON,
+    "triton_binary": capi.KB_LANG_TRITON_BINARY,
 }
 TIME_MODES = {"cold": capi.KB_TIME_COLD, "hot": capi.KB_TIME_HOT}
 ISOLATIONS = {

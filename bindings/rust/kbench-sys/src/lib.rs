@@ -119,6 +119,7 @@ pub const KB_LANG_CUDA: kb_language = 1;
 pub const KB_LANG_PTX: kb_language = 2;
 pub const KB_LANG_CUBIN: kb_language = 3;
 pub const KB_LANG_TRITON: kb_language = 4;
+pub const KB_LANG_TRITON_BINARY: kb_language = 5;
 
 pub const KB_CANDIDATE_VERSION: c_uint = 1;
 #[repr(C)]

@@ -125,8 +125,11 @@ pub enum Language {
     Cuda,
     Ptx,
     Cubin,
-    /// A Triton-compiled cubin; give its metadata with [`Candidate::metadata`].
+    /// Python source with @triton.jit kernels (docs/triton.md); with
+    /// [`Candidate::metadata`] set, a Triton-compiled cubin (as TritonBinary).
     Triton,
+    /// A Triton-compiled cubin; give its metadata with [`Candidate::metadata`].
+    TritonBinary,
 }
 
 /// The code to compile or score: source or an image in memory, or a file.
@@ -139,7 +142,7 @@ pub struct Candidate<'a> {
     pub path: Option<&'a Path>,
     /// Launch plan JSON {"launch":[...],"scratch":[...]}; None: the task's.
     pub launch: Option<&'a str>,
-    /// Triton metadata JSON (Language::Triton only).
+    /// Triton metadata JSON (Language::TritonBinary only).
     pub metadata: Option<&'a str>,
     /// A name for logs and results.
     pub label: Option<&'a str>,
@@ -197,6 +200,7 @@ impl<'a> Candidate<'a> {
             Language::Ptx => sys::KB_LANG_PTX,
             Language::Cubin => sys::KB_LANG_CUBIN,
             Language::Triton => sys::KB_LANG_TRITON,
+            Language::TritonBinary => sys::KB_LANG_TRITON_BINARY,
         };
         if let Some(code) = self.code {
             // code_size 0 means "NUL-terminated", so empty code is passed as
