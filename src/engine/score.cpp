@@ -65,15 +65,16 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
     auto stage = Clock::now();
     try {
         Program p = resolve_candidate(t, in, &res.candidate);
-        if (p.has_triton_configs() && !opts.skip_timing) {
+        if (p.has_triton_configs() && !opts.skip_timing && !opts.compile_only) {
             // Triton configs: the fastest on the perf case (engine/tune.h) is
-            // what is scored, on every case, below.
+            // what is scored, on every case, below. Tuning runs on the device
+            // through the context's verbs, which take the device in turns.
             res.tuning = tune_triton_configs(*this, task, p, res.candidate, opts.timing.timing, res.seed);
             if (res.tuning->chosen < 0) {
                 const TunedConfig& first = res.tuning->configs.front();
                 res.stages.compile_ms = ms_since(stage);
-                return finish(res, first.verdict,
-                              "no Triton config worked on the perf case; the first: " + first.message, t0);
+                finish(res, first.verdict, "no Triton config worked on the perf case; the first: " + first.message, t0);
+                return ps;
             }
             p = res.tuning->program;
         }
