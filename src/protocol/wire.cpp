@@ -210,8 +210,10 @@ KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs,
     // The plan was validated on the host against this same task; parsing it
     // again here cannot disagree unless the peer is another build.
     try {
-        // Built-in steps are allowed here: the host let them only into a task's baseline.
-        k.program = parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true);
+        // Built-in steps are allowed here: the host let them only into a task's baseline;
+        // the host's limits (the caller's) already decided.
+        k.program = parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true,
+                                      Limits::trusted());
     } catch (const Error& e) {
         throw ProtocolError(std::string("the worker could not re-read a launch plan the host accepted: ") + e.what());
     }
