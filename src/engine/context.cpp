@@ -24,12 +24,23 @@ const F& require(const F& factory) {
     return factory;
 }
 
+// Code past the size limit is the candidate's fault: a compile error its
+// author can act on (a verdict from kb_score), found before it is compiled.
+[[noreturn]] void code_too_large(const std::string& label, uint64_t size, uint64_t max, const char* field) {
+    std::string what = label + ": the candidate is " + std::to_string(size) + " bytes long, more than " +
+                       format_bytes(max) + "; " + raise_hint(field);
+    if (std::string(field) == "max_document_bytes") fail(KB_ERR_TASK_INVALID, what);
+    throw CompileError(what, label + ": error: the code is larger than " + format_bytes(max) + "\n");
+}
+
 }  // namespace
 
 Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_(opts) {
     CompilerConfig cc;
     cc.cuda_home = opts.cuda_home.empty() ? default_cuda_home() : opts.cuda_home;
     cc.cache_dir = opts.cache_dir;
+    cc.timeout_s = opts.compile_timeout_s;
+    cc.process_limits = opts.compile_limits;
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
@@ -88,27 +99,36 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
         if (ends_with(in.path, ".cubin")) lang = Language::cubin;
     }
     *label = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
+    const Limits& limits = opts_.limits;
     if (code.empty()) {
         if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
-        code = read_file(in.path);
+        const bool document = !in.language_given && ends_with(in.path, ".json");
+        const uint64_t max = document ? limits.max_document_bytes : limits.max_source_bytes;
+        FileRead file = read_regular_file(in.path, max);  // never a device, a FIFO or endless data
+        if (file.too_large)
+            code_too_large(*label, file.size, max, document ? "max_document_bytes" : "max_source_bytes");
+        code = std::move(file.data);
         base_dir = dirname_of(in.path);
-        if (!in.language_given && ends_with(in.path, ".json")) {
-            Json doc = parse_json_text(code, in.path);
+        if (document) {
+            Json doc = parse_json_text(code, in.path, limits);
             // A plan passed by the caller overrides the document's own.
             if (in.launch_json && doc.is_object()) {
-                Json plan = parse_json_text(*in.launch_json, "launch_json");
+                Json plan = parse_json_text(*in.launch_json, "launch_json", limits);
                 if (plan.is_object()) {
                     doc.erase("launch");
                     doc.erase("scratch");
                     for (auto& kv : plan.items()) doc[kv.key()] = kv.value();
                 }
             }
-            return parse_candidate_document(doc, task, base_dir);
+            return parse_candidate_document(doc, task, base_dir, limits);
         }
+    } else if (code.size() > limits.max_source_bytes) {
+        code_too_large(*label, code.size(), limits.max_source_bytes, "max_source_bytes");
     }
     Program p;
     if (in.launch_json) {
-        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json"), task, "launch_json");
+        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json", limits), task, "launch_json", false,
+                              limits);
     } else if (task.candidate_default) {
         p = *task.candidate_default;
     } else {
@@ -145,6 +165,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     req.allow_nvcc_fallback = opts_.nvcc_fallback;
     req.triton_metadata = program.triton_metadata;
     req.expect = launch_expectations(task, program);
+    req.headers = program.headers;
     Kernel k;
     k.label = label;
     k.program = program;

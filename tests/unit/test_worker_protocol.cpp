@@ -146,6 +146,7 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     r.allow_nvcc_fallback = false;
     r.force_nvcc = true;
     r.triton_metadata = "{\"name\": \"k\"}";
+    r.headers = {{"common.cuh", "#define A 1\n"}, {"detail/b.cuh", std::string("\xff\0bytes", 7)}};
     std::vector<std::string> blobs;
     Json j = compile_request_to_json(r, &blobs);
     CompileRequest b = compile_request_from_json(Json::parse(j.dump()), blobs);
@@ -163,6 +164,26 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     EXPECT_EQ(b.allow_nvcc_fallback, r.allow_nvcc_fallback);
     EXPECT_EQ(b.force_nvcc, r.force_nvcc);
     EXPECT_EQ(b.triton_metadata, r.triton_metadata);
+    ASSERT_EQ(b.headers.size(), 2u);
+    EXPECT_EQ(b.headers[1].name, "detail/b.cuh");
+    EXPECT_EQ(b.headers[1].text, r.headers[1].text);
+}
+
+TEST(WorkerWire, CompilerConfigRoundTripsEveryField) {
+    kb::CompilerConfig c;
+    c.cuda_home = "/opt/cuda";
+    c.cache_dir = "/tmp/cache";
+    c.timeout_s = 12.5;
+    c.process_limits.memory_bytes = uint64_t(3) << 30;
+    c.process_limits.cpu_s = 42;
+    c.process_limits.file_bytes = 12345;
+    kb::CompilerConfig b = kb::wire::compiler_config_from_json(Json::parse(kb::wire::compiler_config_to_json(c).dump()));
+    EXPECT_EQ(b.cuda_home, c.cuda_home);
+    EXPECT_EQ(b.cache_dir, c.cache_dir);
+    EXPECT_EQ(b.timeout_s, c.timeout_s);
+    EXPECT_EQ(b.process_limits.memory_bytes, c.process_limits.memory_bytes);
+    EXPECT_EQ(b.process_limits.cpu_s, c.process_limits.cpu_s);
+    EXPECT_EQ(b.process_limits.file_bytes, c.process_limits.file_bytes);
 }
 
 TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
