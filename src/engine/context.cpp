@@ -78,6 +78,10 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["arch"] = arch_;
     info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";
     info_["nvcc_fallback"] = opts_.nvcc_fallback;
+    info_["compile_limits"] = {{"memory_bytes", cc.process_limits.memory_bytes},
+                               {"cpu_s", cc.process_limits.cpu_s},
+                               {"wall_s", cc.timeout_s},
+                               {"file_bytes", cc.process_limits.file_bytes}};
 }
 
 Context::~Context() = default;
