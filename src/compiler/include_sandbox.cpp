@@ -13,7 +13,7 @@
 #include <set>
 #include <tuple>
 
-#include "compiler/compiler.h"
+#include "compiler/compile_types.h"
 #include "ipc/spawn.h"
 
 namespace kb {

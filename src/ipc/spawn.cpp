@@ -68,7 +68,7 @@ struct ChildArgs {
     const char* failed = nullptr;
 };
 
-KB_CHILD_CODE [[noreturn]] void child_fail(ChildArgs* a, const char* step) {
+[[noreturn]] KB_CHILD_CODE void child_fail(ChildArgs* a, const char* step) {
     a->err = errno;
     a->failed = step;
     ::syscall(SYS_exit, 127);

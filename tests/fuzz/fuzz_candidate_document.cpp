@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "support/task_paths.h"
 #include "task/task.h"
 #include "util/error.h"
 
@@ -14,7 +15,7 @@ kb::TaskPtr g_task;
 }
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    g_task = kb::load_task(std::string(KB_SOURCE_DIR) + "/tasks/vector_add_f32/task.json");
+    g_task = kb::load_task(kb::test::builtin_task_file("vector_add_f32"));
     return 0;
 }
 
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         kb::Program p = kb::parse_candidate_document(doc, *g_task, "/nonexistent-kbench-fuzz");
         // A plan that parsed serialises and parses again.
-        kb::parse_launch_plan(kb::launch_plan_to_json(p), *g_task, "plan", kb::Limits::trusted());
+        kb::parse_launch_plan(kb::launch_plan_to_json(p), *g_task, "plan", false, kb::Limits::trusted());
     } catch (const kb::Error&) {
     }
     try {

@@ -65,7 +65,7 @@ def frame(msg_type, msg_id, doc, blobs=()):
 
 
 def main():
-    tasks = sorted(glob.glob(os.path.join(ROOT, "tasks", "*", "task.json")))
+    tasks = sorted(glob.glob(os.path.join(ROOT, "tasks", "*", "*", "task.json")))  # tasks/<family>/<task>/
     tasks += sorted(glob.glob(os.path.join(ROOT, "tests", "adversarial", "tasks", "*.json")))
     exprs = set()
     for t in tasks:
@@ -82,7 +82,10 @@ def main():
         put("expr", e)
     put("expr", struct.pack("<qq", 2**62, -1) + b"n * m")
 
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.json"))):
+    # Candidate documents of tasks and example solutions (most name another
+    # task's arguments: refusals are inputs too).
+    for path in sorted(glob.glob(os.path.join(ROOT, "tasks", "**", "candidates", "**", "*.json"), recursive=True) +
+                       glob.glob(os.path.join(ROOT, "examples", "solutions", "**", "*.json"), recursive=True)):
         with open(path, "rb") as f:
             put("candidate_document", f.read())
     put("candidate_document", json.dumps({"format": "kbench-candidate/1", "source": "__global__ void vector_add() {}",
