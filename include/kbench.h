@@ -8,9 +8,11 @@
  * ABI rules (see docs/c-api.md):
  *  - Every type the library may need to change is an opaque handle.
  *  - Options structs begin with `version`; initialise them with the matching
- *    `..._INIT` macro or `..._init()` function. A version the library does not
- *    know is rejected with KB_ERR_UNSUPPORTED_VERSION. A numeric option left at
- *    0 means "the documented default".
+ *    `..._INIT` macro or `..._init()` function. Every version from 1 up to the
+ *    library's own is accepted (a program built against an older header keeps
+ *    working; fields a later version added take their defaults); a newer one
+ *    is rejected with KB_ERR_UNSUPPORTED_VERSION. A numeric option left at 0
+ *    means "the documented default".
  *  - Every function returning kb_status sets a thread-local detail message,
  *    readable with kb_last_error(), when it fails.
  *  - Every *_destroy function accepts NULL.
@@ -143,7 +145,50 @@ typedef enum kb_isolation {
  * validates tasks and compiles (to PTX unless `arch` says otherwise). */
 #define KB_DEVICE_NONE (-1)
 
-#define KB_CONTEXT_OPTIONS_VERSION 1
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* What kbench accepts from documents and code, and what its compilers may
+ * use (docs/limits.md). Text written by models reaches kbench in loops that
+ * run for days: a document or candidate past a limit is refused before it is
+ * used, with a message naming the field, the limit and the field here that
+ * raises it; a compiler past one is stopped by the kernel and the compile
+ * error says which limit it met. A field left at 0 takes the default given in
+ * brackets; UINT64_MAX (or UINT_MAX) makes a limit effectively none.
+ * kb_limits_init fills in the defaults themselves, to read or scale. */
+#define KB_LIMITS_VERSION 1
+typedef struct kb_limits {
+    unsigned version;              /* KB_LIMITS_VERSION */
+    uint64_t max_document_bytes;   /* a task or candidate document, a launch plan [64 MiB] */
+    unsigned max_json_depth;       /* nesting of JSON arrays and objects [64] */
+    uint64_t max_source_bytes;     /* a program's code (text or image) and each header file [16 MiB] */
+    unsigned max_headers;          /* header files a program names [64] */
+    unsigned max_dims;             /* [64] */
+    unsigned max_cases;            /* correctness cases plus the perf case [256] */
+    unsigned max_args;             /* the task's arguments [256] */
+    unsigned max_launch_steps;     /* steps of one launch plan [64] */
+    unsigned max_kernel_args;      /* arguments of one kernel step [256] */
+    unsigned max_scratch;          /* scratch buffers of one plan [64] */
+    unsigned max_expression_chars; /* one launch expression [1024] */
+    unsigned max_expression_depth; /* its nesting: parentheses, calls, signs [32] */
+    uint64_t compile_memory_bytes; /* address space of each compiler process: nvcc and what it
+                                      runs, compile workers (NVRTC) [8 GiB] */
+    double compile_cpu_s;          /* CPU seconds of each compiler process [180] */
+    double compile_wall_s;         /* wall clock of one compile [300] */
+    uint64_t compile_file_bytes;   /* the largest file a compiler process may write [1 GiB] */
+} kb_limits;
+
+#define KB_LIMITS_INIT { KB_LIMITS_VERSION, 0, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0, 0.0, 0.0, 0 }
+
+/* Fill *limits with the default of every field (the values, not zeros). */
+KB_API kb_status kb_limits_init(kb_limits* limits, unsigned version);
+
+/* ------------------------------------------------------------------------ */
+/* Context (continued)                                                       */
+/* ------------------------------------------------------------------------ */
+
+#define KB_CONTEXT_OPTIONS_VERSION 2
 typedef struct kb_context_options {
     unsigned version;        /* KB_CONTEXT_OPTIONS_VERSION */
     int device;              /* CUDA device ordinal; KB_DEVICE_NONE for compile-only */
@@ -156,6 +201,9 @@ typedef struct kb_context_options {
     const char* worker_path; /* kbench-worker executable; NULL: found beside the library */
     double timeout_s;        /* deadline of one worker request; 0: from the task (default) */
     unsigned flags;          /* KB_CONTEXT_* bits */
+    /* version 2 */
+    const kb_limits* limits; /* what candidates may bring (kb_compile, kb_score) and what the
+                                compilers may use; NULL: the defaults. Copied at creation. */
 } kb_context_options;
 
 /* Compile to PTX even when a device is present (cubin is the default). */
@@ -163,9 +211,10 @@ typedef struct kb_context_options {
 /* Never fall back to nvcc when NVRTC rejects the code. */
 #define KB_CONTEXT_NO_NVCC_FALLBACK 0x2u
 
-#define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u }
+#define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u, NULL }
 
-/* Fill *opts with defaults for the given struct version. */
+/* Fill *opts with defaults for the given struct version (1 or 2: a version 1
+ * struct is written only as far as version 1 reaches). */
 KB_API kb_status kb_context_options_init(kb_context_options* opts, unsigned version);
 
 /* Number of CUDA devices; 0 (and KB_OK) when there is no driver or no device. */
@@ -191,6 +240,8 @@ KB_API const char* kb_context_json(const kb_context* ctx);
  * directory for JSON text. On failure kb_last_error() names the JSON path
  * of the offending field and what was expected. */
 KB_API kb_status kb_load_task(const char* source, kb_task** out);
+/* kb_load_task under `limits` (NULL: the defaults, as kb_load_task). */
+KB_API kb_status kb_load_task_with_limits(const char* source, const kb_limits* limits, kb_task** out);
 KB_API void kb_task_destroy(kb_task* task);
 
 KB_API const char* kb_task_name(const kb_task* task);

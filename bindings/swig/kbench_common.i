@@ -8,6 +8,9 @@
  *  - Options structs (kb_context_options, kb_candidate, kb_time_options,
  *    kb_score_options) get a constructor that fills them with their ..._INIT
  *    value, so a binding can never send a wrong `version`, and a destructor.
+ *    kb_limits starts with every default as a value (kb_limits_init), so a
+ *    binding reads and scales the real numbers. kb_context_options.limits is
+ *    read (copied) by kb_context_create only.
  *  - Their `const char*` members own a copy of what is assigned to them.
  *    SWIG's default for a const char* member copies the value and never frees
  *    it (warning 451); here assignment frees the previous copy and the
@@ -53,6 +56,7 @@ static char* kb_swig_strdup(const char* s) {
 %ignore kb_time_options_init;
 %ignore kb_score_options_init;
 %ignore kb_batch_options_init;
+%ignore kb_limits_init;
 
 %extend kb_context_options {
     kb_context_options() {
@@ -126,6 +130,18 @@ static char* kb_swig_strdup(const char* s) {
         return o;
     }
     ~kb_batch_options() { free($self); }
+}
+
+%extend kb_limits {
+    kb_limits() {
+        kb_limits* l = (kb_limits*)malloc(sizeof *l);
+        if (l && kb_limits_init(l, KB_LIMITS_VERSION) != KB_OK) {
+            kb_limits init = KB_LIMITS_INIT;
+            *l = init;
+        }
+        return l;
+    }
+    ~kb_limits() { free($self); }
 }
 
 %include "kbench.h"

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "capi/boundary.h"
+#include "capi/options.h"
 #include "engine/verdict.h"
 #include "worker_host/isolation.h"
 
@@ -20,6 +21,7 @@ static_assert(kb::capi::current_version<kb_context_options>() == KB_CONTEXT_OPTI
 static_assert(kb::capi::current_version<kb_time_options>() == KB_TIME_OPTIONS_VERSION, "versioned.h");
 static_assert(kb::capi::current_version<kb_score_options>() == KB_SCORE_OPTIONS_VERSION, "versioned.h");
 static_assert(kb::capi::current_version<kb_candidate>() == KB_CANDIDATE_VERSION, "versioned.h");
+static_assert(kb::capi::current_version<kb_limits>() == KB_LIMITS_VERSION, "versioned.h");
 
 kb_status check_case(const kb_task* task, int case_index) {
     kb::check_case_index(*task->task, case_index);  // throws; `guard` turns it into the status
@@ -151,6 +153,15 @@ kb_status kb_context_options_init(kb_context_options* o, unsigned version) {
     });
 }
 
+kb_status kb_limits_init(kb_limits* l, unsigned version) {
+    return guard([&] {
+        KB_REQUIRE(l, "kb_limits_init: limits is NULL");
+        if (kb_status s = check_version<kb_limits>(version)) return s;
+        kb::capi::write_versioned(l, version, kb::capi::default_c_limits());
+        return KB_OK;
+    });
+}
+
 kb_status kb_time_options_init(kb_time_options* o, unsigned version) {
     return guard([&] {
         KB_REQUIRE(o, "kb_time_options_init: opts is NULL");
@@ -210,6 +221,11 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
         co.timeout_s = o.timeout_s;
         co.emit_ptx = (o.flags & KB_CONTEXT_EMIT_PTX) != 0;
         co.nvcc_fallback = (o.flags & KB_CONTEXT_NO_NVCC_FALLBACK) == 0;
+        if (o.limits) {
+            if (kb_status s = check_version<kb_limits>(o.limits->version)) return s;
+            std::string why = kb::capi::apply_limits(kb::capi::read_versioned(o.limits, kb_limits KB_LIMITS_INIT), &co);
+            KB_REQUIRE(why.empty(), why);
+        }
         auto c = std::make_unique<kb_context>();
         c->ctx = std::make_unique<kb::Context>(co, kb::worker_isolation());
         c->json = c->ctx->info().dump(2);
@@ -236,6 +252,24 @@ kb_status kb_load_task(const char* source, kb_task** out) {
         KB_REQUIRE(source && *source, "kb_load_task: source is NULL or empty (give a path or JSON text)");
         auto t = std::make_unique<kb_task>();
         t->task = kb::load_task(source);
+        *out = t.release();
+        return KB_OK;
+    });
+}
+
+kb_status kb_load_task_with_limits(const char* source, const kb_limits* limits, kb_task** out) {
+    return guard([&] {
+        KB_REQUIRE(out, "kb_load_task_with_limits: out is NULL");
+        *out = nullptr;
+        KB_REQUIRE(source && *source, "kb_load_task_with_limits: source is NULL or empty (give a path or JSON text)");
+        kb::ContextOptions co;  // its document limits start at the defaults
+        if (limits) {
+            if (kb_status s = check_version<kb_limits>(limits->version)) return s;
+            std::string why = kb::capi::apply_limits(kb::capi::read_versioned(limits, kb_limits KB_LIMITS_INIT), &co);
+            KB_REQUIRE(why.empty(), why);
+        }
+        auto t = std::make_unique<kb_task>();
+        t->task = kb::load_task(source, co.limits);
         *out = t.release();
         return KB_OK;
     });

@@ -23,7 +23,14 @@ template <>
 struct Versions<kb_context_options> {
     static constexpr const char* name = "kb_context_options";
     static constexpr const char* init = "KB_CONTEXT_OPTIONS_INIT";
-    static constexpr size_t sizes[] = {0, sizeof(kb_context_options)};
+    // version 2 appended `limits`
+    static constexpr size_t sizes[] = {0, offsetof(kb_context_options, limits), sizeof(kb_context_options)};
+};
+template <>
+struct Versions<kb_limits> {
+    static constexpr const char* name = "kb_limits";
+    static constexpr const char* init = "KB_LIMITS_INIT";
+    static constexpr size_t sizes[] = {0, sizeof(kb_limits)};
 };
 template <>
 struct Versions<kb_time_options> {

@@ -11,6 +11,7 @@
 
 #include "compiler/kernel_params.h"
 #include "compiler/triton_types.h"
+#include "ipc/process_limits.h"
 #include "task/task.h"
 #include "util/error.h"
 
@@ -20,6 +21,9 @@ struct CompileRequest {
     Language language = Language::cuda;
     std::string code;                       // source text or image bytes
     std::string source_name = "candidate.cu";
+    // Files beside the code that its #includes may name (a candidate
+    // document's "headers"); nothing else beside it can be included.
+    std::vector<SourceFile> headers;
     std::vector<std::string> kernel_names;  // as the launch plan spells them
     CompilePolicy policy;
     std::string arch = "sm_90";             // "sm_XY" or "sm_XYa"
@@ -76,10 +80,17 @@ private:
     std::string log_;
 };
 
+// 8 GiB of address space, 180 s of CPU per process, 1 GiB per file written.
+ProcessLimits default_compile_limits();
+
 struct CompilerConfig {
     std::string cuda_home;   // toolkit root: include/, include/cccl, bin/nvcc
     std::string cache_dir;   // "" for a memory-only cache
-    double timeout_s = 300;  // per compile (NVRTC and nvcc each); 0: none
+    double timeout_s = 300;  // wall clock per compile (NVRTC and nvcc each); 0: none
+    // Every compiler process kbench starts (nvcc and what it runs; compile
+    // workers take the memory cap): address space, CPU seconds per process,
+    // the largest file it may write. The kernel enforces them.
+    ProcessLimits process_limits = default_compile_limits();
     size_t memory_cache_entries = 4096;  // images kept in memory (oldest dropped first)
     // NVRTC's automatic precompiled headers for sources that include the
     // heavy CCCL headers (CUB, libcu++, cooperative groups, curand): the

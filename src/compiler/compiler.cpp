@@ -4,6 +4,9 @@
 #include <cstdlib>
 
 #include "compiler/arch.h"
+#include "compiler/device_headers.h"
+#include "compiler/include_sandbox.h"
+#include "compiler/source_prep.h"
 #include "compiler/source_text.h"
 #include "util/sha256.h"
 #include "util/clock.h"
@@ -18,6 +21,12 @@ namespace {
 using Clock = SteadyClock;
 
 
+bool is_device_header(const std::string& name) {
+    for (const VirtualHeader& h : device_headers())
+        if (name == h.name) return true;
+    return false;
+}
+
 CompilerConfig normalized(CompilerConfig c) {
     if (c.cuda_home.empty()) c.cuda_home = default_cuda_home();
     while (c.cuda_home.size() > 1 && c.cuda_home.back() == '/') c.cuda_home.pop_back();
@@ -27,6 +36,14 @@ CompilerConfig normalized(CompilerConfig c) {
 }  // namespace
 
 const char* image_kind_name(ImageKind k) { return k == ImageKind::cubin ? "cubin" : "ptx"; }
+
+ProcessLimits default_compile_limits() {
+    ProcessLimits l;
+    l.memory_bytes = uint64_t(8) << 30;
+    l.cpu_s = 180;
+    l.file_bytes = uint64_t(1) << 30;
+    return l;
+}
 
 std::string default_cuda_home() {
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
@@ -74,6 +91,8 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
         .field(std::to_string(rq.policy.defines.size()));
     for (const std::string& d : rq.policy.defines) h.field(d);
     h.field(rq.source_name).field(rq.code).field(rq.triton_metadata);
+    h.field(std::to_string(rq.headers.size()));
+    for (const SourceFile& f : rq.headers) h.field(f.name).field(f.text);
     h.field(std::to_string(rq.kernel_names.size()));
     for (const std::string& n : rq.kernel_names) h.field(n);
     h.field(expectations_key(rq.expect));
@@ -179,6 +198,17 @@ CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
     // echoes its bytes into a log.
     std::string not_text = source_text_problem(rq.code, rq.source_name);
     if (!not_text.empty()) throw CompileError(not_text, "");
+    // A framework extension (torch/extension.h, ...) gets the message that
+    // says what a candidate is, before the sandbox calls the header unknown.
+    reject_framework_includes(scan_includes(rq.code), rq.source_name);
+    // The include sandbox (include_sandbox.h), before any backend: nothing
+    // outside the toolkit, the host compiler's headers, kbench's in-memory
+    // headers and the named headers is read by either compiler.
+    IncludePolicy sandbox;
+    sandbox.dirs = include_dirs();
+    for (const std::string& d : host_compiler_include_dirs()) sandbox.dirs.push_back(d);
+    sandbox.is_builtin = &is_device_header;
+    check_file_references(rq.source_name, rq.code, rq.headers, sandbox);
     if (rq.force_nvcc) {
         if (!nvcc_.available())
             fail(KB_ERR_INVALID_ARGUMENT, "force_nvcc: there is no nvcc at " + config_.cuda_home + "/bin/nvcc");

@@ -1,12 +1,7 @@
 #include "compiler/nvcc_backend.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,8 +20,6 @@
 #include "compiler/implicit_headers.h"
 #include "compiler/source_prep.h"
 #include "util/clock.h"
-
-extern char** environ;
 
 namespace kb {
 namespace {
@@ -58,6 +51,23 @@ std::string base_name(const std::string& name) {
     return out;
 }
 
+// A header's name as a path under src/: relative, no "..", no empty or "."
+// parts; "" when it is not one (names were checked when the document was
+// read; a request from another process is checked again).
+std::string safe_relative(const std::string& name) {
+    if (name.empty() || name[0] == '/' || name.find('\0') != std::string::npos) return "";
+    std::string out;
+    for (size_t b = 0; b <= name.size();) {
+        size_t e = name.find('/', b);
+        if (e == std::string::npos) e = name.size();
+        std::string part = name.substr(b, e - b);
+        if (part == "..") return "";
+        if (!part.empty() && part != ".") out += (out.empty() ? "" : "/") + part;
+        b = e + 1;
+    }
+    return out;
+}
+
 bool write_all(const std::string& path, const std::string& data) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(data.data(), std::streamsize(data.size()));
@@ -75,8 +85,7 @@ bool read_all(const std::string& path, std::string& out) {
 
 }  // namespace
 
-NvccResult run_nvcc(const std::string& nvcc, const std::string& source, const std::string& source_name,
-                    const std::vector<std::string>& flags, bool ptx, double timeout_s) {
+NvccResult run_nvcc(const NvccJob& job) {
     NvccResult r;
     auto t0 = std::chrono::steady_clock::now();
     const char* tmp = std::getenv("TMPDIR");
@@ -87,115 +96,96 @@ NvccResult run_nvcc(const std::string& nvcc, const std::string& source, const st
         r.error = "cannot create a temporary folder under " + tmpl + ": " + std::strerror(errno);
         return r;
     }
-    std::string dir = buf.data();
-    std::string src = dir + "/" + base_name(source_name);
-    std::string out = dir + (ptx ? "/out.ptx" : "/out.cubin");
-    if (!write_all(src, source)) {
-        r.error = "cannot write " + src;
-        remove_tree(dir);
+    const std::string dir = buf.data();
+    const std::string src_dir = dir + "/src", tmp_dir = dir + "/tmp";
+    const std::string src = src_dir + "/" + base_name(job.source_name);
+    const std::string out = dir + (job.ptx ? "/out.ptx" : "/out.cubin");
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup() { remove_tree(dir); }
+    } cleanup{dir};
+    if (::mkdir(src_dir.c_str(), 0700) != 0 || ::mkdir(tmp_dir.c_str(), 0700) != 0 || !write_all(src, job.source)) {
+        r.error = "cannot write the source into " + dir;
         return r;
     }
+    // Only the files the candidate named: nothing else is beside it.
+    for (const SourceFile& h : job.headers) {
+        std::string rel = safe_relative(h.name);
+        if (rel.empty()) {
+            r.error = "the header name '" + h.name + "' is not a relative path inside the candidate's folder";
+            return r;
+        }
+        std::string path = src_dir + "/" + rel;
+        for (size_t s = src_dir.size() + 1; (s = path.find('/', s)) != std::string::npos; ++s)
+            ::mkdir(path.substr(0, s).c_str(), 0700);
+        if (!write_all(path, h.text)) {
+            r.error = "cannot write the header " + rel + " into " + dir;
+            return r;
+        }
+    }
 
-    r.argv.push_back(nvcc);
-    r.argv.push_back(ptx ? "-ptx" : "-cubin");
-    for (const std::string& f : flags) r.argv.push_back(f);
+    r.argv.push_back(job.nvcc);
+    r.argv.push_back(job.ptx ? "-ptx" : "-cubin");
+    for (const std::string& f : job.flags) r.argv.push_back(f);
+    r.argv.push_back("-I" + src_dir);
     r.argv.push_back("-x");
     r.argv.push_back("cu");
     r.argv.push_back("-o");
     r.argv.push_back(out);
     r.argv.push_back(src);
-    std::vector<char*> argv;
-    for (std::string& a : r.argv) argv.push_back(&a[0]);
-    argv.push_back(nullptr);
 
-    // nvcc's intermediate files go to our folder too, so nothing is left behind.
-    std::vector<std::string> env_store;
-    for (char** e = environ; e && *e; ++e)
-        if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_store.push_back(*e);
-    env_store.push_back("TMPDIR=" + dir);
-    std::vector<char*> envp;
-    for (std::string& e : env_store) envp.push_back(&e[0]);
-    envp.push_back(nullptr);
-
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-        r.error = std::string("pipe: ") + std::strerror(errno);
-        remove_tree(dir);
-        return r;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, nvcc.c_str(), &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    ::close(fds[1]);
-    if (rc != 0) {
-        ::close(fds[0]);
-        r.error = "cannot run " + nvcc + ": " + std::strerror(rc);
-        remove_tree(dir);
+    SpawnSpec spec;
+    spec.argv = r.argv;
+    spec.cwd = src_dir;
+    spec.limits = job.limits;
+    // nvcc needs PATH for the host compiler; nothing else from the host
+    // (CPATH, NVCC_APPEND_FLAGS, ... would change what it reads or does).
+    const char* path = std::getenv("PATH");
+    spec.env = {"PATH=" + std::string(path && *path ? path : "/usr/local/bin:/usr/bin:/bin"), "TMPDIR=" + tmp_dir,
+                "LC_ALL=C"};
+    RunResult run = run_limited(spec, job.timeout_s, size_t(16) << 20);
+    if (!run.started) {
+        r.error = run.error;
         return r;
     }
     r.started = true;
-
-    std::string output;
-    char chunk[4096];
-    auto deadline = t0 + std::chrono::microseconds(static_cast<long long>(timeout_s * 1e6));
-    for (;;) {
-        int wait_ms = -1;
-        if (timeout_s > 0) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-            if (left.count() <= 0) {
-                r.timed_out = true;
-                break;
-            }
-            wait_ms = int(std::min<long long>(left.count(), 1000));
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        int n = ::poll(&p, 1, wait_ms);
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) continue;
-        ssize_t got = ::read(fds[0], chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        if (output.size() < (16u << 20)) output.append(chunk, size_t(got));
-    }
-    ::close(fds[0]);
-    if (r.timed_out) ::kill(-pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.log = strip_temp_dir(output, dir);
-    if (r.timed_out) {
-        r.log += "\n" + base_name(source_name) + ": error: nvcc did not finish within " +
-                 std::to_string(static_cast<long long>(timeout_s)) + " s and was stopped\n";
-        r.error = "nvcc timed out";
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    r.limit = run.limit;
+    r.timed_out = run.limit == LimitHit::wall;
+    r.log = strip_temp_dir(strip_temp_dir(run.output, src_dir), dir);
+    const std::string name = base_name(job.source_name);
+    if (run.limit != LimitHit::none) {
+        r.error = "nvcc was stopped by " + run.limit_detail;
+        r.log += (r.log.empty() || r.log.back() == '\n' ? "" : "\n") + name + ": error: the compiler was stopped by " +
+                 run.limit_detail + "\n";
+    } else if (run.exit_code == 0) {
         if (read_all(out, r.image) && !r.image.empty()) {
-            if (ptx)
+            if (job.ptx)
                 while (!r.image.empty() && r.image.back() == '\0') r.image.pop_back();
             r.ok = true;
         } else {
             r.error = "nvcc succeeded but wrote no image";
         }
-    } else if (WIFEXITED(status)) {
-        r.error = "nvcc exited with status " + std::to_string(WEXITSTATUS(status));
+    } else if (run.term_signal == 0) {
+        r.error = "nvcc exited with status " + std::to_string(run.exit_code);
     } else {
-        r.error = "nvcc was killed by signal " + std::to_string(WTERMSIG(status));
+        r.error = "nvcc was killed by signal " + std::to_string(run.term_signal);
     }
-    remove_tree(dir);
     r.ms = ms_since(t0);
     return r;
 }
 
 namespace {
+
+// The kb_limits field that sets a compiler limit.
+const char* limit_field(LimitHit hit) {
+    switch (hit) {
+        case LimitHit::wall: return "kb_limits.compile_wall_s";
+        case LimitHit::cpu: return "kb_limits.compile_cpu_s";
+        case LimitHit::memory: return "kb_limits.compile_memory_bytes";
+        case LimitHit::file_size: return "kb_limits.compile_file_bytes";
+        default: return "the limit";
+    }
+}
 
 // The name without a parameter list ("k<float, 4>(float*)" -> "k<float, 4>").
 std::string without_params(const std::string& name) {
@@ -257,11 +247,24 @@ CompiledImage NvccBackend::compile(const CompileRequest& rq) {
         args.push_back("-include");
         args.push_back(h);
     }
-    NvccResult cr = run_nvcc(path_, source, rq.source_name, args, rq.emit_ptx, config_.timeout_s);
+    NvccJob job;
+    job.nvcc = path_;
+    job.source = std::move(source);
+    job.source_name = rq.source_name;
+    job.headers = rq.headers;
+    job.flags = std::move(args);
+    job.ptx = rq.emit_ptx;
+    job.timeout_s = config_.timeout_s;
+    job.limits = config_.process_limits;
+    NvccResult cr = run_nvcc(job);
     if (!cr.started) fail(KB_ERR_INTERNAL, "nvcc could not run: " + cr.error);
     if (!cr.ok) {
         std::string log = cr.log;
         if (!cr.error.empty()) log += (log.empty() || log.back() == '\n' ? "" : "\n") + ("kbench: " + cr.error + "\n");
+        if (cr.limit != LimitHit::none)  // the verdict names the limit, not the compiler's last words
+            throw CompileError(rq.source_name + ": " + cr.error + "; simplify the code, or raise " +
+                                   limit_field(cr.limit) + " if it is only large",
+                               log);
         throw CompileError(summarize_compile_log(cr.log, "nvcc"), log);
     }
     CompiledImage img;

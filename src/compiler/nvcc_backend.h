@@ -10,26 +10,42 @@
 #include <vector>
 
 #include "compiler/compile_backend.h"
+#include "ipc/process_limits.h"
+#include "ipc/spawn.h"
 
 namespace kb {
+
+struct NvccJob {
+    std::string nvcc;                 // the executable
+    std::string source;
+    std::string source_name;          // its base name is the file nvcc compiles
+    std::vector<SourceFile> headers;  // written beside the source, under their names
+    std::vector<std::string> flags;   // -arch etc.
+    bool ptx = false;                 // -ptx instead of -cubin
+    double timeout_s = 0;             // wall clock; 0: none
+    ProcessLimits limits;             // memory, CPU time and file size of every process
+};
 
 struct NvccResult {
     bool ok = false;
     bool started = false;   // false: nvcc could not be run (not the code's fault)
     bool timed_out = false;
-    std::string error;      // why it could not run, or its exit status
+    LimitHit limit = LimitHit::none;  // the limit that stopped it, if one did
+    std::string error;      // why it could not run, its exit status, or the limit in words
     std::string log;        // nvcc's stdout and stderr, temp paths stripped
     std::string image;      // cubin bytes or PTX text
     double ms = 0.0;
     std::vector<std::string> argv;  // the command, for the log
 };
 
-// Runs `nvcc <flags> -cubin|-ptx -o <out> <src>` (flags hold -arch etc.).
-// The source file is written as `source_name` (its base name) in a fresh
-// folder under $TMPDIR (or /tmp), which is removed afterwards. A run longer
-// than `timeout_s` (> 0) is killed with its whole process group.
-NvccResult run_nvcc(const std::string& nvcc, const std::string& source, const std::string& source_name,
-                    const std::vector<std::string>& flags, bool ptx, double timeout_s);
+// Runs `nvcc -cubin|-ptx <flags> -I<src> -x cu -o <out> <src>/<name>` in a
+// fresh folder under $TMPDIR (or /tmp), which is removed afterwards: the
+// source and its headers in src/ (nvcc's working directory), nvcc's own
+// temporary files in tmp/. nvcc gets a minimal environment (PATH, TMPDIR,
+// LC_ALL=C): no host variable adds include paths or flags. It runs under
+// job.limits in its own process group, which is killed past the deadline or
+// at the end, whatever it started included.
+NvccResult run_nvcc(const NvccJob& job);
 
 class NvccBackend : public CompileBackend {
 public:

@@ -12,9 +12,12 @@
 #include "compiler/device_headers.h"
 #include "compiler/image_entries.h"
 #include "compiler/implicit_headers.h"
+#include "compiler/include_sandbox.h"
+#include "ipc/process_limits.h"
 #include "compiler/source_prep.h"
 #include "util/sha256.h"
 #include "util/clock.h"
+#include "util/units.h"
 
 namespace kb {
 namespace {
@@ -26,6 +29,17 @@ struct Deadline {
 int cancel_after_deadline(void* payload, void*) {
     const Deadline* d = static_cast<const Deadline*>(payload);
     return std::chrono::steady_clock::now() > d->until ? 1 : 0;
+}
+
+// NVRTC runs in this process: in a compile worker, under the compile memory
+// limit. A failure for want of memory says which limit it met.
+std::string memory_limit_note(const std::string& log) {
+    uint64_t cap = own_address_space_limit();
+    bool memory = log.find("out of memory") != std::string::npos || log.find("mapped memory") != std::string::npos ||
+                  log.find("Out of memory") != std::string::npos || log.find("bad_alloc") != std::string::npos;
+    if (!cap || !memory) return "";
+    return " (the compiler ran out of memory under the compile memory limit of " + format_bytes(cap) +
+           ": kb_limits.compile_memory_bytes)";
 }
 
 struct NvrtcProgram {
@@ -202,6 +216,9 @@ std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
     for (const std::string& d : rq.policy.defines) o.push_back("-D" + d);
     if (rq.policy.max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(rq.policy.max_registers));
     for (const std::string& d : include_dirs()) o.push_back("-I" + d);
+    // Only -I and in-memory headers: not the folder of the program's name
+    // (the host's working directory), which NVRTC searches by default.
+    o.push_back("--no-source-include");
     o.push_back(std::string("--pre-include=") + prelude_header_name());
     return o;
 }
@@ -219,6 +236,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
 
     std::vector<std::pair<std::string, std::string>> headers;
     for (const VirtualHeader& h : device_headers()) headers.emplace_back(h.name, h.text);
+    for (const SourceFile& f : headers_for_nvrtc(rq.headers)) headers.emplace_back(f.name, f.text);
     std::vector<std::string> include_names;
     for (const IncludeDirective& inc : prep.includes) include_names.push_back(inc.name);
     std::string prelude = prelude_for(prep.identifiers, include_names);
@@ -280,7 +298,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         }
     }
     if (nr.compile_error) {
-        std::string summary = summarize_compile_log(nr.log, "nvrtc");
+        std::string summary = summarize_compile_log(nr.log, "nvrtc") + memory_limit_note(nr.log);
         auto own = std::make_shared<CompileError>(summary, join_log(nr.log, notes));
         // A syntax error in code nvcc would see unchanged is nvcc's verdict
         // too: answer now instead of 400 ms later (compiler/nvrtc_errors.h).
@@ -289,6 +307,8 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     }
     if (nr.invalid_option)
         fail(KB_ERR_INVALID_ARGUMENT, "NVRTC rejected the compile options (" + nr.error + "): " + nr.log);
+    if (!may_defer && !memory_limit_note(nr.log).empty())
+        throw CompileError("NVRTC failed: " + nr.error + memory_limit_note(nr.log), nr.log);
     if (!may_defer) fail(KB_ERR_INTERNAL, "NVRTC failed: " + nr.error + (nr.log.empty() ? "" : "\n" + nr.log));
     throw NvrtcDefers("kbench: NVRTC failed first: " + nr.error, nr.ms, nullptr);
 }

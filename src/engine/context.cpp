@@ -27,12 +27,23 @@ const F& require(const F& factory) {
     return factory;
 }
 
+// Code past the size limit is the candidate's fault: a compile error its
+// author can act on (a verdict from kb_score), found before it is compiled.
+[[noreturn]] void code_too_large(const std::string& label, uint64_t size, uint64_t max, const char* field) {
+    std::string what = label + ": the candidate is " + std::to_string(size) + " bytes long, more than " +
+                       format_bytes(max) + "; " + raise_hint(field);
+    if (std::string(field) == "max_document_bytes") fail(KB_ERR_TASK_INVALID, what);
+    throw CompileError(what, label + ": error: the code is larger than " + format_bytes(max) + "\n");
+}
+
 }  // namespace
 
 Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_(opts) {
     CompilerConfig cc;
     cc.cuda_home = opts.cuda_home.empty() ? default_cuda_home() : opts.cuda_home;
     cc.cache_dir = opts.cache_dir;
+    cc.timeout_s = opts.compile_timeout_s;
+    cc.process_limits = opts.compile_limits;
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
@@ -70,6 +81,10 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["arch"] = arch_;
     info_["emit"] = opts_.emit_ptx ? "ptx" : "cubin";
     info_["nvcc_fallback"] = opts_.nvcc_fallback;
+    info_["compile_limits"] = {{"memory_bytes", cc.process_limits.memory_bytes},
+                               {"cpu_s", cc.process_limits.cpu_s},
+                               {"wall_s", cc.timeout_s},
+                               {"file_bytes", cc.process_limits.file_bytes}};
 }
 
 Context::~Context() = default;
@@ -92,28 +107,37 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
         if (ends_with(in.path, ".py")) lang = Language::triton;
     }
     *label = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
+    const Limits& limits = opts_.limits;
     if (code.empty()) {
         if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
-        code = read_file(in.path);
+        const bool document = !in.language_given && ends_with(in.path, ".json");
+        const uint64_t max = document ? limits.max_document_bytes : limits.max_source_bytes;
+        FileRead file = read_regular_file(in.path, max);  // never a device, a FIFO or endless data
+        if (file.too_large)
+            code_too_large(*label, file.size, max, document ? "max_document_bytes" : "max_source_bytes");
+        code = std::move(file.data);
         base_dir = dirname_of(in.path);
-        if (!in.language_given && ends_with(in.path, ".json")) {
-            Json doc = parse_json_text(code, in.path);
+        if (document) {
+            Json doc = parse_json_text(code, in.path, limits);
             // A plan passed by the caller overrides the document's own.
             if (in.launch_json && doc.is_object()) {
-                Json plan = parse_json_text(*in.launch_json, "launch_json");
+                Json plan = parse_json_text(*in.launch_json, "launch_json", limits);
                 if (plan.is_object()) {
                     doc.erase("launch");
                     doc.erase("scratch");
                     for (auto& kv : plan.items()) doc[kv.key()] = kv.value();
                 }
             }
-            return parse_candidate_document(doc, task, base_dir);
+            return parse_candidate_document(doc, task, base_dir, limits);
         }
+    } else if (code.size() > limits.max_source_bytes) {
+        code_too_large(*label, code.size(), limits.max_source_bytes, "max_source_bytes");
     }
     Program p;
     const std::string source_name = in.path.empty() ? *label : in.path.substr(in.path.find_last_of('/') + 1);
     if (in.launch_json) {
-        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json"), task, "launch_json", false, lang);
+        p = parse_launch_plan(parse_json_text(*in.launch_json, "launch_json", limits), task, "launch_json", false, lang,
+                              limits);
     } else if (lang == Language::triton) {
         // A bare Triton file carries its launch in `# kbench: launch ...`
         // comments (docs/triton.md); the task's default plan is for CUDA.
@@ -123,7 +147,7 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
                                                     "add a comment `# kbench: launch kernel=NAME grid=EXPR "
                                                     "BLOCK=1024 num_warps=4` to the file, pass launch_json, or wrap "
                                                     "it in a kbench-candidate/1 document (docs/triton.md)");
-        p = parse_launch_plan(plan, task, source_name, false, lang);
+        p = parse_launch_plan(plan, task, source_name, false, lang, limits);
     } else if (task.candidate_default) {
         p = *task.candidate_default;
     } else {
@@ -161,6 +185,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     req.allow_nvcc_fallback = opts_.nvcc_fallback;
     req.triton_metadata = program.triton_metadata;
     req.expect = launch_expectations(task, program);
+    req.headers = program.headers;
     Kernel k;
     k.label = label;
     k.program = program;

@@ -8,8 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "compiler/compiler.h"
 #include "kbench.h"
 #include "measure/timer.h"
+#include "task/limits.h"
 #include "task/task.h"
 
 namespace kb {
@@ -24,6 +26,12 @@ struct ContextOptions {
     double timeout_s = 0;
     bool emit_ptx = false;
     bool nvcc_fallback = true;
+    // What candidates may bring (documents, code, plans): docs/limits.md.
+    Limits limits;
+    // The compilers' limits: wall clock per compile, and the kernel-enforced
+    // caps of every compiler process.
+    double compile_timeout_s = 300;
+    ProcessLimits compile_limits = default_compile_limits();
 };
 
 // A candidate as the caller hands it over, before compilation.

@@ -6,6 +6,7 @@
 #include "compiler/triton_specialize.h"
 #include <sstream>
 
+#include "exec/memory_budget.h"
 #include "task/scalar_param.h"
 #include "util/error.h"
 
@@ -169,6 +170,8 @@ std::shared_ptr<LoadedModule> ModuleCache::get(Device& dev, const Kernel& k) {
 CaseBuffers::CaseBuffers(Device& dev, const Task& task, int case_index)
     : dev_(dev), task_(task), case_index_(case_index) {
     const Case& c = the_case();
+    check_case_fits(task, case_index, uint64_t(dev.props().total_memory_bytes), host_memory_bytes(),
+                    dev.props().name);
     args_.resize(task.args.size());
     shapes_.resize(task.args.size());
     counts_.resize(task.args.size(), 0);
@@ -192,6 +195,9 @@ std::map<std::string, DeviceBuffer>& CaseBuffers::scratch(const Program& p, cons
     if (it != scratch_.end() && scratch_signatures_[key] == signature) return it->second;
     auto& set = scratch_[key];
     set.clear();
+    uint64_t in_use = 0;
+    for (const DeviceBuffer& b : args_) in_use += b ? b.total_bytes() : 0;
+    check_scratch_fits(p, the_case(), in_use, uint64_t(dev_.props().total_memory_bytes), dev_.props().name);
     for (size_t i = 0; i < p.scratch.size(); ++i)
         set.emplace(p.scratch[i].name, dev_.alloc(counts[i] * dtype_size(p.scratch[i].dtype)));
     auto& types = scratch_types_[key];

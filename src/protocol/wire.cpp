@@ -112,14 +112,37 @@ TritonCompileSpec triton_spec_from_json(const Json& j) {
     return t;
 }
 
+Json compiler_config_to_json(const CompilerConfig& c) {
+    return {{"cuda_home", c.cuda_home},
+            {"cache_dir", c.cache_dir},
+            {"timeout_s", c.timeout_s},
+            {"memory_bytes", c.process_limits.memory_bytes},
+            {"cpu_s", c.process_limits.cpu_s},
+            {"file_bytes", c.process_limits.file_bytes}};
+}
+
+CompilerConfig compiler_config_from_json(const Json& j) {
+    CompilerConfig c;
+    c.cuda_home = field<std::string>(j, "cuda_home");
+    c.cache_dir = field<std::string>(j, "cache_dir");
+    c.timeout_s = field<double>(j, "timeout_s");
+    c.process_limits.memory_bytes = field<uint64_t>(j, "memory_bytes");
+    c.process_limits.cpu_s = field<double>(j, "cpu_s");
+    c.process_limits.file_bytes = field<uint64_t>(j, "file_bytes");
+    return c;
+}
+
 Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs) {
     Json policy = {{"std", r.policy.std},
                    {"fast_math", r.policy.fast_math},
                    {"deterministic", r.policy.deterministic},
                    {"defines", r.policy.defines},
                    {"max_registers", r.policy.max_registers}};
+    Json headers = Json::array();
+    for (const SourceFile& h : r.headers) headers.push_back({{"name", h.name}, {"blob", add_blob(blobs, h.text)}});
     return {{"language", language_name(r.language)},
             {"code_blob", add_blob(blobs, r.code)},
+            {"headers", headers},
             {"source_name", r.source_name},
             {"kernel_names", r.kernel_names},
             {"policy", policy},
@@ -137,6 +160,9 @@ CompileRequest compile_request_from_json(const Json& j, const std::vector<std::s
     r.language = language_from_name(field<std::string>(j, "language"));
     r.code = blob_at(j, "code_blob", blobs);
     r.source_name = field<std::string>(j, "source_name");
+    const Json& headers = field<Json>(j, "headers");
+    if (!headers.is_array()) throw ProtocolError("\"headers\" of a compile request is not an array");
+    for (const Json& h : headers) r.headers.push_back({field<std::string>(h, "name"), blob_at(h, "blob", blobs)});
     r.kernel_names = field<std::vector<std::string>>(j, "kernel_names");
     const Json& p = field<Json>(j, "policy");
     r.policy.std = field<std::string>(p, "std");
@@ -261,9 +287,10 @@ KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs,
     // The plan was validated on the host against this same task; parsing it
     // again here cannot disagree unless the peer is another build.
     try {
-        // Built-in steps are allowed here: the host let them only into a task's baseline.
-        k.program =
-            parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true, language);
+        // Built-in steps are allowed here: the host let them only into a task's baseline;
+        // the host's limits (the caller's) already decided.
+        k.program = parse_launch_plan(field<Json>(j, "plan"), task, "plan of kernel '" + k.label + "'", true, language,
+                                      Limits::trusted());
     } catch (const Error& e) {
         throw ProtocolError(std::string("the worker could not re-read a launch plan the host accepted: ") + e.what());
     }

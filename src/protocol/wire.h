@@ -19,6 +19,11 @@
 
 namespace kb::wire {
 
+// The compiler's configuration a compile worker receives in its hello:
+// toolkit, cache, wall-clock limit and process limits.
+Json compiler_config_to_json(const CompilerConfig& c);
+CompilerConfig compiler_config_from_json(const Json& j);
+
 Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* blobs);
 CompileRequest compile_request_from_json(const Json& j, const std::vector<std::string>& blobs);
 

@@ -52,8 +52,8 @@ bool is_gemm_dtype(DType t) { return t == DType::f32 || t == DType::f16 || t == 
 
 class GemmReader {
 public:
-    GemmReader(const Task& task, const std::vector<Scratch>& scratch, std::string path)
-        : task_(task), scratch_(scratch), path_(std::move(path)) {}
+    GemmReader(const Task& task, const std::vector<Scratch>& scratch, std::string path, const Limits& limits)
+        : task_(task), scratch_(scratch), path_(std::move(path)), limits_(limits) {}
 
     BuiltinGemm read(const Json& args) {
         as_object(args, path_,
@@ -128,7 +128,7 @@ private:
     Expr size(const Json& args, const char* key, const std::string& what, bool positive) {
         const std::string p = child_path(path_, key);
         const Json& v = require(args, path_, key, "expected " + what + ": an integer or an expression over the dims");
-        Expr e = as_expr(v, p, task_.dims, what);
+        Expr e = as_expr(v, p, task_.dims, what, limits_);
         if (e.is_constant()) {
             int64_t c = eval_at(e, {}, p, "");
             if (c < (positive ? 1 : 0))
@@ -148,6 +148,7 @@ private:
     const Task& task_;
     const std::vector<Scratch>& scratch_;
     std::string path_;
+    const Limits& limits_;
 };
 
 // a * b + c for sizes known to be >= 0, or -1 on overflow.
@@ -167,7 +168,7 @@ const std::vector<std::string>& builtin_names() {
 }
 
 LaunchStep read_builtin_step(const Json& v, const std::string& path, const Task& task,
-                             const std::vector<Scratch>& scratch) {
+                             const std::vector<Scratch>& scratch, const Limits& limits) {
     check_object(v, path, kStepKeys, "a built-in step {\"builtin\": \"cublas_gemm\", \"args\": {...}}");
     LaunchStep s;
     s.kind = LaunchStep::Kind::builtin;
@@ -183,7 +184,7 @@ LaunchStep read_builtin_step(const Json& v, const std::string& path, const Task&
     const Json& args = require(v, path, "args",
                                "expected the routine's arguments, e.g. {\"a\": \"A\", \"b\": \"B\", \"c\": \"C\", "
                                "\"m\": \"M\", \"n\": \"N\", \"k\": \"K\"}");
-    s.gemm = GemmReader(task, scratch, child_path(path, "args")).read(args);
+    s.gemm = GemmReader(task, scratch, child_path(path, "args"), limits).read(args);
     return s;
 }
 

@@ -25,7 +25,7 @@ const std::vector<std::string>& candidate_keys() {
 
 }  // namespace
 
-Program parse_candidate_document(const Json& doc, const Task& task, const std::string& base_dir) {
+Program parse_candidate_document(const Json& doc, const Task& task, const std::string& base_dir, const Limits& limits) {
     if (!doc.is_object())
         fail_at(kRoot, "got " + describe(doc),
                 std::string("expected a JSON object with \"format\": \"") + kFormat + "\"");
@@ -41,9 +41,9 @@ Program parse_candidate_document(const Json& doc, const Task& task, const std::s
     check_object(doc, kRoot, candidate_keys(), "a kbench-candidate/1 document");
 
     Program p;
-    read_program_code(doc, kRoot, base_dir, kRoot, p);
+    read_program_code(doc, kRoot, base_dir, kRoot, p, limits, FileScope::inside_folder);
     if (find(doc, "launch")) {
-        Program plan = parse_plan_fields(doc, task, kRoot, false, p.language);
+        Program plan = parse_plan_fields(doc, task, kRoot, false, p.language, limits);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
     } else if (find(doc, "scratch")) {

@@ -27,7 +27,7 @@ NodeP make(Expr::Node::Kind k, std::vector<NodeP> kids = {}, int64_t v = 0, std:
 
 class Parser {
 public:
-    explicit Parser(const std::string& s) : s_(s) {}
+    Parser(const std::string& s, uint32_t max_depth) : s_(s), max_depth_(max_depth) {}
 
     NodeP parse_all() {
         skip();
@@ -70,7 +70,19 @@ private:
             else return left;
         }
     }
+    // Every recursion goes through here: one level per '(', function call or
+    // unary sign.
     NodeP unary() {
+        struct Level {
+            Parser& p;
+            explicit Level(Parser& parser) : p(parser) {
+                if (++p.depth_ > p.max_depth_)
+                    throw ExprError("the expression nests deeper than " + std::to_string(p.max_depth_) +
+                                        " levels (parentheses, function calls and unary signs)",
+                                    p.pos_);
+            }
+            ~Level() { --p.depth_; }
+        } level(*this);
         if (eat('-')) return make(Expr::Node::Neg, {unary()});
         if (eat('+')) return unary();
         return primary();
@@ -128,6 +140,8 @@ private:
 
     const std::string& s_;
     size_t pos_ = 0;
+    uint32_t depth_ = 0;
+    const uint32_t max_depth_;
 };
 
 // Arithmetic with overflow detection. The operands are evaluated first, into
@@ -203,9 +217,13 @@ Expr Expr::constant(int64_t v) {
     return e;
 }
 
-Expr Expr::parse(const std::string& text) {
+Expr Expr::parse(const std::string& text, size_t max_chars, uint32_t max_depth) {
+    if (text.size() > max_chars)
+        throw ExprError("the expression is " + std::to_string(text.size()) + " characters long, more than " +
+                            std::to_string(max_chars),
+                        0);
     Expr e;
-    e.root_ = Parser(text).parse_all();
+    e.root_ = Parser(text, max_depth).parse_all();
     e.text_ = text;
     return e;
 }

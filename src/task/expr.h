@@ -8,6 +8,9 @@
 //
 // Values are 64-bit signed integers; overflow and division by zero are errors,
 // never wrapped or undefined. '/' and '%' truncate toward zero as in C.
+// The parser recurses once per nesting level (parentheses, function calls,
+// unary signs), so parse() refuses text longer or deeper than its limits
+// before the stack could suffer; a chain of binary operators is a loop.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +39,12 @@ class Expr {
 public:
     Expr();  // the constant 0
     static Expr constant(int64_t v);
-    // Parses `text`; throws ExprError naming what was expected and where.
-    static Expr parse(const std::string& text);
+    static constexpr size_t kDefaultMaxChars = 1024;
+    static constexpr uint32_t kDefaultMaxDepth = 32;
+    // Parses `text`; throws ExprError naming what was expected and where, or
+    // that the text is longer than max_chars or nests deeper than max_depth.
+    static Expr parse(const std::string& text, size_t max_chars = kDefaultMaxChars,
+                      uint32_t max_depth = kDefaultMaxDepth);
 
     // Evaluates with the given dims; throws ExprError for an unknown name,
     // division by zero or overflow.

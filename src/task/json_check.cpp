@@ -148,7 +148,50 @@ private:
 
 }  // namespace
 
-Json parse_document(const std::string& text, const std::string& what) {
+namespace {
+
+// Size and nesting, checked by a loop over the bytes before nlohmann's parser
+// (and everything after it that recurses per level) sees the text: a
+// 100,000-deep document is refused here, not by a stack overflow.
+void check_document_shape(const std::string& text, const std::string& what, const Limits& limits) {
+    if (text.size() > limits.max_document_bytes)
+        fail_at(what, "the document is " + std::to_string(text.size()) + " bytes long",
+                "expected at most " + format_bytes(limits.max_document_bytes) + "; " +
+                    raise_hint("max_document_bytes"));
+    uint64_t depth = 0;
+    size_t line = 1, line_start = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+            line_start = i + 1;
+        }
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limits.max_json_depth)
+                fail_at(what,
+                        "the JSON nests deeper than " + std::to_string(limits.max_json_depth) +
+                            " levels of arrays and objects (at line " + std::to_string(line) + ", column " +
+                            std::to_string(i - line_start + 1) + ")",
+                        "expected a flatter document; " + raise_hint("max_json_depth"));
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+}
+
+}  // namespace
+
+Json parse_document(const std::string& text, const std::string& what, const Limits& limits) {
+    check_document_shape(text, what, limits);
     DuplicateKeyFinder finder;
     Json doc;
     try {
@@ -167,6 +210,12 @@ Json parse_document(const std::string& text, const std::string& what) {
         fail_at(*finder.duplicate(), "this key appears more than once in its object",
                 "expected each key once (a repeated key would silently replace the first)");
     return doc;
+}
+
+void check_count(size_t count, uint32_t max, const std::string& path, const char* items, const char* field) {
+    if (count > max)
+        fail_at(path, std::to_string(count) + " " + items,
+                "expected at most " + std::to_string(max) + "; " + raise_hint(field));
 }
 
 // ---- objects --------------------------------------------------------------
@@ -266,16 +315,23 @@ void check_label(const std::string& s, const std::string& path, const std::strin
 
 // ---- expressions ----------------------------------------------------------
 
-Expr as_expr(const Json& v, const std::string& path, const std::vector<std::string>& dims, const std::string& what) {
+Expr as_expr(const Json& v, const std::string& path, const std::vector<std::string>& dims, const std::string& what,
+             const Limits& limits) {
     const std::string expected = "expected " + what + ": an integer or an expression over the dims (" + join(dims) +
                                  ") with + - * / % ceil_div min max";
     if (v.is_number_integer()) return Expr::constant(as_int(v, path, expected));
     if (!v.is_string()) fail_at(path, "got " + describe(v), expected);
     const std::string text = v.get<std::string>();
+    if (text.size() > limits.max_expression_chars)
+        fail_at(path, "the expression is " + std::to_string(text.size()) + " characters long",
+                "expected at most " + std::to_string(limits.max_expression_chars) + " characters; " +
+                    raise_hint("max_expression_chars"));
     Expr e;
     try {
-        e = Expr::parse(text);
+        e = Expr::parse(text, limits.max_expression_chars, limits.max_expression_depth);
     } catch (const ExprError& err) {
+        if (std::string(err.what()).find("nests deeper") != std::string::npos)
+            fail_at(path, err.what(), expected + "; " + raise_hint("max_expression_depth"));
         fail_at(path, "cannot parse '" + text + "' at column " + std::to_string(err.position() + 1) + ": " + err.what(),
                 expected);
     }
@@ -340,12 +396,13 @@ int64_t count_elements(const std::vector<Expr>& shape, const DimValues& dims, co
     return n;
 }
 
-std::vector<Expr> as_shape(const Json& v, const std::string& path, const std::vector<std::string>& dims) {
+std::vector<Expr> as_shape(const Json& v, const std::string& path, const std::vector<std::string>& dims,
+                           const Limits& limits) {
     as_array(v, path, "expected an array of sizes, e.g. [\"n\"] or [\"m\", \"k\"] ([] for one element)");
     std::vector<Expr> shape;
     for (size_t i = 0; i < v.size(); ++i) {
         const std::string p = index_path(path, i);
-        Expr e = as_expr(v[i], p, dims, "a size");
+        Expr e = as_expr(v[i], p, dims, "a size", limits);
         if (e.is_constant()) {
             int64_t c = eval_at(e, {}, p, "");
             if (c < 0) fail_at(p, "the size " + std::to_string(c) + " is negative", "expected a size >= 0");
@@ -514,5 +571,7 @@ bool is_valid_utf8(std::string_view s) {
 }  // namespace kb::taskjson
 
 namespace kb {
-Json parse_json_text(const std::string& text, const std::string& what) { return taskjson::parse_document(text, what); }
+Json parse_json_text(const std::string& text, const std::string& what, const Limits& limits) {
+    return taskjson::parse_document(text, what, limits);
+}
 }  // namespace kb

@@ -54,8 +54,8 @@ struct StepPaths {
 
 class PlanParser {
 public:
-    PlanParser(const Task& task, std::string path, bool allow_builtins, Language lang = Language::cuda)
-        : task_(task), path_(std::move(path)), allow_builtins_(allow_builtins), lang_(lang) {}
+    PlanParser(const Task& task, std::string path, bool allow_builtins, Language lang, const Limits& limits)
+        : task_(task), path_(std::move(path)), allow_builtins_(allow_builtins), lang_(lang), limits_(limits) {}
 
     Program parse(const Json& obj) {
         if (const Json* s = find(obj, "scratch")) read_scratch(*s, child_path(path_, "scratch"));
@@ -65,6 +65,7 @@ public:
                                      "\"grid\": \"ceil_div(n, 256)\", \"block\": 256, \"args\": [\"a\", \"n\"]}]");
         as_array(launch, lp, "expected a non-empty array of launch steps");
         if (launch.empty()) fail_at(lp, "the launch plan is empty", "expected at least one kernel step");
+        check_count(launch.size(), limits_.max_launch_steps, lp, "launch steps", "max_launch_steps");
         for (size_t i = 0; i < launch.size(); ++i) read_step(launch[i], index_path(lp, i));
         for (const Case& c : task_.cases) check_case(c);
         return std::move(p_);
@@ -72,7 +73,7 @@ public:
 
     // The shorthand {"builtin": ..., "args": {...}} in place of a program.
     Program parse_builtin(const Json& obj) {
-        p_.launch.push_back(read_builtin_step(obj, path_, task_, p_.scratch));
+        p_.launch.push_back(read_builtin_step(obj, path_, task_, p_.scratch, limits_));
         step_paths_.emplace_back();
         for (const Case& c : task_.cases) check_case(c);
         return std::move(p_);
@@ -82,6 +83,7 @@ private:
     // ---- scratch ----
     void read_scratch(const Json& v, const std::string& path) {
         as_array(v, path, "expected an array of scratch buffers {\"name\", \"dtype\", \"shape\", \"zero\"}");
+        check_count(v.size(), limits_.max_scratch, path, "scratch buffers", "max_scratch");
         for (size_t i = 0; i < v.size(); ++i) {
             const std::string sp = index_path(path, i);
             check_object(v[i], sp, kScratchKeys, "a scratch buffer");
@@ -101,7 +103,7 @@ private:
             s.dtype =
                 as_dtype(require(v[i], sp, "dtype", "expected one of: " + dtype_names()), child_path(sp, "dtype"));
             s.shape = as_shape(require(v[i], sp, "shape", "expected an array of sizes, e.g. [\"ceil_div(n, 256)\"]"),
-                               child_path(sp, "shape"), task_.dims);
+                               child_path(sp, "shape"), task_.dims, limits_);
             if (const Json* z = find(v[i], "zero")) s.zero = as_bool(*z, child_path(sp, "zero"));
             p_.scratch.push_back(std::move(s));
             scratch_paths_.push_back(child_path(sp, "shape"));
@@ -131,7 +133,7 @@ private:
                 fail_at(child_path(path, "builtin"), "only a task's baseline may call a built-in library routine",
                         "expected a kernel step or a zero step: a candidate's plan runs its own code, and the "
                         "reference must be code kbench can check against its float64 oracle");
-            step = read_builtin_step(v, path, task_, p_.scratch);
+            step = read_builtin_step(v, path, task_, p_.scratch, limits_);
         } else if (is_zero) {
             check_object(v, path, kZeroStepKeys, "a zero step");
             step.kind = LaunchStep::Kind::zero;
@@ -190,7 +192,7 @@ private:
 
         paths.shared_mem = child_path(path, "shared_mem");
         if (const Json* sm = find(v, "shared_mem")) {
-            step.shared_mem_bytes = as_expr(*sm, paths.shared_mem, task_.dims, "dynamic shared memory in bytes");
+            step.shared_mem_bytes = as_expr(*sm, paths.shared_mem, task_.dims, "dynamic shared memory in bytes", limits_);
             if (step.shared_mem_bytes.is_constant() && eval_at(step.shared_mem_bytes, {}, paths.shared_mem, "") < 0)
                 fail_at(paths.shared_mem, "the size " + step.shared_mem_bytes.text() + " is negative",
                         "expected a number of bytes >= 0");
@@ -199,6 +201,7 @@ private:
         if (const Json* args = find(v, "args")) {
             const std::string ap = child_path(path, "args");
             as_array(*args, ap, "expected an array of argument names and inline scalars {\"value\", \"dtype\"}");
+            check_count(args->size(), limits_.max_kernel_args, ap, "kernel arguments", "max_kernel_args");
             for (size_t i = 0; i < args->size(); ++i) {
                 paths.args.push_back(index_path(ap, i));
                 step.args.push_back(read_launch_arg((*args)[i], paths.args.back()));
@@ -273,7 +276,7 @@ private:
                             "expected a constexpr name that is not a dim (the grid sees both)");
                 if (it.value().is_boolean())
                     fail_at(np, "got " + describe(it.value()), "expected an integer (write 1 or 0 for a flag)");
-                Expr e = as_expr(it.value(), np, task_.dims, "a tl.constexpr value");
+                Expr e = as_expr(it.value(), np, task_.dims, "a tl.constexpr value", limits_);
                 auto same = std::find_if(c.constexprs.begin(), c.constexprs.end(),
                                          [&](const auto& kv) { return kv.first == it.key(); });
                 if (same != c.constexprs.end()) {
@@ -314,7 +317,7 @@ private:
             paths[i] = path;
         }
         auto one = [&](const Json& e, const std::string& p, int axis) {
-            out[axis] = as_expr(e, p, names, what);
+            out[axis] = as_expr(e, p, names, what, limits_);
             paths[axis] = p;
             if (out[axis].is_constant()) {
                 int64_t c = eval_at(out[axis], {}, p, "");
@@ -362,7 +365,8 @@ private:
                 fail_at(vp, "got " + describe(value),
                         std::string("expected an integer or an integer expression for a ") + dtype_name(a.dtype) +
                             " scalar");
-            a.value = as_expr(value, vp, task_.dims, std::string("the value of a ") + dtype_name(a.dtype) + " scalar");
+            a.value = as_expr(value, vp, task_.dims, std::string("the value of a ") + dtype_name(a.dtype) + " scalar",
+                              limits_);
             if (a.value.is_constant()) check_int_fits(eval_at(a.value, {}, vp, ""), a.dtype, vp, "");
         }
         return a;
@@ -477,6 +481,7 @@ private:
     std::string path_;
     bool allow_builtins_ = false;
     Language lang_ = Language::cuda;
+    const Limits& limits_;
     Program p_;
     std::vector<std::string> scratch_paths_;
     std::vector<StepPaths> step_paths_;
@@ -544,12 +549,12 @@ const std::vector<std::string>& plan_companion_keys() {
 }
 
 Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins,
-                          Language language) {
-    return PlanParser(task, path, allow_builtins, language).parse(obj);
+                          Language language, const Limits& limits) {
+    return PlanParser(task, path, allow_builtins, language, limits).parse(obj);
 }
 
-Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path) {
-    return PlanParser(task, path, true).parse_builtin(obj);
+Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path, const Limits& limits) {
+    return PlanParser(task, path, true, limits).parse_builtin(obj);
 }
 
 std::vector<std::string> outputs_not_written(const Program& p, const Task& task) {
@@ -569,16 +574,17 @@ std::vector<std::string> outputs_not_written(const Program& p, const Task& task)
 }  // namespace taskjson
 
 Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path, bool allow_builtins,
-                          Language language) {
+                          Language language, const Limits& limits) {
     // A bare array of steps is a plan without scratch buffers.
-    if (plan.is_array()) return parse_plan_fields(Json{{"launch", plan}}, task, json_path, allow_builtins, language);
+    if (plan.is_array())
+        return parse_plan_fields(Json{{"launch", plan}}, task, json_path, allow_builtins, language, limits);
     std::vector<std::string> known = {"launch", "scratch"};
     known.insert(known.end(), plan_companion_keys().begin(), plan_companion_keys().end());
     const std::string what = "a launch plan {\"launch\": [...], \"scratch\": [...]}";
     if (!plan.is_object())
         fail_at(json_path.empty() ? "launch plan" : json_path, "got " + describe(plan), "expected " + what);
     check_object(plan, json_path, known, what);
-    return parse_plan_fields(plan, task, json_path, allow_builtins, language);
+    return parse_plan_fields(plan, task, json_path, allow_builtins, language, limits);
 }
 
 Json launch_plan_to_json(const Program& p) {

@@ -42,15 +42,100 @@ std::string basename_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Reads a file named by a task field; the error names the field and the
+// Reads a file named by a document field; the error names the field and the
 // folder relative paths resolve against, which is what a user gets wrong.
-std::string read_field_file(const std::string& rel, const std::string& path, const std::string& base_dir) {
+std::string read_field_file(const std::string& rel, const std::string& path, const std::string& base_dir,
+                            const Limits& limits, FileScope scope) {
+    std::string where = base_dir.empty() ? "the current directory" : "'" + base_dir + "'";
+    std::string file = join_path(base_dir, rel);
+    if (scope == FileScope::inside_folder) {
+        std::string why;
+        file = path_inside(base_dir, rel, &why);
+        if (file.empty())
+            fail_at(path, "'" + rel + "' cannot be read: " + why,
+                    "expected a file inside the document's folder (" + where + "), named by a relative path");
+    }
+    FileRead r;
     try {
-        return read_file(join_path(base_dir, rel));
+        r = read_regular_file(file, limits.max_source_bytes);
     } catch (const Error& e) {
-        std::string where = base_dir.empty() ? "the current directory" : "'" + base_dir + "'";
         fail(KB_ERR_IO,
              path + ": " + e.what() + "; expected a readable file (relative paths resolve against " + where + ")");
+    }
+    if (r.too_large)
+        fail_at(path, "'" + rel + "' is " + std::to_string(r.size) + " bytes long",
+                "expected at most " + format_bytes(limits.max_source_bytes) + "; " + raise_hint("max_source_bytes"));
+    return std::move(r.data);
+}
+
+void check_code_size(const std::string& code, const std::string& path, const Limits& limits) {
+    if (code.size() > limits.max_source_bytes)
+        fail_at(path, "the code is " + std::to_string(code.size()) + " bytes long",
+                "expected at most " + format_bytes(limits.max_source_bytes) + "; " + raise_hint("max_source_bytes"));
+}
+
+// A header's name as an #include spells it: a relative path inside the
+// code's folder, without "." or ".." components.
+std::string header_name(const std::string& raw, const std::string& path) {
+    const std::string expected =
+        "expected a relative path inside the code's folder, as the #include spells it (e.g. \"common.cuh\" or "
+        "\"detail/math.cuh\")";
+    if (raw.empty() || raw.find_first_of(std::string("\n\r\\\0", 4)) != std::string::npos)
+        fail_at(path, "'" + raw + "' is not a header name", expected);
+    if (raw[0] == '/') fail_at(path, "'" + raw + "' is an absolute path", expected);
+    std::string name;
+    for (size_t b = 0; b <= raw.size();) {
+        size_t e = raw.find('/', b);
+        if (e == std::string::npos) e = raw.size();
+        std::string part = raw.substr(b, e - b);
+        if (part == "..") fail_at(path, "'" + raw + "' has a '..' component", expected);
+        if (!part.empty() && part != ".") name += (name.empty() ? "" : "/") + part;
+        b = e + 1;
+    }
+    if (name.empty()) fail_at(path, "'" + raw + "' is not a header name", expected);
+    return name;
+}
+
+void read_headers(const Json& v, const std::string& path, const std::string& base_dir, Program& p,
+                  const Limits& limits, FileScope scope) {
+    const std::string expected =
+        "expected an array of header files: paths relative to the document's folder (\"common.cuh\"), or "
+        "{\"name\": \"common.cuh\", \"source\": \"...\"}";
+    as_array(v, path, expected);
+    check_count(v.size(), limits.max_headers, path, "headers", "max_headers");
+    if (p.language != Language::cuda && !v.empty())
+        fail_at(path, "a " + std::string(language_name(p.language)) + " program includes no files",
+                "expected headers only beside CUDA C++ code");
+    for (size_t i = 0; i < v.size(); ++i) {
+        const std::string hp = index_path(path, i);
+        SourceFile f;
+        if (v[i].is_string()) {
+            std::string rel = v[i].get<std::string>();
+            f.name = header_name(rel, hp);
+            f.text = read_field_file(rel, hp, base_dir, limits, scope);
+        } else {
+            check_object(v[i], hp, {"name", "source", "source_base64"}, "a header {\"name\", \"source\"}");
+            f.name = header_name(as_string(require(v[i], hp, "name", expected), child_path(hp, "name")),
+                                 child_path(hp, "name"));
+            const Json* text = find(v[i], "source");
+            const Json* b64 = find(v[i], "source_base64");
+            if (bool(text) == bool(b64))
+                fail_at(hp, "the header gives its text " + std::string(text ? "twice" : "nowhere"),
+                        "expected exactly one of \"source\" and \"source_base64\"");
+            if (text) {
+                f.text = as_string(*text, child_path(hp, "source"));
+            } else {
+                auto bytes = base64_decode(as_string(*b64, child_path(hp, "source_base64")));
+                if (!bytes) fail_at(child_path(hp, "source_base64"), "not valid base64", "expected standard base64");
+                f.text = std::move(*bytes);
+            }
+            check_code_size(f.text, hp, limits);
+        }
+        if (f.text.find('\0') != std::string::npos)
+            fail_at(hp, "the header '" + f.name + "' contains a NUL byte", "expected text");
+        for (const SourceFile& other : p.headers)
+            if (other.name == f.name) fail_at(hp, "the header '" + f.name + "' is named twice", "expected each once");
+        p.headers.push_back(std::move(f));
     }
 }
 
@@ -72,13 +157,13 @@ Language read_language(const Json& obj, const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& program_code_keys() {
-    static const std::vector<std::string> keys = {"language",    "source",   "source_file",  "source_base64",
-                                                  "source_name", "metadata", "metadata_file"};
+    static const std::vector<std::string> keys = {"language", "source",   "source_file",  "source_base64",
+                                                  "source_name", "headers", "metadata", "metadata_file"};
     return keys;
 }
 
 void read_program_code(const Json& obj, const std::string& path, const std::string& base_dir, const std::string& stem,
-                       Program& p) {
+                       Program& p, const Limits& limits, FileScope scope) {
     p.language = read_language(obj, path);
     const bool binary = is_binary(p.language);
     const std::string lang = language_name(p.language);
@@ -106,17 +191,24 @@ void read_program_code(const Json& obj, const std::string& path, const std::stri
         if (binary)
             fail_at(sp, "a " + lang + " program is a binary image and cannot be given as inline text", where_expected);
         p.source = as_string(*text, sp, "expected the code as a string");
+        check_code_size(p.source, sp, limits);
     } else if (file) {
         const std::string fp = child_path(path, "source_file");
         std::string rel = as_string(*file, fp, "expected a file path (relative to the task's folder)");
         if (rel.empty()) fail_at(fp, "the path is empty", "expected a file path (relative to the task's folder)");
-        p.source = read_field_file(rel, fp, base_dir);
+        p.source = read_field_file(rel, fp, base_dir, limits, scope);
         p.source_name = basename_of(rel);
     } else {
         const std::string bp = child_path(path, "source_base64");
-        auto bytes = base64_decode(as_string(*b64, bp, "expected the code encoded as base64"));
+        const std::string& encoded = as_string(*b64, bp, "expected the code encoded as base64");
+        if (encoded.size() / 4 * 3 > limits.max_source_bytes + 2)
+            fail_at(bp, "the code is about " + std::to_string(encoded.size() / 4 * 3) + " bytes long",
+                    "expected at most " + format_bytes(limits.max_source_bytes) + "; " +
+                        raise_hint("max_source_bytes"));
+        auto bytes = base64_decode(encoded);
         if (!bytes) fail_at(bp, "not valid base64", "expected standard base64 (RFC 4648, with '=' padding)");
         p.source = std::move(*bytes);
+        check_code_size(p.source, bp, limits);
     }
     if (p.source.empty()) fail_at(path, "the code is empty", "expected the program's code");
     // NVRTC and ptxas take text as C strings: a NUL would silently cut it short.
@@ -131,6 +223,8 @@ void read_program_code(const Json& obj, const std::string& path, const std::stri
         if (!ok)
             fail_at(np, "'" + p.source_name + "' is not a plain file name", "expected a name without '/' or newlines");
     }
+
+    if (const Json* h = find(obj, "headers")) read_headers(*h, child_path(path, "headers"), base_dir, p, limits, scope);
 
     const Json* meta = find(obj, "metadata");
     const Json* meta_file = find(obj, "metadata_file");
@@ -156,7 +250,7 @@ void read_program_code(const Json& obj, const std::string& path, const std::stri
     } else {
         const std::string mp = child_path(path, "metadata_file");
         std::string rel = as_string(*meta_file, mp, "expected a file path (relative to the task's folder)");
-        m = parse_document(read_field_file(rel, mp, base_dir), mp + " ('" + rel + "')");
+        m = parse_document(read_field_file(rel, mp, base_dir, limits, scope), mp + " ('" + rel + "')", limits);
         as_object(m, mp, "expected the file to hold Triton's metadata as a JSON object");
     }
     p.triton_metadata = m.dump();
@@ -171,6 +265,16 @@ void write_program_code(const Program& p, Json& out) {
         out["source"] = p.source;
     else
         out["source_base64"] = base64_encode(p.source);
+    if (!p.headers.empty()) {
+        Json headers = Json::array();
+        for (const SourceFile& h : p.headers) {
+            Json j{{"name", h.name}};
+            if (is_valid_utf8(h.text)) j["source"] = h.text;
+            else j["source_base64"] = base64_encode(h.text);
+            headers.push_back(std::move(j));
+        }
+        out["headers"] = std::move(headers);
+    }
     if (p.language == Language::triton_binary && !p.triton_metadata.empty())
         out["metadata"] = Json::parse(p.triton_metadata);
 }

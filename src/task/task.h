@@ -14,6 +14,7 @@
 
 #include "task/dtype.h"
 #include "task/expr.h"
+#include "task/limits.h"
 #include "util/json.h"
 
 namespace kb {
@@ -152,6 +153,13 @@ struct LaunchStep {
 enum class Language { cuda, ptx, cubin, triton, triton_binary };
 const char* language_name(Language l);
 
+// A file the code includes, given beside it ("headers" of a program): its
+// name as the code's #include spells it, relative to the code's folder.
+struct SourceFile {
+    std::string name;
+    std::string text;
+};
+
 // Code plus the plan that launches it. The task's reference and baseline are
 // Programs; a candidate is a Program too once its source is attached. A
 // baseline whose plan launches no kernel (only built-in and zero steps) has
@@ -160,6 +168,7 @@ struct Program {
     Language language = Language::cuda;
     std::string source;        // CUDA/PTX text or binary image bytes
     std::string source_name;   // file name for logs ("vector_add.ref.cu")
+    std::vector<SourceFile> headers;  // the only files beside the code its #includes may reach
     std::string triton_metadata;  // Triton's metadata JSON (Language::triton_binary)
     std::vector<LaunchStep> launch;
     std::vector<Scratch> scratch;
@@ -230,8 +239,9 @@ using TaskPtr = std::shared_ptr<const Task>;
 // Parses and validates a task. `source` is JSON text or a file path (see
 // kb_load_task). Throws kb::Error(KB_ERR_TASK_INVALID) with a message of the
 // form "<json path>: <what is wrong>; <what is expected>", or KB_ERR_IO.
-TaskPtr load_task(const std::string& source);
-TaskPtr load_task_json(const std::string& text, const std::string& base_dir);
+// Every size is checked against `limits` (docs/limits.md) before it is used.
+TaskPtr load_task(const std::string& source, const Limits& limits = Limits());
+TaskPtr load_task_json(const std::string& text, const std::string& base_dir, const Limits& limits = Limits());
 
 // Parses a launch plan ({"launch":[...], "scratch":[...]}, as found in a
 // task's reference/baseline/candidate section or in a candidate file) and
@@ -240,15 +250,20 @@ TaskPtr load_task_json(const std::string& text, const std::string& base_dir);
 // Built-in steps are rejected unless `allow_builtins` (a candidate's work
 // must be its own code; only a task's baseline, or the plan of a kernel the
 // host built from one, may call a library). `language` triton reads Triton
-// launch entries (docs/triton.md). Throws kb::Error(KB_ERR_TASK_INVALID).
+// launch entries (docs/triton.md). Counts, sizes and expressions are checked
+// against `limits`. Throws kb::Error(KB_ERR_TASK_INVALID).
 Program parse_launch_plan(const Json& plan, const Task& task, const std::string& json_path,
-                          bool allow_builtins = false, Language language = Language::cuda);
+                          bool allow_builtins = false, Language language = Language::cuda,
+                          const Limits& limits = Limits());
 
 // Parses a `kbench-candidate/1` document: {"format", "language",
 // "source" | "source_file", "launch", "scratch", "metadata"}. Relative
 // source_file paths resolve against base_dir. A document without "launch"
 // takes the task's default candidate plan; with neither it is an error.
-Program parse_candidate_document(const Json& doc, const Task& task, const std::string& base_dir);
+// Files it names (source_file, metadata_file, headers) must lie inside
+// base_dir: a candidate document may be written by a model.
+Program parse_candidate_document(const Json& doc, const Task& task, const std::string& base_dir,
+                                 const Limits& limits = Limits());
 
 // The number of elements of a shape at a case's dims (1 for an empty shape).
 // Throws kb::Error(KB_ERR_TASK_INVALID) for a negative or overflowing size.
@@ -281,7 +296,8 @@ Json triton_plan_from_comments(const std::string& source, const std::string& sou
 // Parses JSON text (a task, candidate document or launch plan) with errors in
 // the loader's style: the line and column of a syntax error, the JSON path of
 // a key repeated within one object. `what` labels the document in messages.
+// Size and nesting are checked against `limits` first.
 // Throws kb::Error(KB_ERR_TASK_INVALID).
-Json parse_json_text(const std::string& text, const std::string& what);
+Json parse_json_text(const std::string& text, const std::string& what, const Limits& limits = Limits());
 
 }  // namespace kb

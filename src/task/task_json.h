@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "task/limits.h"
 #include "task/task.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -41,8 +42,12 @@ std::optional<std::string> closest(const std::string& word, const std::vector<st
 
 // Parses JSON text. Syntax errors name the line and column; a key repeated in
 // one object (nlohmann would silently keep the last) names its JSON path.
-// `what` labels the document in messages ("task", a file path).
-Json parse_document(const std::string& text, const std::string& what);
+// `what` labels the document in messages ("task", a file path). The size and
+// the nesting depth are checked against `limits` before parsing, by a scan
+// that does not recurse.
+Json parse_document(const std::string& text, const std::string& what, const Limits& limits);
+// Fails at `path` when a count of items passes a limit ("256 cases", ...).
+void check_count(size_t count, uint32_t max, const std::string& path, const char* items, const char* field);
 
 // ---- objects --------------------------------------------------------------
 
@@ -80,7 +85,9 @@ void check_label(const std::string& s, const std::string& path, const std::strin
 
 // An integer, or a string in the expression language of expr.h, that names
 // only declared dims. `what` says what the value is for ("a grid size").
-Expr as_expr(const Json& v, const std::string& path, const std::vector<std::string>& dims, const std::string& what);
+// The expression's length and nesting are checked against `limits`.
+Expr as_expr(const Json& v, const std::string& path, const std::vector<std::string>& dims, const std::string& what,
+             const Limits& limits);
 // The JSON form of an expression: a plain non-negative integer literal as a
 // JSON integer, anything else as its string.
 Json expr_to_json(const Expr& e);
@@ -94,7 +101,8 @@ int64_t eval_at(const Expr& e, const DimValues& dims, const std::string& path, c
 int64_t count_elements(const std::vector<Expr>& shape, const DimValues& dims, const std::string& path,
                        const std::string& at);
 // A shape: an array of sizes (integer or expression), each >= 0 when constant.
-std::vector<Expr> as_shape(const Json& v, const std::string& path, const std::vector<std::string>& dims);
+std::vector<Expr> as_shape(const Json& v, const std::string& path, const std::vector<std::string>& dims,
+                           const Limits& limits);
 // Checks that count elements of dtype t fit in 2^62 bytes.
 void check_bytes(int64_t count, DType t, const std::string& path, const std::string& at);
 
@@ -120,11 +128,16 @@ bool is_valid_utf8(std::string_view s);
 
 // The keys of a program object that say where its code is.
 const std::vector<std::string>& program_code_keys();
+// Where the files a document names may be. A task's programs may name any
+// regular file (relative to the task's folder); a candidate document, which
+// a model may have written, only files inside its own folder.
+enum class FileScope { any_regular_file, inside_folder };
 // Reads "language", "source" | "source_file" | "source_base64",
-// "source_name" and "metadata" | "metadata_file" of a program object into p.
-// `stem` names the code in default file names ("reference" -> "reference.cu").
+// "source_name", "headers" and "metadata" | "metadata_file" of a program
+// object into p. `stem` names the code in default file names ("reference" ->
+// "reference.cu"). Sizes are checked against `limits`.
 void read_program_code(const Json& obj, const std::string& path, const std::string& base_dir, const std::string& stem,
-                       Program& p);
+                       Program& p, const Limits& limits, FileScope scope);
 // The self-contained JSON of p's code (sources inlined), in the key order of
 // the normalised task.
 void write_program_code(const Program& p, Json& out);
@@ -139,11 +152,11 @@ const std::vector<std::string>& plan_companion_keys();
 // steps are an error unless `allow_builtins` (a task's baseline). `language`
 // triton reads Triton launch entries (docs/triton.md).
 Program parse_plan_fields(const Json& obj, const Task& task, const std::string& path, bool allow_builtins = false,
-                          Language language = Language::cuda);
+                          Language language = Language::cuda, const Limits& limits = Limits());
 // A baseline given as one built-in call, {"builtin": ..., "args": {...}} in
 // place of a program: a plan of that one step, checked at every case, with
 // messages at `path` ("baseline.args.m").
-Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path);
+Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path, const Limits& limits);
 // The outputs a plan never passes to a kernel nor zeroes.
 std::vector<std::string> outputs_not_written(const Program& p, const Task& task);
 
@@ -153,9 +166,10 @@ std::vector<std::string> outputs_not_written(const Program& p, const Task& task)
 const std::vector<std::string>& builtin_names();
 // Reads a built-in step {"builtin": "cublas_gemm", "args": {...}} at `path`
 // (also the shorthand program form, whose keys are the same). `scratch` are
-// the plan's scratch buffers, which operands may name.
+// the plan's scratch buffers, which operands may name; size expressions are
+// checked against `limits`.
 LaunchStep read_builtin_step(const Json& v, const std::string& path, const Task& task,
-                             const std::vector<Scratch>& scratch);
+                             const std::vector<Scratch>& scratch, const Limits& limits);
 // Checks a built-in step at one case (`at` from at_case): sizes in range,
 // every operand large enough for what the call reads and writes.
 void check_builtin_step_at(const LaunchStep& s, const Task& task, const std::vector<Scratch>& scratch, const Case& c,

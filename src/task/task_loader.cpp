@@ -107,7 +107,8 @@ std::string fmt(double v) { return Json(v).dump(); }
 // cases before args, args before launch plans).
 class TaskReader {
 public:
-    TaskReader(const Json& doc, std::string base_dir) : doc_(doc), t_(std::make_shared<Task>()) {
+    TaskReader(const Json& doc, std::string base_dir, const Limits& limits)
+        : doc_(doc), limits_(limits), t_(std::make_shared<Task>()) {
         t_->base_dir = std::move(base_dir);
     }
 
@@ -153,6 +154,7 @@ private:
             require(doc_, "", "dims", "expected an object of named sizes, e.g. {\"n\": \"number of elements\"}");
         as_object(dims, "dims",
                   "expected an object of named sizes {name: description}, e.g. {\"n\": \"number of elements\"}");
+        check_count(dims.size(), limits_.max_dims, "dims", "dims", "max_dims");
         dim_docs_ = Json::object();
         for (auto it = dims.begin(); it != dims.end(); ++it) {
             if (is_comment_key(it.key())) continue;
@@ -210,6 +212,8 @@ private:
         if (cases.empty())
             fail_at("cases", "there are no correctness cases",
                     "expected at least one case; include awkward sizes (1, a prime, a non-multiple of the block size)");
+        // The perf case counts too: every plan is checked at every case.
+        check_count(cases.size() + 1, limits_.max_cases, "cases", "cases (with the perf case)", "max_cases");
         std::vector<std::string> paths;
         auto add = [&](Case c, const std::string& path) {
             for (size_t i = 0; i < t_->cases.size(); ++i)
@@ -266,6 +270,7 @@ private:
     void read_args() {
         const Json& args = require(doc_, "", "args", "expected the kernel's ordered argument list");
         as_array(args, "args", "expected an array of arguments {\"name\", \"role\", \"dtype\", ...}");
+        check_count(args.size(), limits_.max_args, "args", "arguments", "max_args");
         if (args.empty()) fail_at("args", "the argument list is empty", "expected at least one output buffer");
         for (size_t i = 0; i < args.size(); ++i) {
             const std::string p = index_path("args", i);
@@ -310,7 +315,7 @@ private:
             fail_at(child_path(path, "value"), "a buffer has no value",
                     "expected \"shape\" (and \"init\" for inputs); \"value\" is for role \"scalar\"");
         a.shape = as_shape(require(v, path, "shape", "expected an array of sizes, e.g. [\"n\"] ([] for one element)"),
-                           child_path(path, "shape"), t_->dims);
+                           child_path(path, "shape"), t_->dims, limits_);
         read_buffer_init(v, path, a);
         read_buffer_tolerance(v, path, a);
         return a;
@@ -341,7 +346,8 @@ private:
         if (v.is_number_float() || v.is_boolean())
             fail_at(path, "got " + describe(v),
                     "expected an integer or an integer expression over the dims for a " + dt + " scalar");
-        a.scalar_expr = as_expr(v, path, t_->dims, "the value of a " + dt + " scalar (an integer expression)");
+        a.scalar_expr =
+            as_expr(v, path, t_->dims, "the value of a " + dt + " scalar (an integer expression)", limits_);
         if (a.scalar_expr.is_constant()) check_int_fits(eval_at(a.scalar_expr, {}, path, ""), a.dtype, path, "");
     }
 
@@ -456,7 +462,7 @@ private:
                     const Json* x = find(v, key);
                     if (!x || !x->is_string()) return number(key, dflt, true);
                     const std::string p = child_path(path, key);
-                    expr = as_expr(*x, p, t_->dims, std::string("the randint bound '") + key + "' (included)");
+                    expr = as_expr(*x, p, t_->dims, std::string("the randint bound '") + key + "' (included)", limits_);
                     return 0;
                 };
                 s.a = bound("low", lo, s.a_expr);
@@ -577,19 +583,21 @@ private:
             check_object(v, path, {"builtin", "args"},
                          "a built-in baseline {\"builtin\": \"cublas_gemm\", \"args\": {...}} (a plan with "
                          "several steps goes in \"launch\")");
-            return parse_builtin_program(v, *t_, path);
+            return parse_builtin_program(v, *t_, path, limits_);
         }
         check_object(v, path, program_keys(), "a program");
         Program p;
         const bool has_code_fields = std::any_of(program_code_keys().begin(), program_code_keys().end(),
                                                  [&](const std::string& k) { return find(v, k) != nullptr; });
-        if (has_code_fields || !baseline) read_program_code(v, path, t_->base_dir, stem, p);
-        Program plan = parse_plan_fields(v, *t_, path, baseline, p.language);
+        if (has_code_fields || !baseline)
+            read_program_code(v, path, t_->base_dir, stem, p, limits_, FileScope::any_regular_file);
+        Program plan = parse_plan_fields(v, *t_, path, baseline, p.language, limits_);
         p.launch = std::move(plan.launch);
         p.scratch = std::move(plan.scratch);
         // Without code a plan can only call built-ins: kernels need code.
+        // (read_program_code then fails, saying the code is missing).
         if (baseline && !p.has_code() && (!p.kernel_names().empty() || !p.has_builtin_steps()))
-            read_program_code(v, path, t_->base_dir, stem, p);  // fails, saying the code is missing
+            read_program_code(v, path, t_->base_dir, stem, p, limits_, FileScope::any_regular_file);
         if (baseline && p.has_code() && p.kernel_names().empty() && p.has_builtin_steps())
             fail_at(path, "the plan launches no kernel, yet the baseline gives code",
                     "expected no \"source\"/\"source_file\" beside a plan of built-in and zero steps only");
@@ -618,7 +626,7 @@ private:
         if (const Json* s = find(*c, "signature")) t_->candidate_signature = as_string(*s, "candidate.signature");
         if (const Json* ta = find(*c, "triton_args")) read_triton_args(*ta);
         if (find(*c, "launch")) {
-            Program p = parse_plan_fields(*c, *t_, "candidate");
+            Program p = parse_plan_fields(*c, *t_, "candidate", false, limits_);
             p.source_name = "candidate.cu";
             t_->candidate_default = std::move(p);
         } else if (find(*c, "scratch")) {
@@ -684,7 +692,7 @@ private:
             const Json* v = find(*cost, key);
             if (!v) return;
             const std::string p = child_path("cost", key);
-            out = as_expr(*v, p, t_->dims, std::string("the ") + key + " of one run of the kernel");
+            out = as_expr(*v, p, t_->dims, std::string("the ") + key + " of one run of the kernel", limits_);
             for (const Case& c : t_->cases) {
                 std::string at = at_case(c, t_->dims);
                 int64_t x = eval_at(*out, c.dims, p, at);
@@ -849,6 +857,7 @@ private:
     }
 
     const Json& doc_;
+    const Limits& limits_;
     std::shared_ptr<Task> t_;
     Json dim_docs_;
     std::map<DType, Tolerance> default_tolerance_;
@@ -858,19 +867,24 @@ private:
 
 }  // namespace
 
-TaskPtr load_task_json(const std::string& text, const std::string& base_dir) {
-    Json doc = parse_document(text, "task");
-    return TaskReader(doc, base_dir).read();
+TaskPtr load_task_json(const std::string& text, const std::string& base_dir, const Limits& limits) {
+    Json doc = parse_document(text, "task", limits);
+    return TaskReader(doc, base_dir, limits).read();
 }
 
-TaskPtr load_task(const std::string& source) {
+TaskPtr load_task(const std::string& source, const Limits& limits) {
     size_t first = source.find_first_not_of(" \t\r\n");
     if (first == std::string::npos)
         fail(KB_ERR_TASK_INVALID, "task: the task source is empty; expected JSON text or the path of a task file");
-    if (source[first] == '{') return load_task_json(source, "");
-    std::string text = read_file(source);  // KB_ERR_IO naming the path
+    if (source[first] == '{') return load_task_json(source, "", limits);
+    FileRead file = read_regular_file(source, limits.max_document_bytes);  // KB_ERR_IO naming the path
+    if (file.too_large)
+        fail(KB_ERR_TASK_INVALID, source + ": the task file is " + std::to_string(file.size) +
+                                      " bytes long; expected at most " + format_bytes(limits.max_document_bytes) +
+                                      "; " + raise_hint("max_document_bytes"));
+    std::string text = std::move(file.data);
     try {
-        return load_task_json(text, dirname_of(source));
+        return load_task_json(text, dirname_of(source), limits);
     } catch (const Error& e) {
         // Prefix the file, as a compiler prefixes its diagnostics.
         throw Error(e.status(), source + ": " + e.what());

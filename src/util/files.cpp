@@ -1,7 +1,13 @@
 #include "util/files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -28,6 +34,88 @@ std::string read_file(const std::string& path) {
     ss << in.rdbuf();
     if (in.bad()) fail(KB_ERR_IO, "error while reading '" + path + "'");
     return ss.str();
+}
+
+FileRead read_regular_file(const std::string& path, uint64_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) fail(KB_ERR_IO, "cannot read '" + path + "': " + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st;
+    if (::fstat(fd, &st) != 0) fail(KB_ERR_IO, "cannot read '" + path + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+        const char* kind = S_ISDIR(st.st_mode)   ? "a directory"
+                           : S_ISCHR(st.st_mode) ? "a character device"
+                           : S_ISBLK(st.st_mode) ? "a block device"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        fail(KB_ERR_IO, "cannot read '" + path + "': it is " + kind + "; expected a regular file");
+    }
+    FileRead r;
+    r.size = uint64_t(st.st_size);
+    if (r.size > max_bytes) {
+        r.too_large = true;
+        return r;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    // Read to the end but never past the limit: files in /proc report size 0,
+    // and a file may grow while it is read.
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(KB_ERR_IO, "error while reading '" + path + "': " + std::strerror(errno));
+        if (n == 0) break;
+        if (r.data.size() + size_t(n) > max_bytes) {
+            r.size = r.data.size() + size_t(n);
+            r.too_large = true;
+            r.data.clear();
+            return r;
+        }
+        r.data.append(buf, size_t(n));
+    }
+    r.size = r.data.size();
+    return r;
+}
+
+std::string path_inside(const std::string& dir, const std::string& relative, std::string* why) {
+    if (relative.empty()) {
+        *why = "the path is empty";
+        return "";
+    }
+    if (relative.find('\0') != std::string::npos) {
+        *why = "the path contains a NUL byte";
+        return "";
+    }
+    if (relative[0] == '/') {
+        *why = "the path is absolute";
+        return "";
+    }
+    for (size_t b = 0; b <= relative.size();) {
+        size_t e = relative.find('/', b);
+        if (e == std::string::npos) e = relative.size();
+        if (relative.compare(b, e - b, "..") == 0 && e - b == 2) {
+            *why = "the path has a '..' component";
+            return "";
+        }
+        b = e + 1;
+    }
+    char root[PATH_MAX], file[PATH_MAX];
+    std::string base = dir.empty() ? "." : dir;
+    std::string joined = join_path(base, relative);
+    // What does not resolve cannot be opened either: reading it then fails
+    // with the usual message naming the path.
+    if (!::realpath(base.c_str(), root) || !::realpath(joined.c_str(), file)) return joined;
+    std::string r = root, f = file;
+    if (r != "/" && (f.size() <= r.size() || f.compare(0, r.size(), r) != 0 || f[r.size()] != '/')) {
+        *why = "it leads out of its folder (through a symbolic link)";
+        return "";
+    }
+    return f;
 }
 
 void write_file_atomic(const std::string& path, const std::string& data) {

@@ -1,12 +1,33 @@
 // Small file helpers with error messages that name the path.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace kb {
 
 // Reads a whole file; throws kb::Error(KB_ERR_IO) naming the path and errno.
+// For files a caller names, use read_regular_file.
 std::string read_file(const std::string& path);
+
+// Reads a regular file of at most `max_bytes`. A device (/dev/zero), a FIFO,
+// a socket or a directory is refused before a byte is read, so a path can
+// neither block the caller nor feed it endless data; so is a file past the
+// limit (`too_large` set, `data` empty). Throws kb::Error(KB_ERR_IO) naming
+// the path for anything but a readable regular file.
+struct FileRead {
+    std::string data;
+    uint64_t size = 0;  // the size found (past the limit when too_large)
+    bool too_large = false;
+};
+FileRead read_regular_file(const std::string& path, uint64_t max_bytes);
+
+// Resolves `relative` inside folder `dir` ("" for the current directory):
+// it must not be absolute nor have a ".." component, and the file it names,
+// once symbolic links are followed, must lie inside `dir`. Returns the path
+// to open (as joined, when it does not resolve: opening it then fails with
+// the usual message naming it), or "" with *why saying which rule it broke.
+std::string path_inside(const std::string& dir, const std::string& relative, std::string* why);
 // Writes through a temporary file and rename(), so concurrent readers of a
 // cache never see half a file.
 void write_file_atomic(const std::string& path, const std::string& data);

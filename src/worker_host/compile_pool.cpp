@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/units.h"
 #include "worker_host/deadlines.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_backend.h"
@@ -29,11 +30,12 @@ size_t default_workers() {
 CompilePool::CompilePool(WorkerSettings settings, CompilerConfig config, size_t max_workers, double deadline_s)
     : settings_(std::move(settings)),
       max_workers_(max_workers ? max_workers : default_workers()),
-      deadline_s_(deadline_s > 0 ? deadline_s : DeadlinePolicy::kCompileS) {
-    Json c;
-    c["cuda_home"] = config.cuda_home;
-    c["cache_dir"] = config.cache_dir;
-    settings_.hello_extra["compiler"] = c;
+      // Past the compiler's own wall-clock limit, whose message is more precise.
+      deadline_s_(deadline_s > 0 ? deadline_s
+                  : config.timeout_s > 0 ? config.timeout_s + 30
+                                         : DeadlinePolicy::kCompileS),
+      memory_bytes_(config.process_limits.memory_bytes) {
+    settings_.hello_extra["compiler"] = wire::compiler_config_to_json(config);
     settings_.standby = false;  // compile workers start on demand; they hold no device
     settings_.spawn.device = -1;
 }
@@ -106,7 +108,9 @@ CompiledImage CompilePool::build(const CompileRequest& request) {
             throw CompileError(name + ": the compiler crashed on this code (its process " + o.detail +
                                    (o.last_words.empty() ? "" : " while " + o.last_words) +
                                    "); kbench contained it in a compile worker. It is a compiler bug this code "
-                                   "triggers: rewrite the construct it chokes on",
+                                   "triggers, or the code needs more than the compile worker's memory limit (" +
+                                   (memory_bytes_ ? format_bytes(memory_bytes_) : std::string("none")) +
+                                   ", kb_limits.compile_memory_bytes): rewrite the construct it chokes on",
                                "");
         case Outcome::Kind::garbled:
             fail(KB_ERR_WORKER, "a kbench compile worker (pid " + std::to_string(o.pid) +

@@ -50,6 +50,7 @@ private:
     WorkerSettings settings_;
     size_t max_workers_;
     double deadline_s_;
+    uint64_t memory_bytes_ = 0;  // the compile workers' memory limit, for messages
     mutable std::mutex mutex_;
     std::condition_variable idle_cv_;
     std::vector<std::unique_ptr<Supervisor>> all_;

@@ -18,6 +18,7 @@
 #include "exec/fault.h"
 #include "util/error.h"
 #include "ipc/pidfd.h"
+#include "ipc/process_limits.h"
 #include "protocol/wire.h"
 
 namespace kb {
@@ -325,9 +326,16 @@ Json WorkerServer::hello(const Json& req) {
                                 std::to_string(version) + " (protocol " + std::to_string(protocol) +
                                 "); use the kbench-worker installed with the library");
     if (req.contains("compiler")) {
-        const Json& c = req["compiler"];
-        compiler_config_.cuda_home = c.value("cuda_home", "");
-        compiler_config_.cache_dir = c.value("cache_dir", "");
+        compiler_config_ = wire::compiler_config_from_json(req["compiler"]);
+        // A compile worker runs NVRTC on untrusted code in this process: the
+        // compile memory limit holds for it too (never for a device worker,
+        // whose CUDA context reserves far more address space than it uses).
+        if (opts_.device < 0) {
+            ProcessLimits self;
+            self.memory_bytes = compiler_config_.process_limits.memory_bytes;
+            std::string err = apply_process_limits(self);
+            if (!err.empty()) fail(KB_ERR_WORKER, "a compile worker could not limit its memory: " + err);
+        }
     }
     auto t0 = Clock::now();
     Json out;
@@ -395,7 +403,8 @@ TaskPtr WorkerServer::task_of(const wire::Frame& req, std::vector<std::string>* 
     if (t.contains("json")) {
         // Keyed by the host's hash, whatever re-normalising here would give:
         // it is the name both sides use.
-        TaskPtr task = load_task_json(t["json"].get<std::string>(), "");
+        // The host checked the task against its caller's limits already.
+        TaskPtr task = load_task_json(t["json"].get<std::string>(), "", Limits::trusted());
         put(tasks_, hash, task, kMaxTasks);
         return task;
     }

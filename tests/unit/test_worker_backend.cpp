@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/context.h"
+#include "ipc/process_limits.h"
 #include "engine/verdict.h"
 #include "kbench.h"
 #include "task/task.h"
@@ -259,4 +260,26 @@ TEST(WorkerContext, DefaultCompileOnlyContextStaysInProcess) {
     ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
     EXPECT_EQ(Json::parse(kb_context_json(c))["compile_isolation"], "in_process");
     kb_context_destroy(c);
+}
+
+TEST(CompilePool, CompileWorkersRunUnderTheCompileMemoryLimit) {
+    if (!kb::address_space_limit_usable()) GTEST_SKIP() << "a sanitizer build cannot cap its address space";
+    WorkerSettings s;
+    s.spawn.executable = worker_path();
+    CompilerConfig c;
+    c.cuda_home = default_cuda_home();
+    // NVRTC parses CUB's headers in a few hundred MiB (it compiles at 400);
+    // at 300 MiB the compile worker's own limit stops it, in that process.
+    c.process_limits.memory_bytes = uint64_t(300) << 20;
+    CompilePool p(s, c, 1);
+    try {
+        p.build(ptx_request("#include <cub/cub.cuh>\n" + std::string(kVectorAdd)));
+        FAIL() << "compiled";
+    } catch (const CompileError& e) {
+        EXPECT_TRUE(has(e.what(), "compile memory limit of 300 MiB")) << e.what();
+        EXPECT_TRUE(has(e.what(), "kb_limits.compile_memory_bytes")) << e.what();
+    }
+    // The host is untouched and the worker goes on with small compiles.
+    EXPECT_TRUE(has(p.build(ptx_request(kVectorAdd)).bytes, ".entry"));
+    EXPECT_EQ(kb::own_address_space_limit(), 0u);
 }

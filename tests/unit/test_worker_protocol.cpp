@@ -152,6 +152,7 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     r.triton.num_warps = 8;
     r.triton.num_stages = 2;
     r.triton.num_ctas = 2;
+    r.headers = {{"common.cuh", "#define A 1\n"}, {"detail/b.cuh", std::string("\xff\0bytes", 7)}};
     std::vector<std::string> blobs;
     Json j = compile_request_to_json(r, &blobs);
     CompileRequest b = compile_request_from_json(Json::parse(j.dump()), blobs);
@@ -173,6 +174,26 @@ TEST(WorkerWire, CompileRequestRoundTripsEveryField) {
     ASSERT_EQ(b.triton.args.size(), 3u);
     EXPECT_EQ(b.triton.args[0].name, "x");
     EXPECT_EQ(b.triton.constexprs, r.triton.constexprs);
+    ASSERT_EQ(b.headers.size(), 2u);
+    EXPECT_EQ(b.headers[1].name, "detail/b.cuh");
+    EXPECT_EQ(b.headers[1].text, r.headers[1].text);
+}
+
+TEST(WorkerWire, CompilerConfigRoundTripsEveryField) {
+    kb::CompilerConfig c;
+    c.cuda_home = "/opt/cuda";
+    c.cache_dir = "/tmp/cache";
+    c.timeout_s = 12.5;
+    c.process_limits.memory_bytes = uint64_t(3) << 30;
+    c.process_limits.cpu_s = 42;
+    c.process_limits.file_bytes = 12345;
+    kb::CompilerConfig b = kb::wire::compiler_config_from_json(Json::parse(kb::wire::compiler_config_to_json(c).dump()));
+    EXPECT_EQ(b.cuda_home, c.cuda_home);
+    EXPECT_EQ(b.cache_dir, c.cache_dir);
+    EXPECT_EQ(b.timeout_s, c.timeout_s);
+    EXPECT_EQ(b.process_limits.memory_bytes, c.process_limits.memory_bytes);
+    EXPECT_EQ(b.process_limits.cpu_s, c.process_limits.cpu_s);
+    EXPECT_EQ(b.process_limits.file_bytes, c.process_limits.file_bytes);
 }
 
 TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {

@@ -83,7 +83,51 @@ pub const KB_ISOLATION_WORKER: kb_isolation = 2;
 
 pub const KB_DEVICE_NONE: c_int = -1;
 
-pub const KB_CONTEXT_OPTIONS_VERSION: c_uint = 1;
+// --- limits (docs/limits.md) --------------------------------------------------------
+
+pub const KB_LIMITS_VERSION: c_uint = 1;
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct kb_limits {
+    pub version: c_uint,
+    pub max_document_bytes: u64,
+    pub max_json_depth: c_uint,
+    pub max_source_bytes: u64,
+    pub max_headers: c_uint,
+    pub max_dims: c_uint,
+    pub max_cases: c_uint,
+    pub max_args: c_uint,
+    pub max_launch_steps: c_uint,
+    pub max_kernel_args: c_uint,
+    pub max_scratch: c_uint,
+    pub max_expression_chars: c_uint,
+    pub max_expression_depth: c_uint,
+    pub compile_memory_bytes: u64,
+    pub compile_cpu_s: c_double,
+    pub compile_wall_s: c_double,
+    pub compile_file_bytes: u64,
+}
+pub const KB_LIMITS_INIT: kb_limits = kb_limits {
+    version: KB_LIMITS_VERSION,
+    max_document_bytes: 0,
+    max_json_depth: 0,
+    max_source_bytes: 0,
+    max_headers: 0,
+    max_dims: 0,
+    max_cases: 0,
+    max_args: 0,
+    max_launch_steps: 0,
+    max_kernel_args: 0,
+    max_scratch: 0,
+    max_expression_chars: 0,
+    max_expression_depth: 0,
+    compile_memory_bytes: 0,
+    compile_cpu_s: 0.0,
+    compile_wall_s: 0.0,
+    compile_file_bytes: 0,
+};
+
+pub const KB_CONTEXT_OPTIONS_VERSION: c_uint = 2;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct kb_context_options {
@@ -96,6 +140,7 @@ pub struct kb_context_options {
     pub worker_path: *const c_char,
     pub timeout_s: c_double,
     pub flags: c_uint,
+    pub limits: *const kb_limits,
 }
 pub const KB_CONTEXT_EMIT_PTX: c_uint = 0x1;
 pub const KB_CONTEXT_NO_NVCC_FALLBACK: c_uint = 0x2;
@@ -109,6 +154,7 @@ pub const KB_CONTEXT_OPTIONS_INIT: kb_context_options = kb_context_options {
     worker_path: ptr::null(),
     timeout_s: 0.0,
     flags: 0,
+    limits: ptr::null(),
 };
 
 // --- compilation -----------------------------------------------------------------------
@@ -239,7 +285,13 @@ extern "C" {
     pub fn kb_context_destroy(ctx: *mut kb_context);
     pub fn kb_context_json(ctx: *const kb_context) -> *const c_char;
 
+    pub fn kb_limits_init(limits: *mut kb_limits, version: c_uint) -> kb_status;
     pub fn kb_load_task(source: *const c_char, out: *mut *mut kb_task) -> kb_status;
+    pub fn kb_load_task_with_limits(
+        source: *const c_char,
+        limits: *const kb_limits,
+        out: *mut *mut kb_task,
+    ) -> kb_status;
     pub fn kb_task_destroy(task: *mut kb_task);
     pub fn kb_task_name(task: *const kb_task) -> *const c_char;
     pub fn kb_task_case_count(task: *const kb_task) -> c_int;

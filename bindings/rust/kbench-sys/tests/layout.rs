@@ -32,7 +32,27 @@ fn rust_layout() -> Vec<String> {
         cuda_home,
         worker_path,
         timeout_s,
-        flags
+        flags,
+        limits
+    }));
+    l.extend(layout!(kb_limits {
+        version,
+        max_document_bytes,
+        max_json_depth,
+        max_source_bytes,
+        max_headers,
+        max_dims,
+        max_cases,
+        max_args,
+        max_launch_steps,
+        max_kernel_args,
+        max_scratch,
+        max_expression_chars,
+        max_expression_depth,
+        compile_memory_bytes,
+        compile_cpu_s,
+        compile_wall_s,
+        compile_file_bytes
     }));
     l.extend(layout!(kb_candidate {
         version,

@@ -1,0 +1,32 @@
+// Resource limits for a process kbench starts (a compiler, a compile
+// worker): the kernel enforces them with setrlimit, so a process that would
+// eat the machine's memory, spin forever or fill the disk is stopped by the
+// kernel, not by kbench noticing in time. Children inherit them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+struct ProcessLimits {
+    uint64_t memory_bytes = 0;  // RLIMIT_AS (address space); 0: none
+    double cpu_s = 0;           // RLIMIT_CPU, per process (each child has its own); 0: none
+    uint64_t file_bytes = 0;    // RLIMIT_FSIZE, the largest file it may write; 0: none
+    bool any() const { return memory_bytes || cpu_s > 0 || file_bytes; }
+};
+
+// Applies `limits` to the calling process (a worker limiting itself at start).
+// Returns "" or what failed.
+std::string apply_process_limits(const ProcessLimits& limits);
+
+// False in a sanitizer build of kbench itself, whose processes reserve
+// terabytes of shadow address space: apply_process_limits then leaves the
+// address space alone (processes it spawns, such as nvcc, are still capped).
+bool address_space_limit_usable();
+
+// The calling process's own address-space limit in bytes (0: none), so a
+// compile that ran out of memory under it can say so.
+uint64_t own_address_space_limit();
+
+}  // namespace kb
