@@ -85,13 +85,16 @@ std::string describe_wait_status(int status) {
 }
 
 std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
-    const std::string fix = "; set kb_context_options.worker_path or $KBENCH_WORKER to the kbench-worker built with "
-                            "this library, or use KB_ISOLATION_IN_PROCESS for trusted kernels";
+    const std::string fix = !opts.fix.empty() ? "; " + opts.fix
+                            : "; set kb_context_options.worker_path or $KBENCH_WORKER to the kbench-worker built with "
+                              "this library, or use KB_ISOLATION_IN_PROCESS for trusted kernels";
+    const bool custom = !opts.command.empty();
+    const std::string program = custom ? opts.command[0] : opts.executable;
     int sv[2];
     // Close-on-exec on both ends: a process another thread of the host starts
     // meanwhile must not inherit them (the worker would never see EOF).
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        fail(KB_ERR_WORKER, std::string("cannot create the socket pair for a kbench worker: ") + std::strerror(errno));
+        fail(KB_ERR_WORKER, "cannot create the socket pair for a " + opts.what + ": " + std::strerror(errno));
     // dup2 onto another number clears close-on-exec on the copy the worker gets.
     const int child_fd = sv[1] == 3 ? 4 : 3;
 
@@ -103,6 +106,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     // may be a JSON stream); the worker keeps the host's stderr for its own
     // rare diagnostics.
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (!opts.stderr_file.empty())
+        posix_spawn_file_actions_addopen(&fa, 2, opts.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -120,8 +125,10 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
         sigaddset(&defaults, s);
     posix_spawnattr_setsigdefault(&attr, &defaults);
 
-    std::vector<std::string> args = {opts.executable, "--fd", std::to_string(child_fd), "--parent",
-                                     std::to_string(::getpid())};
+    std::vector<std::string> args = custom ? opts.command : std::vector<std::string>{opts.executable};
+    for (std::string a : {std::string("--fd"), std::to_string(child_fd), std::string("--parent"),
+                          std::to_string(::getpid())})
+        args.push_back(std::move(a));
     if (opts.device >= 0) {
         args.push_back("--device");
         args.push_back(std::to_string(opts.device));
@@ -129,6 +136,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
         args.push_back("--no-device");
     }
     if (opts.test_hooks) args.push_back("--test-hooks");
+    args.insert(args.end(), opts.extra_args.begin(), opts.extra_args.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(&a[0]);
     argv.push_back(nullptr);
@@ -137,13 +145,16 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     // posix_spawn, not fork: the host may be huge and multithreaded (a
     // trainer with a framework's threads); vfork-style spawning copies no
     // page tables and runs no atfork handlers.
-    int rc = ::posix_spawn(&pid, opts.executable.c_str(), &fa, &attr, argv.data(), environ);
+    // A command's program is looked up on PATH (posix_spawnp) unless it names a path.
+    int rc = custom && program.find('/') == std::string::npos
+                 ? ::posix_spawnp(&pid, program.c_str(), &fa, &attr, argv.data(), environ)
+                 : ::posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     ::close(sv[1]);
     if (rc != 0) {
         ::close(sv[0]);
-        fail(KB_ERR_WORKER, "cannot start the kbench worker '" + opts.executable + "': " + std::strerror(rc) + fix);
+        fail(KB_ERR_WORKER, "cannot start the " + opts.what + " '" + program + "': " + std::strerror(rc) + fix);
     }
     // Non-blocking: a worker that stops reading must not stall a write past its deadline.
     ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);

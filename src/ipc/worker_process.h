@@ -25,6 +25,20 @@ struct SpawnOptions {
     std::string executable;   // the kbench-worker binary
     int device = -1;          // CUDA ordinal the worker will own; -1: none (compile and test workers)
     bool test_hooks = false;  // accept Msg::test and "test_fault" (tests only)
+    // Another program that speaks the same frames (the Triton compile worker:
+    // {"python3", "-B", ".../compile_worker.py"}) instead of `executable`.
+    // command[0] is searched on PATH when it has no '/'. The usual flags
+    // (--fd, --parent, --device/--no-device, --test-hooks) follow it, then
+    // `extra_args`.
+    std::vector<std::string> command;
+    std::vector<std::string> extra_args;
+    // For errors: what the process is, and how to fix a failed start ("" for
+    // the kbench-worker advice).
+    std::string what = "kbench worker";
+    std::string fix;
+    // Non-empty: the process's stderr goes to this file (created or
+    // truncated) instead of the host's.
+    std::string stderr_file;
 };
 
 struct Outcome {

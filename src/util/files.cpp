@@ -5,8 +5,12 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
 
 #include "util/error.h"
 
@@ -70,6 +74,32 @@ void make_dirs(const std::string& path) {
         if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
             fail(KB_ERR_IO, "cannot create directory '" + partial + "': " + std::strerror(errno));
     }
+}
+
+std::string make_temp_dir(const std::string& prefix) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data()))
+        fail(KB_ERR_IO, "cannot create a temporary folder " + tmpl + ": " + std::strerror(errno) +
+                            "; set TMPDIR to a writable folder");
+    return buf.data();
+}
+
+void remove_tree(const std::string& path) {
+    if (DIR* d = ::opendir(path.c_str())) {
+        while (dirent* e = ::readdir(d)) {
+            std::string n = e->d_name;
+            if (n == "." || n == "..") continue;
+            std::string p = path + "/" + n;
+            struct stat st;
+            if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(p);
+            else ::unlink(p.c_str());
+        }
+        ::closedir(d);
+    }
+    ::rmdir(path.c_str());
 }
 
 }  // namespace kb

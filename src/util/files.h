@@ -17,5 +17,11 @@ std::string dirname_of(const std::string& path);
 std::string join_path(const std::string& dir, const std::string& name);
 // Creates a directory and its parents; throws KB_ERR_IO on failure.
 void make_dirs(const std::string& path);
+// A fresh private folder $TMPDIR/<prefix>XXXXXX (or under /tmp); throws
+// KB_ERR_IO when it cannot be made.
+std::string make_temp_dir(const std::string& prefix);
+// Removes a folder and everything in it (symbolic links are removed, never
+// followed); quietly does what it can.
+void remove_tree(const std::string& path);
 
 }  // namespace kb
