@@ -14,6 +14,7 @@ const char* language_name(Language l) {
         case Language::ptx: return "ptx";
         case Language::cubin: return "cubin";
         case Language::triton: return "triton";
+        case Language::python: return "python";
     }
     return "?";
 }
@@ -22,7 +23,8 @@ namespace taskjson {
 
 namespace {
 
-constexpr Language kLanguages[] = {Language::cuda, Language::ptx, Language::cubin, Language::triton};
+constexpr Language kLanguages[] = {Language::cuda, Language::ptx, Language::cubin, Language::triton,
+                                   Language::python};
 
 bool is_binary(Language l) { return l == Language::cubin || l == Language::triton; }
 
@@ -30,6 +32,7 @@ const char* extension(Language l) {
     switch (l) {
         case Language::cuda: return ".cu";
         case Language::ptx: return ".ptx";
+        case Language::python: return ".py";
         default: return ".cubin";
     }
 }
@@ -55,12 +58,12 @@ Language read_language(const Json& obj, const std::string& path) {
     const Json* v = find(obj, "language");
     if (!v) return Language::cuda;
     const std::string p = child_path(path, "language");
-    const std::string expected = "expected one of: cuda, ptx, cubin, triton";
+    const std::string expected = "expected one of: cuda, ptx, cubin, triton, python";
     std::string name = as_string(*v, p, expected);
     for (Language l : kLanguages)
         if (name == language_name(l)) return l;
     std::string hint;
-    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton"})) hint = "did you mean '" + *near + "'? ";
+    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton", "python"})) hint = "did you mean '" + *near + "'? ";
     fail_at(p, "unknown language '" + name + "'", hint + expected);
 }
 
