@@ -145,6 +145,7 @@ kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
         case KB_LANG_PTX: in->language = kb::Language::ptx; in->language_given = true; break;
         case KB_LANG_CUBIN: in->language = kb::Language::cubin; in->language_given = true; break;
         case KB_LANG_TRITON: in->language = kb::Language::triton; in->language_given = true; break;
+        case KB_LANG_PYTHON: in->language = kb::Language::python; in->language_given = true; break;
         default: return set_error(KB_ERR_INVALID_ARGUMENT, "kb_candidate.language is not a kb_language value");
     }
     if (c->code) {
@@ -420,8 +421,14 @@ kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* can
         kb::ScoreOptions so;
         if (opts) {
             if (kb_status s = check_version<kb_score_options>(opts->version)) return s;
+            kb_score_options o = kb::capi::read_versioned(opts, kb_score_options KB_SCORE_OPTIONS_INIT);
+            opts = &o;
             s = check_time_options(&opts->timing);
             if (s != KB_OK) return s;
+            if (opts->protocol) so.protocol = opts->protocol;
+            if (opts->torch_compute) so.torch_compute = opts->torch_compute;
+            so.timing_given = opts->timing.budget_ms > 0 || opts->timing.warmup_ms > 0 || opts->timing.min_samples ||
+                              opts->timing.max_samples;
             so.seed = opts->seed;
             so.correctness_runs = opts->correctness_runs;  // 0: kbench's default (see score.cpp)
             so.skip_timing = (opts->flags & KB_SCORE_SKIP_TIMING) != 0;

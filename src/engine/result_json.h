@@ -20,6 +20,8 @@ Json to_json(const CompareResult& r);
 Json to_json(const TimeResult& r);
 Json to_json(const CompileFacts& c);
 Json to_json(const ScoreResult& r);
+Json to_json(const ProgramAttribution& a);
+Json to_json(const ProgramFacts& p);
 // kb_kernel_json: compile facts and the launch plan.
 Json kernel_json(const Kernel& k);
 
