@@ -12,6 +12,7 @@
 #include "compiler/compiler.h"
 #include "engine/backend.h"
 #include "engine/options.h"
+#include "engine/program_reference_cache.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -45,7 +46,14 @@ public:
                           unsigned runs = 1);
     TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
     // Compile, check every case, time against the baseline, recheck, verdict.
+    // A task whose reference is Python takes program candidates (score_program).
     ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    // A program candidate (Python source) against a Python reference, under
+    // the protocol opts.protocol names (docs/programs.md; program_score.cpp).
+    ScoreResult score_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    // The Python workers, started on first use. Throws kb::Error
+    // (KB_ERR_WORKER, KB_ERR_NOT_FOUND, KB_ERR_NO_DEVICE) when they cannot start.
+    ProgramBackend& program_backend();
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per task).
@@ -61,6 +69,9 @@ private:
     Json info_;
     std::mutex bind_mutex_;
     std::map<std::string, TaskBinding> bindings_;  // by task hash
+    Isolation isolation_;                          // kept: the program backend starts on first use
+    std::unique_ptr<ProgramBackend> programs_;
+    ProgramReferenceCache program_references_;
 };
 
 }  // namespace kb

@@ -49,6 +49,13 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
 }  // namespace
 
 ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
+    if (task->python) return score_program(task, in, opts);
+    if (!opts.protocol.empty() && opts.protocol != "strict")
+        fail(KB_ERR_INVALID_ARGUMENT, "the '" + opts.protocol + "' protocol applies to program candidates (tasks whose "
+                                      "reference is Python); task '" + task->name + "' has a CUDA reference");
+    if (!opts.torch_compute.empty())
+        fail(KB_ERR_INVALID_ARGUMENT, "torch_compute applies to program candidates; task '" + task->name +
+                                          "' has a CUDA reference");
     auto t0 = Clock::now();
     const Task& t = *task;
     ScoreResult res;
