@@ -16,11 +16,12 @@ from . import capi
 from .capi import KbenchError
 from .context import Context
 from .kernel import Kernel
+from .programs import problem_task, score_program
 from .result import Result
 from .task import Task
 
 __all__ = ["Context", "Task", "Kernel", "Result", "KbenchError", "Status", "DEVICE_NONE",
-           "device_count", "version"]
+           "device_count", "version", "score_program", "problem_task"]
 
 #: The device ordinal of a compile-only context.
 DEVICE_NONE = capi.KB_DEVICE_NONE

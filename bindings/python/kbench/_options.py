@@ -13,6 +13,7 @@ LANGUAGES = {
     "ptx": capi.KB_LANG_PTX,
     "cubin": capi.KB_LANG_CUBIN,
     "triton": capi.KB_LANG_TRITON,
+    "python": capi.KB_LANG_PYTHON,
 }
 TIME_MODES = {"cold": capi.KB_TIME_COLD, "hot": capi.KB_TIME_HOT}
 ISOLATIONS = {
@@ -63,9 +64,13 @@ def fill_time_options(o, task, case=None, mode="cold", against_baseline=False, b
     return o
 
 
-def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, **timing):
-    """A kb_score_options; `timing` takes fill_time_options' keywords."""
+def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, protocol=None,
+                  torch_compute=None, **timing):
+    """A kb_score_options; `timing` takes fill_time_options' keywords;
+    `protocol` and `torch_compute` apply to program candidates."""
     o = capi.kb_score_options()
+    o.protocol = protocol
+    o.torch_compute = torch_compute
     o.seed = int(seed)
     o.correctness_runs = int(correctness_runs)
     o.flags = (capi.KB_SCORE_SKIP_TIMING if skip_timing else 0) | (0 if recheck else capi.KB_SCORE_NO_RECHECK)
