@@ -2,7 +2,7 @@
 """kbench's Python worker for program candidates (docs/programs.md).
 
 A process the C core starts and supervises like kbench-worker (watchdog,
-deadline per request, respawn): src/worker_host/program_backend.cpp. It runs
+deadline per request, respawn): src/worker_host/program_workers.cpp. It runs
 Python with torch (and triton when installed) on one device and answers KBW1
 frames (kbench_frames.py) on the socket it is given. Two of them serve a
 context: the *reference* worker runs the problem's own code (Model) and the
