@@ -98,6 +98,15 @@ class Worker:
             self.torch_error = "cannot import torch (%s: %s)" % (type(e).__name__, e)
             return
         self.torch = torch
+        try:
+            # Importing torch._dynamo replaces torch.manual_seed with a wrapper
+            # (seen with torch 2.15), and it is imported lazily, by the first
+            # dispatch mode or torch.compile: import it now, before the
+            # integrity snapshot, so that only a candidate's own replacements
+            # count.
+            import torch._dynamo  # noqa: F401
+        except Exception:
+            pass
         if want_device >= 0:
             if not torch.cuda.is_available():
                 self.torch_error = "torch %s sees no CUDA device" % torch.__version__
