@@ -444,8 +444,11 @@ class Worker:
                 module = self.problem_module(h, ref, case)
                 tensors, descs = self.make_inputs(h, ref, case, seed_spec, mode)
                 model = self.model(h, ref, case, who, doc.get("model_seed", 42))
-                clone = bool(doc.get("clone_inputs", True))
-                args = [x.clone() if clone and isinstance(x, self.torch.Tensor) else x for x in tensors]
+                # A run is one call: its inputs are always a copy of the
+                # cached ones, so a call that edits its inputs (which the
+                # checksums after it catch) cannot change what later runs
+                # and later candidates get. clone_inputs matters for timing.
+                args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
         except CandidateFailure as e:
             result["error"] = {"stage": e.stage, "message": str(e)}
             return result, []
@@ -550,6 +553,10 @@ class Worker:
             model = self.model(h, ref, case, who, doc.get("model_seed", 42))
             warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
             timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
+            # The cached inputs stay untouched: without clone_inputs (KernelBench
+            # reuses the same objects for every call) the calls share one copy.
+            warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
+            timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
         except CandidateFailure as e:
             return {"error": {"stage": e.stage, "message": str(e)}}
         except Exception as e:
