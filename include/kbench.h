@@ -114,8 +114,11 @@ typedef enum kb_verdict {
     KB_VERDICT_OUTPUT_NOT_WRITTEN = 7, /* output elements still hold the poison pattern */
     KB_VERDICT_OUT_OF_BOUNDS_WRITE = 8,/* a guard zone around a buffer changed */
     KB_VERDICT_NONDETERMINISTIC = 9,   /* repeated runs on the same inputs disagree */
-    KB_VERDICT_NO_CODE = 10            /* a model's answer holds no code that can be scored, or only
+    KB_VERDICT_NO_CODE = 10,           /* a model's answer holds no code that can be scored, or only
                                           ambiguous code (docs/batch.md, answer extraction) */
+    KB_VERDICT_POLICY_VIOLATION = 11   /* a program candidate broke a rule of the task or the protocol: torch
+                                          compute where forbidden, kernels it defines that never run (a decoy),
+                                          timers replaced, threads left running (docs/programs.md) */
 } kb_verdict;
 
 /* "pass", "compile_error", ... as used in the JSON. Never NULL. */
@@ -265,7 +268,9 @@ typedef enum kb_language {
     KB_LANG_CUBIN = 3,  /* a cubin (ELF) image for this device */
     KB_LANG_TRITON = 4, /* Python source with @triton.jit kernels, compiled by Triton (docs/triton.md);
                            with `metadata_json` set: a Triton-compiled cubin, as KB_LANG_TRITON_BINARY */
-    KB_LANG_TRITON_BINARY = 5 /* a cubin Triton compiled; `metadata_json` holds Triton's metadata */
+    KB_LANG_TRITON_BINARY = 5, /* a cubin Triton compiled; `metadata_json` holds Triton's metadata */
+    KB_LANG_PYTHON = 6  /* a program candidate: a Python module (KernelBench's ModelNew, TritonBench's
+                           functions) scored against a task whose reference is Python (docs/programs.md) */
 } kb_language;
 
 #define KB_CANDIDATE_VERSION 1
@@ -361,17 +366,21 @@ KB_API kb_status kb_time(kb_context* ctx, const kb_task* task, const kb_kernel* 
  * error) and verdict none. Needs no device: a compile-only context takes it. */
 #define KB_SCORE_COMPILE_ONLY 0x4u
 
-#define KB_SCORE_OPTIONS_VERSION 1
+#define KB_SCORE_OPTIONS_VERSION 2
 typedef struct kb_score_options {
     unsigned version;            /* KB_SCORE_OPTIONS_VERSION */
     uint64_t seed;               /* seed of the correctness inputs; 0: the fixed default */
     unsigned correctness_runs;   /* runs per case; >1 also checks determinism; 0: two runs at
-                                    cases whose buffers total <= 64 MiB, one at larger ones */
+                                    cases whose buffers total <= 64 MiB, one at larger ones.
+                                    Program candidates: the kernelbench protocol's trials (0: 5) */
     unsigned flags;              /* KB_SCORE_* bits */
     kb_time_options timing;      /* against_baseline is implied */
+    /* version 2: program candidates (docs/programs.md) */
+    const char* protocol;        /* "strict" (NULL: the default) or "kernelbench" */
+    const char* torch_compute;   /* "allow", "report" or "forbid"; NULL: the task's rule */
 } kb_score_options;
 
-#define KB_SCORE_OPTIONS_INIT { KB_SCORE_OPTIONS_VERSION, 0u, 0u, 0u, KB_TIME_OPTIONS_INIT }
+#define KB_SCORE_OPTIONS_INIT { KB_SCORE_OPTIONS_VERSION, 0u, 0u, 0u, KB_TIME_OPTIONS_INIT, NULL, NULL }
 KB_API kb_status kb_score_options_init(kb_score_options* opts, unsigned version);
 
 /* The one call an RL loop wants: compile, check every case, time against the

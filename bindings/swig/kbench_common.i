@@ -119,7 +119,11 @@ static char* kb_swig_strdup(const char* s) {
         if (o) *o = init;
         return o;
     }
-    ~kb_score_options() { free($self); }
+    ~kb_score_options() {
+        free((char*)$self->protocol);
+        free((char*)$self->torch_compute);
+        free($self);
+    }
 }
 
 %extend kb_batch_options {

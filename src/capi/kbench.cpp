@@ -68,6 +68,7 @@ kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
             in->language_given = true;
             break;
         case KB_LANG_TRITON_BINARY: in->language = kb::Language::triton_binary; in->language_given = true; break;
+        case KB_LANG_PYTHON: in->language = kb::Language::python; in->language_given = true; break;
         default: return set_error(KB_ERR_INVALID_ARGUMENT, "kb_candidate.language is not a kb_language value");
     }
     if (c->code) {
@@ -82,20 +83,26 @@ kb_status candidate_input(const kb_candidate* c, kb::CandidateInput* in) {
     return KB_OK;
 }
 
-kb_status score_options(const kb_task* task, const kb_score_options* opts, kb::ScoreOptions* so) {
-    if (!opts) return KB_OK;
-    if (kb_status s = check_version<kb_score_options>(opts->version)) return s;
-    if (kb_status s = check_time_options(&opts->timing)) return s;
+kb_status score_options(const kb_task* task, const kb_score_options* given, kb::ScoreOptions* so) {
+    if (!given) return KB_OK;
+    if (kb_status s = check_version<kb_score_options>(given->version)) return s;
+    // The caller's version, with the fields it lacks at their defaults.
+    const kb_score_options o = read_versioned(given, kb_score_options KB_SCORE_OPTIONS_INIT);
+    if (kb_status s = check_time_options(&o.timing)) return s;
     const unsigned known = KB_SCORE_SKIP_TIMING | KB_SCORE_NO_RECHECK | KB_SCORE_COMPILE_ONLY;
-    if (opts->flags & ~known)
+    if (o.flags & ~known)
         return set_error(KB_ERR_INVALID_ARGUMENT, "kb_score_options.flags has bits this library does not know (" +
-                                                      std::to_string(opts->flags & ~known) + "); use KB_SCORE_* values");
-    so->seed = opts->seed;
-    so->correctness_runs = opts->correctness_runs;  // 0: kbench's default (see score.cpp)
-    so->skip_timing = (opts->flags & KB_SCORE_SKIP_TIMING) != 0;
-    so->recheck = (opts->flags & KB_SCORE_NO_RECHECK) == 0;
-    so->compile_only = (opts->flags & KB_SCORE_COMPILE_ONLY) != 0;
-    so->timing = time_request(&opts->timing);
+                                                      std::to_string(o.flags & ~known) + "); use KB_SCORE_* values");
+    if (o.protocol) so->protocol = o.protocol;
+    if (o.torch_compute) so->torch_compute = o.torch_compute;
+    so->timing_given =
+        o.timing.budget_ms > 0 || o.timing.warmup_ms > 0 || o.timing.min_samples || o.timing.max_samples;
+    so->seed = o.seed;
+    so->correctness_runs = o.correctness_runs;  // 0: kbench's default (see score.cpp)
+    so->skip_timing = (o.flags & KB_SCORE_SKIP_TIMING) != 0;
+    so->recheck = (o.flags & KB_SCORE_NO_RECHECK) == 0;
+    so->compile_only = (o.flags & KB_SCORE_COMPILE_ONLY) != 0;
+    so->timing = time_request(&o.timing);
     if (so->timing.case_index != -1) return check_case(task, so->timing.case_index);
     return KB_OK;
 }

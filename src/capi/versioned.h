@@ -42,7 +42,8 @@ template <>
 struct Versions<kb_score_options> {
     static constexpr const char* name = "kb_score_options";
     static constexpr const char* init = "KB_SCORE_OPTIONS_INIT";
-    static constexpr size_t sizes[] = {0, sizeof(kb_score_options)};
+    // v2 appended protocol and torch_compute.
+    static constexpr size_t sizes[] = {0, offsetof(kb_score_options, protocol), sizeof(kb_score_options)};
 };
 template <>
 struct Versions<kb_candidate> {

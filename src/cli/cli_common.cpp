@@ -156,6 +156,12 @@ kb_score_options score_options(const Args& a) {
     o.timing.mode = a.has("--hot") ? KB_TIME_HOT : KB_TIME_COLD;
     o.timing.budget_ms = a.number("--budget-ms", 0);
     if (o.timing.budget_ms < 0) throw BadUsage("--budget-ms must not be negative");
+    // Program candidates (docs/programs.md); the strings live in `a`, which
+    // outlives the score call. The library checks the names.
+    auto protocol = a.options.find("--protocol");
+    if (protocol != a.options.end()) o.protocol = protocol->second.c_str();
+    auto torch_compute = a.options.find("--torch-compute");
+    if (torch_compute != a.options.end()) o.torch_compute = torch_compute->second.c_str();
     return o;
 }
 

@@ -1,5 +1,7 @@
 // kbench score: compile a candidate, check every case, time it, verdict.
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -30,9 +32,10 @@ void print_score(const Json& r) {
         line("baseline");
         if (t.contains("speedup"))
             std::printf("  speedup   %.3fx (per-round p10..p90: %.3f..%.3f)%s\n", t["speedup"].get<double>(),
-                        t["speedup_p10"].get<double>(), t["speedup_p90"].get<double>(),
-                        t["throttled"].get<bool>() ? "  [GPU throttled]" : "");
+                        t.value("speedup_p10", 0.0), t.value("speedup_p90", 0.0),
+                        t.value("throttled", false) ? "  [GPU throttled]" : "");
     }
+    print_program(r);
     if (r.contains("elapsed_ms")) std::printf("  scored in %.1f ms\n", r["elapsed_ms"].get<double>());
 }
 
@@ -69,13 +72,31 @@ int compile_only(const Args& a, OpenedContext& oc, TaskHandle& task, kb_candidat
 int run_score(const Args& a) {
     if (a.positional.size() != 2) throw BadUsage("score needs TASK CANDIDATE");
     TaskHandle task;
-    load_task(a.positional[0], task);
+    if (is_problem_file(a.positional[0])) {
+        // A KernelBench problem file: imported on the fly (docs/programs.md).
+        const std::string text = task_from_problem(a.positional[0], "kernelbench");
+        kb_status s = kb_load_task(text.c_str(), task.out());
+        if (s != KB_OK) fail_with(s);
+    } else {
+        load_task(a.positional[0], task);
+    }
     require_file(a.positional[1], "candidate", "candidate.json");
     kb_score_options o = score_options(a);
     OpenedContext oc;
     open_context(a, oc);
     kb_candidate c = candidate_for(a.positional[1], a);
-    if (!oc.device) return compile_only(a, oc, task, c);
+    const bool program = parse(kb_task_json(task.get()))["reference"].value("language", "") == "python";
+    if (program) {
+        // A program candidate: Python that kbench's Python workers run, never
+        // compiled. Tests run them on torch's CPU (KBENCH_PROGRAM_TEST_CPU=1).
+        c.language = KB_LANG_PYTHON;
+        const char* cpu = std::getenv("KBENCH_PROGRAM_TEST_CPU");
+        if (!oc.device && !(cpu && std::string(cpu) == "1"))
+            throw Failure(kb_status_string(KB_ERR_NO_DEVICE),
+                          "no CUDA device (" + oc.no_device_reason + "): a program candidate needs one to run");
+    } else if (!oc.device) {
+        return compile_only(a, oc, task, c);
+    }
     ResultHandle r;
     kb_status s = kb_score(oc.ctx.get(), task.get(), &c, &o, r.out());
     if (s != KB_OK) fail_with(s);
@@ -99,12 +120,16 @@ extern const Command kScoreCommand = {
     "verdict. Needs a GPU: without one the candidate is compiled (a compile error\n"
     "is still a verdict) and the command fails with exit 1, never a pass.\n"
     "--json prints the result document (kb_result_json): .verdict, .message,\n"
-    ".cases, .timing; without a GPU, .verdict is null and .error says why.",
+    ".cases, .timing; without a GPU, .verdict is null and .error says why.\n"
+    "TASK may be a KernelBench problem file (.py), imported on the fly, and\n"
+    "CANDIDATE then a Python program defining ModelNew (docs/programs.md); its\n"
+    "result has a .program section (protocol, findings, attribution).",
     {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--seed", "--runs",
-     "--budget-ms", "--hot", "--skip-timing", "--no-recheck", "--launch"},
+     "--budget-ms", "--hot", "--skip-timing", "--no-recheck", "--launch", "--protocol", "--torch-compute"},
     "  kbench score tasks/vector_add_f32/task.json my_kernel.cu\n"
     "  kbench score --json tasks/vector_add_f32/task.json my_kernel.cu | jq .verdict\n"
-    "  kbench score --skip-timing --runs 4 task.json my_kernel.cu   # correctness only, determinism\n",
+    "  kbench score --skip-timing --runs 4 task.json my_kernel.cu   # correctness only, determinism\n"
+    "  kbench score --protocol kernelbench 23_Softmax.py softmax_triton.py   # a KernelBench problem, a ModelNew\n",
     run_score,
 };
 

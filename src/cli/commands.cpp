@@ -14,13 +14,18 @@ const Command kReportCommand = {
     "report", "report [--by G] RESULTS.jsonl", "accuracy, fast_p, speedup, pass@k of a batch run's results",
     "", {}, "", nullptr, cmd_report,
 };
+// Program candidates' problems (cmd_programs.cpp, docs/programs.md).
+const Command kImportCommand = {
+    "import", "import kernelbench|tritonbench PATH", "KernelBench/TritonBench problems as tasks whose reference is Python",
+    "", {}, "", nullptr, cmd_import,
+};
 
 }  // namespace
 
 const std::vector<const Command*>& commands() {
     static const std::vector<const Command*> all = {
         &kInfoCommand, &kValidateCommand, &kCompileCommand, &kScoreCommand, &kSuiteCommand,
-        &kExtractCommand, &kReportCommand,
+        &kExtractCommand, &kReportCommand, &kImportCommand,
     };
     return all;
 }

@@ -13,6 +13,17 @@ namespace kb::cli {
 // status: 0 ok, 1 a failing finding or invalid input, 2 a usage error.
 int cmd_extract(int argc, char** argv);  // cmd_extract.cpp
 int cmd_report(int argc, char** argv);   // cmd_report.cpp
+int cmd_import(int argc, char** argv);   // cmd_programs.cpp
+
+// Program candidates (cmd_programs.cpp, docs/programs.md).
+// A problem file (.py) given where a task is expected.
+bool is_problem_file(const std::string& path);
+// The task document of a problem file, made by kbench's importer; a Failure
+// naming the command that says why when it cannot be made. `benchmark`:
+// "kernelbench" or "tritonbench".
+std::string task_from_problem(const std::string& path, const std::string& benchmark);
+// The "program" section of a score's result, as lines under the score's.
+void print_program(const Json& result);
 
 extern const Command kInfoCommand;
 extern const Command kValidateCommand;

@@ -27,6 +27,8 @@ const std::vector<OptionInfo>& all_options() {
         {"--launch", "JSON", "the candidate's launch plan ({\"launch\":[...]}), overriding the task's default"},
         {"--oracle", "", "also run each reference on the CPU emulator on its small cases against the task's float64 oracle"},
         {"--oracles", "PATH", "the oracle library (default: libkbench_oracles.so beside kbench)"},
+        {"--protocol", "P", "program candidates: strict (default) or kernelbench (docs/programs.md)"},
+        {"--torch-compute", "R", "program candidates: allow, report or forbid torch compute (default: the task's)"},
     };
     return options;
 }

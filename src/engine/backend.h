@@ -11,6 +11,7 @@
 #include "exec/kernel.h"
 #include "compiler/compiler.h"
 #include "engine/options.h"
+#include "engine/program_backend.h"
 #include "engine/result.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -50,6 +51,10 @@ struct Isolation {
     // Where the compile service builds what would run in-process (NVRTC): a
     // pool of compile workers, so a compiler crash or hang is contained.
     std::function<std::shared_ptr<CompileSandbox>(const ContextOptions&, const CompilerConfig&)> compile_sandbox;
+    // The Python workers of program candidates (docs/programs.md), whatever
+    // the isolation asked for: a Python candidate never runs in the caller's
+    // process. Created on a context's first program candidate.
+    std::function<std::unique_ptr<ProgramBackend>(const ContextOptions&)> program_backend;
 };
 
 }  // namespace kb

@@ -38,7 +38,7 @@ const F& require(const F& factory) {
 
 }  // namespace
 
-Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_(opts) {
+Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_(opts), isolation_(isolation) {
     CompilerConfig cc;
     cc.cuda_home = opts.cuda_home.empty() ? default_cuda_home() : opts.cuda_home;
     cc.cache_dir = opts.cache_dir;
@@ -88,6 +88,16 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
 }
 
 Context::~Context() = default;
+
+ProgramBackend& Context::program_backend() {
+    if (!programs_) {
+        if (!isolation_.program_backend)
+            fail(KB_ERR_WORKER, "this context was created without the Python workers' host side; create it through "
+                                "kb_context_create to score program candidates");
+        programs_ = isolation_.program_backend(opts_);
+    }
+    return *programs_;
+}
 
 Backend& Context::backend() {
     if (!backend_)
@@ -163,6 +173,10 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
 
 KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label,
                            const std::vector<int>& cases) {
+    if (program.language == Language::python)
+        fail(KB_ERR_INVALID_ARGUMENT, "'" + label + "' is Python (a program candidate): it is not compiled but run by "
+                                      "kbench's Python workers; score it with kb_score against a task whose reference "
+                                      "is Python (docs/programs.md)");
     if (!program.has_code()) {
         // A baseline of built-in steps only: nothing to compile, no image.
         if (!program.kernel_names().empty())
@@ -225,6 +239,10 @@ KernelPtr Context::compile_task_program(const TaskPtr& task, kb_program_role rol
 }
 
 TaskBinding Context::bind(const TaskPtr& task) {
+    if (task->python)
+        fail(KB_ERR_INVALID_ARGUMENT, "task '" + task->name + "' has a Python reference, which kbench's Python workers "
+                                      "run: score program candidates against it (kb_score with a Python candidate); "
+                                      "running its reference or a kernel on it directly is not supported");
     std::lock_guard<std::mutex> lock(bind_mutex_);
     auto it = bindings_.find(task->hash);
     if (it != bindings_.end()) return it->second;

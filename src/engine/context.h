@@ -14,6 +14,7 @@
 #include "engine/backend.h"
 #include "engine/options.h"
 #include "engine/result.h"
+#include "engine/program_reference_cache.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -27,6 +28,7 @@ struct PreparedScore {
     KernelPtr kernel;
     bool done = false;
     std::chrono::steady_clock::time_point started;
+    std::optional<CandidateInput> program_input;  // a program candidate: scored whole in finish_score
 };
 
 class Context {
@@ -59,12 +61,19 @@ public:
                           unsigned runs = 1);
     TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
     // Compile, check every case, time against the baseline, recheck, verdict.
+    // A task whose reference is Python takes program candidates (score_program).
     ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
     // kb_score in its two halves, so a batch compiles on CPU threads ahead of
     // the device: prepare_score compiles (thread-safe, no device work);
     // finish_score runs the device stages (one at a time per context).
     PreparedScore prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
     ScoreResult finish_score(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts);
+    // A program candidate (Python source) against a Python reference, under
+    // the protocol opts.protocol names (docs/programs.md; program_score.cpp).
+    ScoreResult score_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
+    // The Python workers, started on first use. Throws kb::Error
+    // (KB_ERR_WORKER, KB_ERR_NOT_FOUND, KB_ERR_NO_DEVICE) when they cannot start.
+    ProgramBackend& program_backend();
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per task).
@@ -83,6 +92,9 @@ private:
     // batch's device thread take turns here instead of racing.
     std::mutex device_mutex_;
     std::map<std::string, TaskBinding> bindings_;  // by task hash
+    Isolation isolation_;                          // kept: the program backend starts on first use
+    std::unique_ptr<ProgramBackend> programs_;
+    ProgramReferenceCache program_references_;
 };
 
 }  // namespace kb

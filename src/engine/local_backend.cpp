@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "compare/judge.h"
+#include "engine/reference_output.h"
 #include "engine/verdict.h"
 #include "exec/run_guarded.h"
-#include "task/output_lint.h"
 #include "util/error.h"
 #include "util/clock.h"
 
@@ -15,33 +15,8 @@ namespace {
 
 using Clock = SteadyClock;
 
-// Reference statistics look at no more than this many (evenly strided) elements.
-constexpr uint64_t kStatsSample = uint64_t(1) << 20;
 // Timing inputs come from their own seed; correctness is checked elsewhere.
 constexpr uint64_t kTimingSeed = 0x74696d65;  // "time"
-
-// Statistics of a reference output, and warnings when the output cannot tell
-// right from wrong (task/output_lint.h): a kernel writing zeros, or one
-// constant, would pass. `kbench validate` turns them into failures across
-// cases and seeds; here they are warnings.
-ReferenceOutput reference_output(const HostTensor& t, const Task& task, int case_index, const Arg& arg) {
-    const OutputSummary s =
-        summarize_output(task, task.cases[size_t(case_index)], arg, t.bytes.data(), t.count(), kStatsSample);
-    ReferenceOutput o;
-    o.name = t.name;
-    o.dtype = t.dtype;
-    o.elements = t.count();
-    o.min = s.min;
-    o.max = s.max;
-    o.mean = s.mean;
-    o.std = s.std;
-    o.nan = s.nan;
-    o.inf = s.inf;
-    o.sampled = s.sampled;
-    o.digest = s.digest;
-    for (const OutputFinding& f : s.findings) o.findings.push_back({finding_kind_name(f.kind), f.message});
-    return o;
-}
 
 }  // namespace
 

@@ -58,6 +58,11 @@ struct ScoreOptions {
     bool recheck = true;
     bool compile_only = false;      // stop after compiling: verdict none (no device needed)
     TimeRequest timing;             // against_baseline is forced on
+    bool timing_given = false;      // `timing` was set by the caller (program protocols keep their own otherwise)
+    // Program candidates (docs/programs.md): the protocol ("strict",
+    // "kernelbench") and the torch compute rule ("": the task's).
+    std::string protocol = "strict";
+    std::string torch_compute;
 };
 
 constexpr uint64_t kDefaultSeed = 0x6b62656e6368ull;  // "kbench"

@@ -15,6 +15,7 @@
 
 #include "compare/comparator.h"
 #include "compare/judge.h"
+#include "compare/program_judge.h"
 #include "exec/kernel.h"
 #include "kbench.h"
 #include "engine/tune_result.h"
@@ -140,6 +141,32 @@ struct StageTimes {
     double queue_ms = 0;  // compiled, waiting for the device (a batch's GPU queue)
 };
 
+// ---- program candidates (docs/programs.md) ---------------------------------
+
+// The timing of a program candidate and of the reference, as the protocol measured them.
+struct ProgramTiming {
+    std::string method;     // "cupti_spans", "cuda_events", "host_wall"
+    std::string statistic;  // "mean" (KernelBench), "median"
+    std::optional<SampleStats> candidate_ms, reference_ms;  // the method's samples
+    std::optional<SampleStats> candidate_events_ms, candidate_spans_ms;  // every method measured (milliseconds)
+    std::optional<double> speedup;           // reference / candidate, by the statistic
+    bool excessive_speedup = false;          // KernelBench's flag (> its threshold)
+    unsigned rounds = 0;                     // candidate and reference alternated this often
+    unsigned warmup_calls = 0;
+};
+
+struct ProgramFacts {
+    std::string protocol;       // "strict" | "kernelbench"
+    std::string style;          // "kernelbench" | "tritonbench"
+    std::string torch_compute;  // the rule applied: "allow" | "report" | "forbid"
+    double import_ms = 0;
+    std::vector<std::string> triton_kernels, cuda_kernels;  // what the candidate declares
+    std::vector<ProgramFinding> findings;
+    ProgramAttribution attribution;  // over the correctness runs
+    std::optional<ProgramTiming> timing;
+    std::vector<std::string> reference_warnings;  // outputs that cannot tell right from wrong, import findings
+};
+
 struct ScoreResult {
     std::string task;
     uint64_t seed = 0;
@@ -154,6 +181,7 @@ struct ScoreResult {
     std::string message;
     StageTimes stages;
     double elapsed_ms = 0;
+    std::optional<ProgramFacts> program;  // a program candidate's score (docs/programs.md)
 };
 
 }  // namespace kb

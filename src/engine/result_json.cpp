@@ -463,6 +463,10 @@ Json to_json(const CompileFacts& c) {
         j = kernel_json(*c.kernel);
         j["ok"] = true;
         j["log"] = c.kernel->image.log;
+    } else if (c.ok) {
+        // A program candidate: nothing compiled by the C core (its import is
+        // under "program").
+        j["ok"] = true;
     } else {
         j["ok"] = false;
         j["summary"] = c.summary;
@@ -518,6 +522,69 @@ Json to_json(const ScoreResult& r) {
                    {"recheck_ms", r.stages.recheck_ms},
                    {"queue_ms", r.stages.queue_ms}};
     j["elapsed_ms"] = r.elapsed_ms;
+    if (r.program) j["program"] = to_json(*r.program);
+    return j;
+}
+
+Json to_json(const ProgramAttribution& a) {
+    Json j;
+    j["cupti"] = a.cupti;
+    if (!a.cupti_why.empty()) j["cupti_why"] = a.cupti_why;
+    Json ks = Json::array();
+    for (const KernelUse& k : a.kernels)
+        ks.push_back({{"name", k.name}, {"kind", k.kind}, {"origin", k.origin}, {"launches", k.launches},
+                      {"total_us", number(k.total_us)}, {"streams", k.streams}});
+    j["kernels"] = ks;
+    Json share = Json::object();
+    for (const auto& [origin, f] : a.share) share[origin] = number(f);
+    j["share"] = share;
+    Json ops = Json::object();
+    for (const auto& [op, n] : a.aten_ops) ops[op] = n;
+    j["aten_ops"] = ops;
+    j["torch_compute_ops"] = a.torch_compute_ops;
+    j["triton_declared"] = a.triton_declared;
+    j["cuda_declared"] = a.cuda_declared;
+    Json launches = Json::object();
+    for (const auto& [fn, n] : a.triton_launches) launches[fn] = n;
+    j["triton_launches"] = launches;
+    j["decoy"] = a.decoy;
+    j["streams"] = a.streams;
+    j["records_outside_calls"] = a.records_outside_calls;
+    return j;
+}
+
+Json to_json(const ProgramFacts& p) {
+    Json j;
+    j["protocol"] = p.protocol;
+    j["style"] = p.style;
+    j["torch_compute"] = p.torch_compute;
+    j["import_ms"] = p.import_ms;
+    j["triton_kernels"] = p.triton_kernels;
+    j["cuda_kernels"] = p.cuda_kernels;
+    Json fs = Json::array();
+    for (const ProgramFinding& f : p.findings) {
+        Json x{{"rule", f.rule}, {"severity", f.severity}, {"message", f.message}};
+        if (f.line) x["line"] = f.line;
+        fs.push_back(x);
+    }
+    j["findings"] = fs;
+    j["attribution"] = to_json(p.attribution);
+    if (p.timing) {
+        const ProgramTiming& t = *p.timing;
+        Json tj;
+        tj["method"] = t.method;
+        tj["statistic"] = t.statistic;
+        if (t.candidate_ms) tj["candidate"] = sample_stats_json(*t.candidate_ms, "ms");
+        if (t.reference_ms) tj["reference"] = sample_stats_json(*t.reference_ms, "ms");
+        if (t.candidate_events_ms) tj["candidate_events"] = sample_stats_json(*t.candidate_events_ms, "ms");
+        if (t.candidate_spans_ms) tj["candidate_spans"] = sample_stats_json(*t.candidate_spans_ms, "ms");
+        if (t.speedup) tj["speedup"] = number(*t.speedup);
+        tj["excessive_speedup"] = t.excessive_speedup;
+        tj["rounds"] = t.rounds;
+        tj["warmup_calls"] = t.warmup_calls;
+        j["timing"] = tj;
+    }
+    j["reference_warnings"] = p.reference_warnings;
     return j;
 }
 

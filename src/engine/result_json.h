@@ -22,6 +22,8 @@ Json to_json(const CompileFacts& c);
 Json to_json(const ScoreResult& r);
 // A Triton candidate's tuning: every config's time or failure, the chosen one.
 Json to_json(const TuneResult& r);
+Json to_json(const ProgramAttribution& a);
+Json to_json(const ProgramFacts& p);
 // kb_kernel_json: compile facts and the launch plan.
 Json kernel_json(const Kernel& k);
 

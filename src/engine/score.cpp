@@ -53,6 +53,21 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
 PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
     PreparedScore ps;
     ps.started = Clock::now();
+    if (task->python) {
+        // A program candidate is not compiled: its whole score runs in the
+        // Python workers, on the device's turn (finish_score).
+        if (opts.compile_only)
+            fail(KB_ERR_INVALID_ARGUMENT, "compile-only does not apply to program candidates (task '" + task->name +
+                                              "' has a Python reference): there is nothing to compile");
+        ps.program_input = in;
+        return ps;
+    }
+    if (!opts.protocol.empty() && opts.protocol != "strict")
+        fail(KB_ERR_INVALID_ARGUMENT, "the '" + opts.protocol + "' protocol applies to program candidates (tasks whose "
+                                      "reference is Python); task '" + task->name + "' has a CUDA reference");
+    if (!opts.torch_compute.empty())
+        fail(KB_ERR_INVALID_ARGUMENT, "torch_compute applies to program candidates; task '" + task->name +
+                                          "' has a CUDA reference");
     auto& t0 = ps.started;
     const Task& t = *task;
     ScoreResult& res = ps.result;
@@ -105,6 +120,7 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
 ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts) {
     if (ps.done) return std::move(ps.result);
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    if (ps.program_input) return score_program(task, *ps.program_input, opts);
     const auto t0 = ps.started;
     const Task& t = *task;
     ScoreResult res = std::move(ps.result);

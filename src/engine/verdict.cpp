@@ -21,6 +21,7 @@ constexpr Name kNames[] = {
     {KB_VERDICT_OUT_OF_BOUNDS_WRITE, "out_of_bounds_write"},
     {KB_VERDICT_NONDETERMINISTIC, "nondeterministic"},
     {KB_VERDICT_NO_CODE, "no_code"},
+    {KB_VERDICT_POLICY_VIOLATION, "policy_violation"},
 };
 
 }  // namespace

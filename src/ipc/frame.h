@@ -48,6 +48,10 @@ enum class Msg : uint16_t {
     time = 6,           // the measurement protocol
     shutdown = 7,       // reply, then exit 0
     test = 8,           // test hooks (only when the worker runs with --test-hooks)
+    // The Python program worker's requests (docs/programs.md).
+    program_load = 9,   // import a program candidate
+    program_run = 10,   // a model on one case: outputs, checksums, attribution
+    program_time = 11,  // a model timed under a protocol's parameters
     note = 0x4000,
 };
 constexpr uint16_t kReplyBit = 0x8000;

@@ -15,6 +15,7 @@ const char* language_name(Language l) {
         case Language::cubin: return "cubin";
         case Language::triton: return "triton";
         case Language::triton_binary: return "triton_binary";
+        case Language::python: return "python";
     }
     return "?";
 }
@@ -24,7 +25,7 @@ namespace taskjson {
 namespace {
 
 constexpr Language kLanguages[] = {Language::cuda, Language::ptx, Language::cubin, Language::triton,
-                                   Language::triton_binary};
+                                   Language::triton_binary, Language::python};
 
 bool is_binary(Language l) { return l == Language::cubin || l == Language::triton_binary; }
 
@@ -32,7 +33,8 @@ const char* extension(Language l) {
     switch (l) {
         case Language::cuda: return ".cu";
         case Language::ptx: return ".ptx";
-        case Language::triton: return ".py";
+        case Language::triton:
+        case Language::python: return ".py";
         default: return ".cubin";
     }
 }
@@ -144,12 +146,12 @@ Language read_language(const Json& obj, const std::string& path) {
     if (!v) return Language::cuda;
     const std::string p = child_path(path, "language");
     const std::string expected = "expected one of: cuda, ptx, cubin, triton (Python source), triton_binary (a cubin "
-                                 "Triton compiled, with its metadata)";
+                                 "Triton compiled, with its metadata), python (a program candidate)";
     std::string name = as_string(*v, p, expected);
     for (Language l : kLanguages)
         if (name == language_name(l)) return l;
     std::string hint;
-    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton", "triton_binary"}))
+    if (auto near = closest(name, {"cuda", "ptx", "cubin", "triton", "triton_binary", "python"}))
         hint = "did you mean '" + *near + "'? ";
     fail_at(p, "unknown language '" + name + "'", hint + expected);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -150,7 +151,9 @@ struct LaunchStep {
 
 // triton is Python source with @triton.jit kernels (compiled by Triton);
 // triton_binary a cubin Triton already compiled, with its metadata JSON.
-enum class Language { cuda, ptx, cubin, triton, triton_binary };
+// python: a program candidate or reference (docs/programs.md), Python source
+// that kbench's Python workers run; never compiled by the C core.
+enum class Language { cuda, ptx, cubin, triton, triton_binary, python };
 const char* language_name(Language l);
 
 // A file the code includes, given beside it ("headers" of a program): its
@@ -199,6 +202,33 @@ struct CompilePolicy {
     int max_registers = 0;             // 0: no cap
 };
 
+// A reference written in Python: a KernelBench problem (a Model class,
+// get_inputs(), get_init_inputs(), size constants) or a TritonBench operator
+// (its code and its test function). The dims are the module's size constants;
+// a case sets them. kbench's Python workers run it (docs/programs.md); the
+// C core never compiles it. Task::reference holds its source (language python).
+struct PythonReference {
+    std::string style = "kernelbench";      // "kernelbench" | "tritonbench"
+    std::string entry;                      // the reference class, or the test function
+    std::string candidate_entry;            // kernelbench: the class a candidate defines ("ModelNew")
+    std::vector<std::string> candidate_functions;  // tritonbench: the functions a candidate defines
+    std::string get_inputs = "get_inputs";
+    std::string get_init_inputs = "get_init_inputs";
+    std::string test_source;                // tritonbench: the test section (definitions only)
+    DType precision = DType::f32;           // floating inputs and parameters are cast to it
+    Json inputs = Json::array();            // what get_inputs() returns, as the import read it
+    Json outputs = Json::array();           // what the reference returns, as the import saw it
+    Json input_transforms = Json::array();  // [{"input": i, "scale": s, "shift": b}], applied after get_inputs()
+};
+
+// How program candidates of a task are judged (docs/programs.md).
+struct ProgramPolicy {
+    // Whether torch compute in a candidate fails it: "allow", "report" (the
+    // default: reported, not failed) or "forbid" (TritonBench-style tasks).
+    std::string torch_compute = "report";
+    bool timing = true;  // false: correctness only (TritonBench's tests)
+};
+
 struct Task {
     std::string name;
     std::string description;
@@ -222,6 +252,13 @@ struct Task {
     std::optional<Expr> flops;
     std::optional<Expr> bytes;
     CompilePolicy policy;
+    // The task-wide default tolerance of each float dtype ("tolerance").
+    std::map<DType, Tolerance> default_tolerances;
+    // Set when the reference is Python (reference.language "python"); `args`
+    // may then be empty (no kernel signature) and program candidates apply.
+    std::optional<PythonReference> python;
+    ProgramPolicy program;
+    Json origin;  // where an imported task came from, and the import's findings (kept as given)
     std::string base_dir;           // folder relative source_file paths resolved against
 
     // The normalised, self-contained document (sources inlined): what a

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 
+#include "task/python_reference.h"
 #include "task/task_json.h"
 #include "util/files.h"
 #include "util/sha256.h"
@@ -68,14 +69,15 @@ constexpr double kMaxExactInt = 9007199254740992.0;
 
 const std::vector<std::string> kTopKeys = {"format",    "name", "description", "dims",      "cases",
                                            "perf_case", "args", "tolerance",   "reference", "baseline",
-                                           "candidate", "prompt", "cost", "policy"};
+                                           "candidate", "prompt", "cost", "policy",    "program",   "origin"};
 const std::vector<std::string> kCaseKeys = {"name", "dims"};
 const std::vector<std::string> kArgKeys = {"name", "role", "dtype", "shape", "init", "tolerance", "value"};
 const std::vector<std::string> kToleranceKeys = {"atol", "rtol", "equal_nan"};
 const std::vector<std::string> kCandidateKeys = {"signature", "launch", "scratch", "triton_args"};
 const std::vector<std::string> kPromptKeys = {"cuda", "triton"};
 const std::vector<std::string> kCostKeys = {"flops", "bytes"};
-const std::vector<std::string> kPolicyKeys = {"std", "fast_math", "deterministic", "defines", "max_registers"};
+const std::vector<std::string> kPolicyKeys = {"std",     "fast_math",    "deterministic",
+                                              "defines", "max_registers", "torch_compute"};
 const std::vector<std::string> kStds = {"c++14", "c++17", "c++20"};
 const std::vector<std::string> kRoles = {"in", "out", "inout", "scalar"};
 const std::vector<std::string> kDists = {"uniform", "normal", "randint", "bernoulli", "constant", "arange"};
@@ -114,6 +116,7 @@ public:
 
     TaskPtr read() {
         read_header();
+        python_ = has_python_reference(doc_);
         read_dims();
         read_cases();
         read_default_tolerances();
@@ -124,6 +127,7 @@ public:
         read_prompt();
         read_cost();
         read_policy();
+        read_program_and_origin();
         t_->normalized_json = normalize().dump(2);
         t_->hash = sha256_hex(t_->normalized_json);
         return t_;
@@ -264,10 +268,14 @@ private:
                         "expected a float dtype: f16, bf16, f32 or f64");
             default_tolerance_[t] = read_tolerance(it.value(), p);
         }
+        t_->default_tolerances = default_tolerance_;
     }
 
     // ---- args ----
     void read_args() {
+        // A Python reference needs no kernel signature: program candidates
+        // bring their own code. With "args", kernel candidates apply too.
+        if (python_ && !find(doc_, "args")) return;
         const Json& args = require(doc_, "", "args", "expected the kernel's ordered argument list");
         as_array(args, "args", "expected an array of arguments {\"name\", \"role\", \"dtype\", ...}");
         check_count(args.size(), limits_.max_args, "args", "arguments", "max_args");
@@ -605,6 +613,14 @@ private:
     }
 
     void read_programs() {
+        if (python_) {
+            read_python_reference(doc_["reference"], "reference", *t_);
+            if (t_->python->style == "tritonbench") t_->program.torch_compute = "forbid";
+            if (find(doc_, "baseline"))
+                fail_at("baseline", "a task with a Python reference has no separate baseline",
+                        "expected no \"baseline\": the reference (PyTorch eager) is the speed yardstick");
+            return;
+        }
         t_->reference = read_program(require(doc_, "", "reference",
                                              "expected the reference program: {\"source_file\": \"reference.cu\", "
                                              "\"launch\": [...]}"),
@@ -620,6 +636,10 @@ private:
     void read_candidate() {
         const Json* c = find(doc_, "candidate");
         if (!c) return;
+        if (python_ && t_->args.empty())
+            fail_at("candidate", "a kernel candidate section without \"args\"",
+                    "expected \"args\" (the kernel signature) beside \"candidate\", or no candidate section: "
+                    "program candidates bring their own code");
         has_candidate_ = true;
         check_object(*c, "candidate", kCandidateKeys,
                      "the candidate section {\"signature\", \"launch\", \"scratch\", \"triton_args\"}");
@@ -683,6 +703,14 @@ private:
         text("triton", t_->prompt_triton);
     }
 
+    // ---- program candidates: the program section and the import's origin ----
+    void read_program_and_origin() {
+        if (const Json* pr = find(doc_, "program")) read_program_section(*pr, "program", *t_);
+        if (const Json* o = find(doc_, "origin"))
+            t_->origin = as_object(*o, "origin",
+                                   "expected an object saying where the task came from (kbench import writes it)");
+    }
+
     // ---- cost and policy ----
     void read_cost() {
         const Json* cost = find(doc_, "cost");
@@ -718,6 +746,7 @@ private:
         if (const Json* f = find(*pol, "fast_math")) p.fast_math = as_bool(*f, "policy.fast_math");
         if (const Json* d = find(*pol, "deterministic")) p.deterministic = as_bool(*d, "policy.deterministic");
         if (const Json* d = find(*pol, "defines")) read_defines(*d, p.defines);
+        if (const Json* tc = find(*pol, "torch_compute")) read_torch_compute(*tc, "policy.torch_compute", *t_);
         if (const Json* r = find(*pol, "max_registers")) {
             int64_t n = as_int(*r, "policy.max_registers", "expected 0 (no cap) or a register count up to 255");
             if (n < 0 || n > 255)
@@ -820,11 +849,11 @@ private:
         n["perf_case"] = case_json(t.cases[size_t(t.perf_index)], t.dims);
         Json args = Json::array();
         for (const auto& a : t.args) args.push_back(arg_json(a));
-        n["args"] = std::move(args);
+        if (!t.python || !t.args.empty()) n["args"] = std::move(args);
         Json tol = Json::object();
         for (const auto& [dtype, tolerance] : default_tolerance_) tol[dtype_name(dtype)] = tolerance_json(tolerance);
         n["tolerance"] = std::move(tol);
-        n["reference"] = program_json(t.reference);
+        n["reference"] = t.python ? python_reference_json(t) : program_json(t.reference);
         if (t.baseline) n["baseline"] = program_json(*t.baseline);
         if (has_candidate_) {
             Json c = Json::object();
@@ -853,6 +882,11 @@ private:
                            {"deterministic", t.policy.deterministic},
                            {"defines", t.policy.defines},
                            {"max_registers", t.policy.max_registers}};
+        if (t.python) {
+            n["policy"]["torch_compute"] = t.program.torch_compute;
+            n["program"] = program_section_json(t);
+        }
+        if (t.origin.is_object()) n["origin"] = t.origin;
         return n;
     }
 
@@ -863,6 +897,7 @@ private:
     std::map<DType, Tolerance> default_tolerance_;
     std::vector<std::string> arg_paths_;
     bool has_candidate_ = false;
+    bool python_ = false;  // the reference is Python (python_reference.h)
 };
 
 }  // namespace

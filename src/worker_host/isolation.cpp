@@ -1,6 +1,7 @@
 #include "worker_host/isolation.h"
 
 #include "worker_host/compile_pool.h"
+#include "worker_host/program_workers.h"
 #include "worker_host/worker_backend.h"
 
 namespace kb {
@@ -11,6 +12,7 @@ Isolation worker_isolation() {
     iso.compile_sandbox = [](const ContextOptions& opts, const CompilerConfig& config) -> std::shared_ptr<CompileSandbox> {
         return make_compile_pool(opts, config);
     };
+    iso.program_backend = [](const ContextOptions& opts) { return make_program_backend(opts); };
     return iso;
 }
 

@@ -80,8 +80,12 @@ Supervisor::Starting Supervisor::start_worker() {
     s.sent = WorkerClock::now();
     // The hello goes out at once; the worker starts its device while the
     // host does other things, and its answer waits in the socket.
-    s.hello_id = s.proc->send(wire::Msg::hello, hello, {}, after(s.sent, DeadlinePolicy::kHelloS), &s.send_failure);
+    s.hello_id = s.proc->send(wire::Msg::hello, hello, {}, after(s.sent, hello_deadline()), &s.send_failure);
     return s;
+}
+
+double Supervisor::hello_deadline() const {
+    return settings_.hello_s > 0 ? settings_.hello_s : DeadlinePolicy::kHelloS;
 }
 
 void Supervisor::start_standby() {
@@ -128,7 +132,7 @@ void Supervisor::ensure_ready() {
             if (attempt > 0) reap_pending(2.0);
             s = start_worker();
         }
-        Outcome h = s.hello_id ? s.proc->await(s.hello_id, wire::Msg::hello, s.sent, after(s.sent, DeadlinePolicy::kHelloS))
+        Outcome h = s.hello_id ? s.proc->await(s.hello_id, wire::Msg::hello, s.sent, after(s.sent, hello_deadline()))
                                : s.send_failure;
         if (!h.ok()) {
             errors += "\n  worker " + std::to_string(s.proc->pid()) + " did not start: " + describe(h);
@@ -152,7 +156,8 @@ void Supervisor::ensure_ready() {
         }
         if (from_standby) standby_failed_ = false;
         auto c0 = WorkerClock::now();
-        Outcome k = s.proc->call(wire::Msg::canary, Json::object(), {}, after(c0, DeadlinePolicy::kCanaryS));
+        Outcome k = s.proc->call(wire::Msg::canary, Json::object(), {},
+                                 after(c0, settings_.canary_s > 0 ? settings_.canary_s : DeadlinePolicy::kCanaryS));
         last_canary_ms_ = ms_since(c0);
         bool healthy = k.ok() && wire::reply_ok(k.reply.json) &&
                        k.reply.json.value("result", Json::object()).value("healthy", false);
@@ -177,9 +182,13 @@ void Supervisor::ensure_ready() {
         return;
     }
     last_failure_ = errors;
-    fail(KB_ERR_WORKER, "could not start a healthy kbench worker (" + settings_.spawn.executable + "):" + errors +
-                            "\nthe device may be unusable (check nvidia-smi), or the worker does not belong to this "
-                            "library (set kb_context_options.worker_path or $KBENCH_WORKER)");
+    const SpawnOptions& sp = settings_.spawn;
+    const std::string program = sp.command.empty() ? sp.executable : sp.command.back();
+    fail(KB_ERR_WORKER, "could not start a healthy " + sp.what + " (" + program + "):" + errors +
+                            (sp.command.empty() ? "\nthe device may be unusable (check nvidia-smi), or the worker does not "
+                                                  "belong to this library (set kb_context_options.worker_path or "
+                                                  "$KBENCH_WORKER)"
+                                                : "\n" + sp.fix));
 }
 
 Outcome Supervisor::call(wire::Msg type, const Json& body, const std::vector<std::string>& blobs, double deadline_s) {

@@ -27,6 +27,10 @@ struct WorkerSettings {
     SpawnOptions spawn;
     bool standby = true;  // keep a second worker starting in the background
     Json hello_extra;     // fields added to every hello (the compiler's configuration, ...)
+    // Deadlines of the hello (start-up) and the canary; 0: DeadlinePolicy's.
+    // A Python worker imports torch and creates its CUDA context first.
+    double hello_s = 0;
+    double canary_s = 0;
 };
 
 class Supervisor {
@@ -81,6 +85,7 @@ private:
     };
     Starting start_worker();
     void start_standby();
+    double hello_deadline() const;
     void park(std::unique_ptr<WorkerProcess> proc);
     void lose_active();
 

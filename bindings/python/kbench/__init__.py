@@ -17,11 +17,12 @@ from .capi import KbenchError
 from .batch import Batch, Job
 from .context import Context
 from .kernel import Kernel
+from .programs import problem_task, score_program
 from .result import Result
 from .task import Task
 
 __all__ = ["Batch", "Job", "Context", "Task", "Kernel", "Result", "KbenchError", "Status", "DEVICE_NONE",
-           "device_count", "version"]
+           "device_count", "version", "score_program", "problem_task"]
 
 #: The device ordinal of a compile-only context.
 DEVICE_NONE = capi.KB_DEVICE_NONE

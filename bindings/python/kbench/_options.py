@@ -14,6 +14,7 @@ LANGUAGES = {
     "cubin": capi.KB_LANG_CUBIN,
     "triton": capi.KB_LANG_TRITON,
     "triton_binary": capi.KB_LANG_TRITON_BINARY,
+    "python": capi.KB_LANG_PYTHON,
 }
 TIME_MODES = {"cold": capi.KB_TIME_COLD, "hot": capi.KB_TIME_HOT}
 ISOLATIONS = {
@@ -64,9 +65,13 @@ def fill_time_options(o, task, case=None, mode="cold", against_baseline=False, b
     return o
 
 
-def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, compile_only=False, **timing):
-    """A kb_score_options; `timing` takes fill_time_options' keywords."""
+def score_options(task, seed=0, correctness_runs=0, skip_timing=False, recheck=True, compile_only=False,
+                  protocol=None, torch_compute=None, **timing):
+    """A kb_score_options; `timing` takes fill_time_options' keywords;
+    `protocol` and `torch_compute` apply to program candidates."""
     o = capi.kb_score_options()
+    o.protocol = protocol
+    o.torch_compute = torch_compute
     o.seed = int(seed)
     o.correctness_runs = int(correctness_runs)
     o.flags = ((capi.KB_SCORE_SKIP_TIMING if skip_timing else 0) | (0 if recheck else capi.KB_SCORE_NO_RECHECK) |

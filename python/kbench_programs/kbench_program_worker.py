@@ -1,0 +1,771 @@
+#!/usr/bin/env python3
+"""kbench's Python worker for program candidates (docs/programs.md).
+
+A process the C core starts and supervises like kbench-worker (watchdog,
+deadline per request, respawn): src/worker_host/program_workers.cpp. It runs
+Python with torch (and triton when installed) on one device and answers KBW1
+frames (kbench_frames.py) on the socket it is given. Two of them serve a
+context: the *reference* worker runs the problem's own code (Model) and the
+*candidate* worker runs candidates (ModelNew); expected outputs never exist in
+the candidate's address space. Outputs go back to the host, whose comparator
+(src/compare/) judges them.
+
+    hello        -> versions, device, CUPTI
+    canary       -> a small computation on the device, checked
+    program_load -> (candidate worker) the candidate imported from a real file,
+                    its findings and the kernels it declares
+    program_run  -> the model at a case on inputs from a seed: outputs (blobs,
+                    or files when large), input checksums before and after,
+                    the kernels and aten operators of the call, integrity
+    program_time -> the model timed at a case under a protocol's parameters
+    shutdown     -> exit
+
+    kbench_program_worker.py --fd N --parent PID (--device D | --no-device)
+        --role reference|candidate --work-dir DIR [--cupti-lib PATH] [--test-hooks]
+
+Without torch the worker still starts (hello says so), answers the canary
+when it has no device, and imports candidates: the supervision tests run
+without torch or a GPU.
+"""
+
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import kbench_frames as kf  # noqa: E402
+import kbench_problem as kp  # noqa: E402
+import kbench_checks as kc  # noqa: E402
+import kbench_attribution as ka  # noqa: E402
+
+WORKER_VERSION = "1"
+_perf_counter = time.perf_counter  # captured before any candidate can replace it
+
+# Outputs larger than this (in all) go to files in the work dir instead of blobs.
+FILE_OUTPUT_BYTES = 256 << 20
+
+POISON = {"f32": ("int32", 0x7fa5a5a5), "f16": ("int16", 0x7da5), "bf16": ("int16", 0x7fa5),
+          "f64": ("int64", 0x7ff5a5a5a5a5a5a5)}
+
+
+class RequestError(Exception):
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+def short_traceback(exc, source_name=None, limit=6):
+    """The exception with the frames that matter: the candidate's own lines first."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    frames = [f for f in tb if source_name and os.path.basename(f.filename).endswith(source_name)] or tb[-limit:]
+    lines = ["  %s:%d in %s: %s" % (os.path.basename(f.filename), f.lineno, f.name, (f.line or "").strip())
+             for f in frames[-limit:]]
+    head = "%s: %s" % (type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+    return head, "\n".join(lines)
+
+
+class Worker:
+    def __init__(self, conn, role, device, work_dir, cupti_lib, test_hooks):
+        self.conn = conn
+        self.role = role
+        self.device_index = device
+        self.work_dir = work_dir
+        self.test_hooks = test_hooks
+        self.cupti_lib = cupti_lib
+        self.torch = None
+        self.torch_error = None
+        self.device = "cpu"
+        self.tasks = {}        # hash -> (doc, kp.Reference)
+        self.modules = {}      # (hash, case) -> problem module
+        self.models = {}       # (hash, case, who, model seed) -> model
+        self.inputs = {}       # (hash, case, seed key, mode) -> (tensors, descriptions)
+        self.input_bytes = 0
+        self.candidate = None  # {"id", "module", "source", "name", "triton", "cuda", "launches"}
+        self.cupti = None
+        self.libcuda = None
+        self.integrity = None
+        self.test_cpu = False
+
+    # ---- start-up --------------------------------------------------------
+    def start_torch(self, want_device):
+        try:
+            import torch
+        except Exception as e:
+            self.torch_error = "cannot import torch (%s: %s)" % (type(e).__name__, e)
+            return
+        self.torch = torch
+        try:
+            # Importing torch._dynamo replaces torch.manual_seed with a wrapper
+            # (seen with torch 2.15), and it is imported lazily, by the first
+            # dispatch mode or torch.compile: import it now, before the
+            # integrity snapshot, so that only a candidate's own replacements
+            # count.
+            import torch._dynamo  # noqa: F401
+        except Exception:
+            pass
+        if want_device >= 0:
+            if not torch.cuda.is_available():
+                self.torch_error = "torch %s sees no CUDA device" % torch.__version__
+                return
+            if want_device >= torch.cuda.device_count():
+                self.torch_error = "torch sees %d CUDA devices, device %d was asked for" % (
+                    torch.cuda.device_count(), want_device)
+                return
+            torch.cuda.set_device(want_device)
+            self.device = "cuda:%d" % want_device
+            torch.zeros(1, device=self.device)  # create the context now, not in the first request
+            self.libcuda = ka.load_libcuda()
+            self.cupti = ka.Cupti(self.cupti_lib)
+        try:
+            import triton  # noqa: F401  (imported now so its start-up is not a candidate's time)
+        except Exception:
+            pass
+
+    def hello(self, doc):
+        want = int(doc.get("device", self.device_index))
+        self.test_cpu = bool(doc.get("test_cpu", False)) and self.test_hooks
+        self.start_torch(want if not self.test_cpu else -1)
+        info = {"pid": os.getpid(), "role": self.role, "python": sys.executable,
+                "python_version": "%d.%d.%d" % sys.version_info[:3], "worker_version": WORKER_VERSION,
+                "torch_version": getattr(self.torch, "__version__", None), "device": self.device}
+        try:
+            import triton
+            info["triton_version"] = triton.__version__
+        except Exception:
+            info["triton_version"] = None
+        if self.device.startswith("cuda"):
+            info["device_name"] = self.torch.cuda.get_device_name(self.device)
+        info["cupti"] = bool(self.cupti and self.cupti.available)
+        if self.cupti and not self.cupti.available:
+            info["cupti_why"] = self.cupti.why
+        self.integrity = kc.Integrity()
+        if want >= 0 and not self.test_cpu and (self.torch is None or self.torch_error):
+            raise RequestError(kf.KB_ERR_NO_DEVICE if self.torch else kf.KB_ERR_NOT_FOUND,
+                               "the Python program worker cannot run on device %d: %s; install torch with CUDA "
+                               "for the interpreter kbench starts (%s), or set $KBENCH_PYTHON to one that has it"
+                               % (want, self.torch_error or "torch is unusable", sys.executable))
+        return info
+
+    def canary(self, doc):
+        if self.torch is None:
+            return {"healthy": True, "detail": "no torch: nothing to check (supervision only)"}
+        t = self.torch
+        x = t.arange(1024, device=self.device, dtype=t.float32)
+        got = float((x * 2).sum().item())
+        ok = got == 1024 * 1023.0
+        return {"healthy": ok, "detail": "" if ok else "2*sum(0..1023) gave %r" % got}
+
+    # ---- tasks, problems, inputs, models ---------------------------------
+    def task(self, doc, blobs):
+        t = doc.get("task") or {}
+        h = t.get("hash")
+        if h in self.tasks:
+            return h, self.tasks[h]
+        if "json_blob" not in t:
+            return h, None
+        import json
+        task_doc = json.loads(blobs[int(t["json_blob"])].decode("utf-8"))
+        ref = kp.Reference(task_doc)
+        self.tasks[h] = (task_doc, ref)
+        if len(self.tasks) > 32:  # the host resends what was dropped
+            old = next(iter(self.tasks))
+            self.drop_task(old)
+        return h, self.tasks[h]
+
+    def drop_task(self, h):
+        self.tasks.pop(h, None)
+        for key in [k for k in self.modules if k[0] == h]:
+            kp.unload_module(self.modules.pop(key))
+        for key in [k for k in self.models if k[0] == h]:
+            del self.models[key]
+        for key in [k for k in self.inputs if k[0] == h]:
+            self.forget_inputs(key)
+
+    def forget_inputs(self, key):
+        tensors, descs = self.inputs.pop(key)
+        self.input_bytes -= sum(d.get("bytes", 0) for d in descs)
+
+    def problem_module(self, h, ref, case):
+        key = (h, case)
+        m = self.modules.get(key)
+        if m is None:
+            if ref.style == "tritonbench":
+                text = ref.source + "\n" + ref.test_source if self.role == "reference" else None
+                if text is None:
+                    return None
+                m = kp.load_module(text, ref.source_name, self.work_dir, "kbench_reference")
+            else:
+                m = kp.load_module(ref.problem_source_at(case), ref.source_name, self.work_dir, "kbench_problem")
+            self.modules[key] = m
+        return m
+
+    def seed_key(self, spec):
+        return spec if isinstance(spec, int) else tuple(sorted(spec.items()))
+
+    def make_inputs(self, h, ref, case, seed_spec, mode):
+        """The problem's inputs at (case, seed, mode): made once and cached;
+        each call gets its own copies (clone_inputs)."""
+        key = (h, case, self.seed_key(seed_spec), mode)
+        hit = self.inputs.get(key)
+        if hit is not None:
+            return hit
+        module = self.problem_module(h, ref, case)
+        seed = kp.resolve_seed(seed_spec)
+        tensors = kp.make_inputs(module, ref, seed, self.device, mode)
+        descs = []
+        for i, x in enumerate(tensors):
+            if isinstance(x, self.torch.Tensor):
+                descs.append({"index": i, "dtype": kp.kb_dtype(x), "shape": list(x.shape),
+                              "checksum": kp.checksum(x), "bytes": x.numel() * x.element_size(),
+                              "device": str(x.device)})
+            else:
+                descs.append({"index": i, "value": repr(x)[:100], "type": type(x).__name__})
+        # Inputs of at most a few cases and seeds stay: a second candidate
+        # neither regenerates them nor waits for the CPU.
+        size = sum(d.get("bytes", 0) for d in descs)
+        while self.inputs and self.input_bytes + size > self.input_budget():
+            self.forget_inputs(next(iter(self.inputs)))
+        self.inputs[key] = (tensors, descs)
+        self.input_bytes += size
+        return tensors, descs
+
+    def input_budget(self):
+        if self.device.startswith("cuda"):
+            free, total = self.torch.cuda.mem_get_info(self.device)
+            return max(int(total * 0.3), 1 << 30)
+        return 4 << 30
+
+    def model(self, h, ref, case, who, model_seed):
+        key = (h, case, who, self.seed_key(model_seed))
+        m = self.models.get(key)
+        if m is not None:
+            return m
+        module = self.problem_module(h, ref, case)
+        seed = kp.resolve_seed(model_seed)
+        if who == "reference":
+            cls = getattr(module, ref.entry, None)
+            if cls is None:
+                raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the problem defines no %s" % ref.entry)
+        else:
+            cls = getattr(self.candidate["module"], ref.candidate_entry, None)
+            if cls is None:
+                raise CandidateFailure("definition", "the candidate defines no %s (the class this task's candidates "
+                                                     "define)" % ref.candidate_entry)
+        m = kp.build_model(cls, module, ref, seed, self.device)
+        # Only the latest few models stay (weights can be large).
+        while len(self.models) >= 8:
+            del self.models[next(iter(self.models))]
+        self.models[key] = m
+        return m
+
+    # ---- synchronisation and clocks no candidate can replace ------------
+    def sync(self):
+        if not self.device.startswith("cuda"):
+            return
+        if self.libcuda is not None:
+            rc = self.libcuda.cuCtxSynchronize()
+            if rc != 0:
+                raise CandidateFailure("cuda", "the device reported CUDA error %d while synchronising after the "
+                                               "candidate's call" % rc)
+        else:
+            self.torch.cuda.synchronize(self.device)
+
+    # ---- program_load ----------------------------------------------------
+    def program_load(self, doc, blobs):
+        if self.role != "candidate":
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "the reference worker never loads candidates")
+        cand = doc.get("candidate") or {}
+        source = blobs[int(cand["source_blob"])].decode("utf-8", "replace")
+        name = os.path.basename(cand.get("source_name") or "candidate.py")
+        h, t = self.task(doc, blobs)
+        self.unload_candidate()
+        findings = kc.scan_source(source, name)
+        self.conn.note(doc.get("_id", 0), "importing the candidate %s" % name)
+        fault = doc.get("test_fault", "") if self.test_hooks else ""
+        if fault:
+            self.test_fault(fault)
+        before_threads = kc.thread_idents()
+        t0 = _perf_counter()
+        try:
+            module = kp.load_module(source, name, self.work_dir, "kbench_candidate")
+        except BaseException as e:  # SystemExit and KeyboardInterrupt too: the candidate's import failed
+            head, where = short_traceback(e, name)
+            line = None
+            if isinstance(e, SyntaxError):
+                line = e.lineno
+            else:
+                for f in traceback.extract_tb(e.__traceback__):
+                    if os.path.basename(f.filename).startswith("kbench_candidate"):
+                        line = f.lineno
+            return {"loaded": False, "error": head, "where": where, "line": line, "findings": findings,
+                    "import_ms": (_perf_counter() - t0) * 1e3}
+        import_ms = (_perf_counter() - t0) * 1e3
+        triton = ka.triton_kernels(module)
+        self.candidate = {"id": cand.get("id"), "module": module, "name": name, "source": source,
+                          "triton": sorted(triton), "cuda": ka.cuda_kernels_in_source(source),
+                          "launches": ka.count_triton_launches(module)}
+        result = {"loaded": True, "import_ms": import_ms, "findings": findings,
+                  "triton_kernels": sorted(triton), "cuda_kernels": self.candidate["cuda"]}
+        if t is not None:
+            ref = t[1]
+            wanted = [ref.candidate_entry] if ref.style == "kernelbench" else ref.candidate_functions
+            missing = [w for w in wanted if not hasattr(module, w)]
+            if missing:
+                result.update({"loaded": False, "error": "the candidate defines no %s (a candidate for this task "
+                                                         "defines %s)" % (", ".join(missing), ", ".join(wanted))})
+        result["integrity"] = self.integrity_report(before_threads)
+        return result
+
+    def unload_candidate(self):
+        if self.candidate is not None:
+            kp.unload_module(self.candidate["module"])
+            for key in [k for k in self.models if k[2] != "reference"]:
+                del self.models[key]
+            self.candidate = None
+            import gc
+            gc.collect()
+
+    def integrity_report(self, before_threads):
+        out = {"patched": self.integrity.changed() if self.integrity else []}
+        threads = kc.new_threads(before_threads)
+        out["threads"] = [t.name for t in threads]
+        return out
+
+    # ---- running ---------------------------------------------------------
+    def poison_free_memory(self, dtype, nbytes):
+        """Fills `nbytes` of the caching allocator's free memory with the
+        poison pattern of `dtype` and frees it again: an output the candidate
+        allocates and never writes then holds the pattern, and the comparison
+        says so (output_not_written), instead of passing on stale memory."""
+        t = self.torch
+        if not self.device.startswith("cuda") or nbytes <= 0:
+            return
+        kind, value = POISON.get(dtype, ("uint8", 0xa5))
+        tdt = getattr(t, kind)
+        size = t.tensor([], dtype=tdt).element_size()
+        free, _ = t.cuda.mem_get_info(self.device)
+        nbytes = min(nbytes, free // 3)
+        if nbytes < size:
+            return
+        if kind == "int64" or kind == "int32" or kind == "int16":
+            # two's complement of the unsigned pattern, so fill_ takes it
+            bits = 8 * size
+            if value >= 1 << (bits - 1):
+                value -= 1 << bits
+        p = t.empty(nbytes // size, dtype=tdt, device=self.device)
+        p.fill_(value)
+        del p
+
+    def call(self, model, args, ref, who, module):
+        t = self.torch
+        with t.no_grad():
+            if ref.style == "tritonbench":
+                fn = getattr(module, ref.entry)
+                return fn()
+            return model(*args)
+
+    def tritonbench_module(self, h, ref):
+        """The candidate's code with the test section, as one module (the
+        test calls the candidate's functions by name)."""
+        key = (h, "cand-tb", self.candidate["id"])
+        m = self.modules.get(key)
+        if m is None:
+            text = self.candidate["source"] + "\n\n" + ref.test_source
+            m = kp.load_module(text, self.candidate["name"], self.work_dir, "kbench_candidate_tb")
+            self.modules[key] = m
+        return m
+
+    def describe_outputs(self, value, want_data, expect_device):
+        t = self.torch
+        outs, blobs, files = [], [], []
+        flat = kp.flatten_outputs(value)
+        total = 0
+        for label, v in flat:
+            x = kp.as_tensor(v)
+            if x is None:
+                outs.append({"label": label, "type": type(v).__name__, "is_tensor": False})
+                continue
+            total += x.numel() * x.element_size()
+        to_files = total > FILE_OUTPUT_BYTES
+        for label, v in flat:
+            x = kp.as_tensor(v)
+            if x is None:
+                continue
+            d = {"label": label, "is_tensor": isinstance(v, t.Tensor), "dtype": kp.kb_dtype(x),
+                 "shape": list(x.shape), "device": str(x.device)}
+            if not want_data:
+                outs.append(d)
+                continue
+            data = x.detach()
+            if not data.is_contiguous():
+                data = data.contiguous()
+            data = data.reshape(-1).view(t.uint8).cpu()
+            if to_files:
+                path = os.path.join(self.work_dir, "out-%d-%d.bin" % (os.getpid(), len(files)))
+                data.numpy().tofile(path)
+                d["file"] = path
+                files.append(path)
+            else:
+                d["blob"] = len(blobs)
+                blobs.append(data.numpy().tobytes())
+            outs.append(d)
+        return outs, blobs
+
+    def program_run(self, doc, blobs):
+        h, tt = self.task(doc, blobs)
+        if tt is None:
+            return {"missing": ["task:%s" % h]}, []
+        task_doc, ref = tt
+        case = int(doc["case"])
+        who = "reference" if self.role == "reference" else "candidate"
+        if who == "candidate" and self.candidate is None:
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "no candidate is loaded")
+        mode = doc.get("mode", "strict")
+        seed_spec = doc.get("seed", 0)
+        self.conn.note(doc.get("_id", 0), "running the %s of task '%s' at case '%s'"
+                       % ("reference" if who == "reference" else "candidate " + self.candidate["name"],
+                          ref.task_name, ref.case_name(case)))
+        fault = doc.get("test_fault", "") if self.test_hooks else ""
+        if fault:
+            self.test_fault(fault)
+        result = {"case": case}
+        try:
+            if self.torch is not None:
+                result["seed_value"] = kp.resolve_seed(seed_spec)
+            if ref.style == "tritonbench":
+                module = self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
+                args, descs, model = [], [], None
+                kp.set_seed(kp.resolve_seed(seed_spec))
+            else:
+                module = self.problem_module(h, ref, case)
+                tensors, descs = self.make_inputs(h, ref, case, seed_spec, mode)
+                model = self.model(h, ref, case, who, doc.get("model_seed", 42))
+                # A run is one call: its inputs are always a copy of the
+                # cached ones, so a call that edits its inputs (which the
+                # checksums after it catch) cannot change what later runs
+                # and later candidates get. clone_inputs matters for timing.
+                args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
+        except CandidateFailure as e:
+            result["error"] = {"stage": e.stage, "message": str(e)}
+            return result, []
+        except Exception as e:
+            if who == "reference":
+                head, where = short_traceback(e, ref.source_name)
+                raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the problem failed to make its inputs or model at "
+                                                               "case '%s': %s\n%s" % (ref.case_name(case), head, where))
+            head, where = short_traceback(e, self.candidate["name"])
+            result["error"] = {"stage": "construction", "message": head, "where": where}
+            return result, []
+        result["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in descs]
+        if who == "candidate":
+            self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)))
+        record = doc.get("record", {})
+        ops = ka.OpRecorder() if record.get("ops") and self.torch is not None else None
+        use_cupti = bool(record.get("kernels")) and self.cupti is not None and self.cupti.available
+        launches_before = dict(self.candidate["launches"]) if who == "candidate" else {}
+        threads_before = kc.thread_idents()
+        tally = ka.KernelTally()
+        self.sync()
+        if use_cupti:
+            self.cupti.take()  # drop what came before the call
+            t0 = self.cupti.now()
+        w0 = _perf_counter()
+        try:
+            if ops is not None:
+                with ops:
+                    out = self.call(model, args, ref, who, module)
+            else:
+                out = self.call(model, args, ref, who, module)
+            returned = _perf_counter()
+            self.sync()
+        except CandidateFailure as e:
+            result["error"] = {"stage": e.stage, "message": str(e)}
+            return result, []
+        except BaseException as e:
+            if who == "reference":
+                head, where = short_traceback(e, ref.source_name)
+                raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference raised at case '%s': %s\n%s"
+                                   % (ref.case_name(case), head, where))
+            head, where = short_traceback(e, self.candidate["name"])
+            result["error"] = {"stage": "call", "message": head, "where": where,
+                               "context_lost": "CUDA error" in head or "illegal" in head.lower()}
+            return result, []
+        result["run_ms"] = (_perf_counter() - w0) * 1e3
+        result["host_call_ms"] = (returned - w0) * 1e3
+        if use_cupti:
+            t1 = self.cupti.now()
+            end = tally.add_window(self.cupti.take(), t0, t1)
+            result["span_ms"] = max(end - t0, 0) / 1e6
+        if descs and who == "candidate":
+            after = []
+            for i, x in enumerate(args):
+                if isinstance(x, self.torch.Tensor):
+                    after.append({"index": i, "checksum": kp.checksum(x)})
+            result["inputs_after"] = after
+        outs, out_blobs = self.describe_outputs(out, bool(doc.get("want_outputs", True)), self.device)
+        result["outputs"] = outs
+        attribution = {"cupti": use_cupti}
+        if use_cupti:
+            attribution.update(tally.to_json())
+        elif record.get("kernels") and self.device.startswith("cuda"):
+            attribution["cupti_why"] = self.cupti.why if self.cupti else "CUPTI was not loaded"
+        if ops is not None:
+            attribution["aten_ops"] = ops.counts
+        if who == "candidate":
+            attribution["triton_declared"] = self.candidate["triton"]
+            attribution["cuda_declared"] = self.candidate["cuda"]
+            attribution["triton_launches"] = {k: v - launches_before.get(k, 0)
+                                              for k, v in self.candidate["launches"].items()}
+            result["integrity"] = self.integrity_report(threads_before)
+        result["attribution"] = attribution
+        return result, out_blobs
+
+    # ---- timing ----------------------------------------------------------
+    def program_time(self, doc, blobs):
+        """Times the model at a case. Parameters come from the host's protocol
+        (src/engine/program_protocol.cpp): warm-up calls on the warm-up seed's
+        inputs, then `trials` (+ `discard_first`) samples on the timing seed's
+        inputs, each after an L2 flush (a fill of `l2_flush_bytes`). A sample is
+        measured three ways where it can be: CUDA events on the current stream
+        (KernelBench's method), the CUPTI span of every kernel on every stream
+        from the call to its last kernel's end, and host wall time to the
+        device-wide synchronisation."""
+        h, tt = self.task(doc, blobs)
+        if tt is None:
+            return {"missing": ["task:%s" % h]}
+        task_doc, ref = tt
+        t = self.torch
+        case = int(doc["case"])
+        who = "reference" if self.role == "reference" else "candidate"
+        mode = doc.get("mode", "strict")
+        self.conn.note(doc.get("_id", 0), "timing the %s of task '%s' at case '%s'" % (
+            who if who == "reference" else "candidate " + self.candidate["name"], ref.task_name, ref.case_name(case)))
+        fault = doc.get("test_fault", "") if self.test_hooks else ""
+        if fault:
+            self.test_fault(fault)
+        if ref.style == "tritonbench":
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "TritonBench tasks are not timed")
+        try:
+            model = self.model(h, ref, case, who, doc.get("model_seed", 42))
+            warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
+            timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
+            # The cached inputs stay untouched: without clone_inputs (KernelBench
+            # reuses the same objects for every call) the calls share one copy.
+            warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
+            timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
+        except CandidateFailure as e:
+            return {"error": {"stage": e.stage, "message": str(e)}}
+        except Exception as e:
+            head, where = short_traceback(e, self.candidate["name"] if self.candidate else ref.source_name)
+            if who == "reference":
+                raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference failed while timing: %s\n%s" % (head, where))
+            return {"error": {"stage": "construction", "message": head, "where": where}}
+        clone = bool(doc.get("clone_inputs", False))
+        cuda = self.device.startswith("cuda")
+        use_cupti = cuda and bool(doc.get("spans", True)) and self.cupti is not None and self.cupti.available
+        use_events = cuda and bool(doc.get("events", True))
+        flush = None
+        if cuda and int(doc.get("l2_flush_bytes", 0)) > 0:
+            flush = t.empty(int(doc["l2_flush_bytes"]) // 8, dtype=t.int64, device=self.device)
+        Event = self._event_class
+
+        def args_of(inputs):
+            return [x.clone() if clone and isinstance(x, t.Tensor) else x for x in inputs]
+
+        threads_before = kc.thread_idents()
+        w0 = _perf_counter()
+        try:
+            with t.no_grad():
+                # Warm-up: calls on their own inputs, each synchronised.
+                n_warm = int(doc.get("warmup_calls", 3))
+                warm_ms = float(doc.get("warmup_ms", 0))
+                calls = 0
+                ws = _perf_counter()
+                while calls < n_warm or (_perf_counter() - ws) * 1e3 < warm_ms:
+                    model(*args_of(warm))
+                    self.sync()
+                    calls += 1
+                    if calls >= 10000:
+                        break
+                if doc.get("empty_cache_after_warmup", False) and cuda:
+                    t.cuda.empty_cache()
+                trials = int(doc.get("trials", 100))
+                discard = int(doc.get("discard_first", 0))
+                budget_ms = float(doc.get("budget_ms", 0))
+                min_trials = int(doc.get("min_trials", trials))
+                events, spans, walls = [], [], []
+                tally = ka.KernelTally()
+                s0 = _perf_counter()
+                i = 0
+                while i < trials + discard:
+                    args = args_of(timed)
+                    self.sync()
+                    if flush is not None:
+                        flush.fill_(42)
+                        self.sync()
+                    if use_cupti:
+                        self.cupti.take()
+                        c0 = self.cupti.now()
+                    if use_events:
+                        start, end = Event(enable_timing=True), Event(enable_timing=True)
+                        start.record()
+                    h0 = _perf_counter()
+                    model(*args)
+                    if use_events:
+                        end.record()
+                    h1 = _perf_counter()
+                    self.sync()
+                    h2 = _perf_counter()
+                    if i >= discard:
+                        walls.append((h2 - h0) * 1e3)
+                        if use_events:
+                            events.append(start.elapsed_time(end))
+                        if use_cupti:
+                            c1 = self.cupti.now()
+                            last = tally.add_window(self.cupti.take(), c0, c1)
+                            # The call's host time counts too: a call that
+                            # launches nothing still took time.
+                            spans.append(max(last - c0, int((h1 - h0) * 1e9)) / 1e6)
+                    i += 1
+                    done = i - discard
+                    if budget_ms > 0 and done >= min_trials and (_perf_counter() - s0) * 1e3 > budget_ms:
+                        break
+        except CandidateFailure as e:
+            return {"error": {"stage": e.stage, "message": str(e)}}
+        except BaseException as e:
+            head, where = short_traceback(e, self.candidate["name"] if self.candidate else ref.source_name)
+            if who == "reference":
+                raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference failed while timing: %s\n%s" % (head, where))
+            return {"error": {"stage": "timing", "message": head, "where": where}}
+        result = {"warmup_calls": calls, "wall_samples_ms": walls, "wall_ms": (_perf_counter() - w0) * 1e3,
+                  "events": use_events, "cupti": use_cupti}
+        if use_events:
+            result["event_samples_ms"] = events
+        if use_cupti:
+            result["span_samples_ms"] = spans
+            result["attribution"] = tally.to_json()
+        if who == "candidate":
+            result["integrity"] = self.integrity_report(threads_before)
+        return result
+
+    @property
+    def _event_class(self):
+        return _Event[0]
+
+    # ---- test hooks ------------------------------------------------------
+    def test_fault(self, fault):
+        import signal
+        if fault == "segv":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif fault == "abort":
+            os.abort()
+        elif fault.startswith("exit:"):
+            os._exit(int(fault[5:]))
+        elif fault.startswith("sleep:"):
+            time.sleep(float(fault[6:]))
+        elif fault == "garble":
+            self.conn.sock.sendall(b"this is not a frame" * 4)
+
+
+class CandidateFailure(Exception):
+    """The candidate failed in a way that is its verdict, not kbench's error."""
+
+    def __init__(self, stage, message):
+        super().__init__(message)
+        self.stage = stage
+
+
+_Event = [None]
+
+
+def serve(worker):
+    conn = worker.conn
+    while True:
+        frame = conn.read_frame()
+        if frame is None:
+            return
+        msg_type, msg_id, doc, blobs = frame
+        doc["_id"] = msg_id
+        try:
+            if msg_type == kf.MSG_HELLO:
+                info = worker.hello(doc)
+                if worker.torch is not None:
+                    _Event[0] = worker.torch.cuda.Event
+                conn.reply(msg_type, msg_id, info)
+            elif msg_type == kf.MSG_CANARY:
+                conn.reply(msg_type, msg_id, worker.canary(doc))
+            elif msg_type == kf.MSG_SHUTDOWN:
+                conn.reply(msg_type, msg_id, {})
+                return
+            elif msg_type == kf.MSG_PROGRAM_LOAD:
+                conn.reply(msg_type, msg_id, worker.program_load(doc, blobs))
+            elif msg_type == kf.MSG_PROGRAM_RUN:
+                result, out_blobs = worker.program_run(doc, blobs)
+                conn.reply(msg_type, msg_id, result, out_blobs)
+            elif msg_type == kf.MSG_PROGRAM_TIME:
+                conn.reply(msg_type, msg_id, worker.program_time(doc, blobs))
+            elif msg_type == kf.MSG_TEST and worker.test_hooks:
+                fault = doc.get("fault", "")
+                if fault:
+                    worker.test_fault(fault)
+                conn.reply(msg_type, msg_id, {"pid": os.getpid()})
+            else:
+                conn.reply_error(msg_type, msg_id, kf.KB_ERR_INVALID_ARGUMENT,
+                                 "the Python program worker does not serve message type %d" % msg_type)
+        except RequestError as e:
+            conn.reply_error(msg_type, msg_id, e.status, str(e))
+        except (kf.ProtocolError, BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception:
+            conn.reply_error(msg_type, msg_id, kf.KB_ERR_INTERNAL,
+                             "the Python program worker failed (a kbench bug): " + traceback.format_exc())
+
+
+def main(argv):
+    args = {"--fd": -1, "--parent": 0, "--device": -1, "--role": "", "--work-dir": "", "--cupti-lib": ""}
+    flags = set()
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--no-device", "--test-hooks"):
+            flags.add(a)
+        elif a in args and i + 1 < len(argv):
+            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib") else int(argv[i + 1])
+            i += 1
+        else:
+            sys.stderr.write("usage: kbench_program_worker.py --fd N --parent PID (--device D | --no-device) "
+                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--test-hooks]\n")
+            return 2
+        i += 1
+    if args["--fd"] < 0 or args["--role"] not in ("reference", "candidate") or not args["--work-dir"]:
+        sys.stderr.write("kbench_program_worker.py: --fd, --role and --work-dir are required\n")
+        return 2
+    fd = args["--fd"]
+    kf.close_leaked_fds(fd)
+    kf.watch_parent(args["--parent"])
+    kf.no_core_files()
+    work_dir = args["--work-dir"]
+    os.makedirs(work_dir, exist_ok=True)
+    # Triton's cache and a candidate's files stay in the worker's own folder.
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(work_dir, "triton-cache"))
+    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(work_dir, "torch-extensions")
+    os.chdir(work_dir)
+    # A candidate's print() must not reach the host's stdout (kbench set it
+    # to /dev/null); its stderr goes to the worker's log.
+    conn = kf.Connection(fd)
+    worker = Worker(conn, args["--role"], args["--device"], work_dir, args["--cupti-lib"] or
+                    ka.default_cupti_library(), "--test-hooks" in flags)
+    try:
+        serve(worker)
+    except (kf.ProtocolError, BrokenPipeError, ConnectionResetError) as e:
+        sys.stderr.write("kbench program worker: %s\n" % e)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

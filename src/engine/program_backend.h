@@ -1,0 +1,123 @@
+// Where program candidates and their Python references run
+// (docs/programs.md): two Python worker processes per context, one for the
+// problem's own code (the reference) and one for candidates, so expected
+// outputs never exist in a candidate's address space. The engine cannot name
+// the workers' host side (src/worker_host/ sits above it), so a context gets
+// a ProgramBackend from its Isolation factories (engine/backend.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/program_judge.h"
+#include "engine/program_protocol.h"
+#include "engine/result.h"
+#include "exec/host_tensor.h"
+#include "task/task.h"
+#include "util/json.h"
+
+namespace kb {
+
+enum class ProgramRole { reference, candidate };
+const char* program_role_name(ProgramRole r);
+
+// A worker that did not answer (it hung past its deadline or died): the
+// verdict that is the candidate's, in words, with the worker's facts.
+struct ProgramWorkerFailure {
+    kb_verdict verdict = KB_VERDICT_RUNTIME_ERROR;  // timeout or runtime_error
+    std::string message;
+    std::optional<double> deadline_s;
+    std::string signal;
+    std::optional<int> exit_code;
+    WorkerFacts worker;
+};
+
+struct ProgramLoadReply {
+    bool loaded = false;
+    std::string error, where;       // why the import failed, and the candidate's lines in the traceback
+    int line = 0;
+    double import_ms = 0;
+    std::vector<ProgramFinding> findings;  // the source scan's (severity "report")
+    std::vector<std::string> triton_kernels, cuda_kernels;
+    ProgramIntegrity integrity;
+    std::optional<ProgramWorkerFailure> failure;
+};
+
+// One input as the worker made it.
+struct ProgramInput {
+    int index = 0;
+    bool is_tensor = true;
+    std::string dtype;
+    std::vector<int64_t> shape;
+    std::string checksum;   // kbench_problem.checksum: equal bytes, equal checksum, in every process
+    std::string value;      // a non-tensor input, as repr() wrote it
+};
+
+struct ProgramRunRequest {
+    int case_index = 0;
+    SeedSpec seed, model_seed;
+    std::string mode = "strict";   // how inputs are made (program_protocol.h)
+    bool clone_inputs = true;
+    bool record_ops = false, record_kernels = false;
+    bool want_outputs = true;
+    std::string poison_dtype;      // the candidate worker fills this much free device memory
+    uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first
+};
+
+struct ProgramRunReply {
+    std::vector<ProgramInput> inputs;
+    std::vector<std::pair<int, std::string>> inputs_after;  // index, checksum after the call (candidate)
+    std::vector<ProgramOutputMeta> outputs;
+    std::vector<HostTensor> data;  // host copies of the tensor outputs, in `outputs` order
+    std::optional<uint64_t> seed_value;  // the seed the worker resolved
+    std::optional<std::string> error;  // the model raised
+    std::string error_stage, error_where;
+    bool context_lost = false;
+    double run_ms = 0;
+    std::optional<double> span_ms;
+    ProgramAttribution attribution;  // raw: kernels, operators, launches (program_judge.h's attribute() fills the rest)
+    ProgramIntegrity integrity;
+    std::optional<ProgramWorkerFailure> failure;
+    size_t bytes() const {
+        size_t n = 0;
+        for (const HostTensor& t : data) n += t.bytes.size();
+        return n;
+    }
+};
+
+struct ProgramTimeRequest {
+    ProgramTimingPlan plan;
+    SeedSpec model_seed;
+    std::string mode = "strict";
+};
+
+struct ProgramTimeReply {
+    std::vector<double> event_ms, span_ms, wall_ms;  // per sample
+    bool events = false, cupti = false;
+    unsigned warmup_calls = 0;
+    double wall_total_ms = 0;
+    ProgramAttribution attribution;
+    ProgramIntegrity integrity;
+    std::optional<std::string> error;
+    std::string error_where;
+    std::optional<ProgramWorkerFailure> failure;
+};
+
+class ProgramBackend {
+public:
+    virtual ~ProgramBackend() = default;
+    // The workers' facts (interpreter, torch, triton, CUPTI, device).
+    virtual Json info() = 0;
+    // Imports a candidate in the candidate worker (replacing the previous one).
+    virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
+                                            const std::string& source_name) = 0;
+    // The reference (the problem's model) or the loaded candidate at one case.
+    // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
+    virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;
+    virtual ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) = 0;
+};
+
+}  // namespace kb

@@ -1,0 +1,149 @@
+#include "engine/program_protocol.h"
+
+#include <algorithm>
+
+#include "engine/options.h"
+#include "util/error.h"
+
+namespace kb {
+namespace {
+
+// Strict's seeds of the warm-up and the timed phase, derived from the score's
+// seed so that each phase sees inputs the others did not.
+constexpr uint64_t kWarmupMix = 0x7761726d;  // "warm"
+constexpr uint64_t kTimingMix = 0x74696d65;  // "time"
+
+bool known(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+    return s;
+}
+
+}  // namespace
+
+Json SeedSpec::to_json() const {
+    if (kernelbench_trial >= 0) return Json{{"kernelbench_trial", kernelbench_trial}, {"base", base}};
+    return Json(value);
+}
+
+std::string SeedSpec::key() const {
+    if (kernelbench_trial >= 0) return "kb" + std::to_string(base) + ":" + std::to_string(kernelbench_trial);
+    return "s:" + std::to_string(value);
+}
+
+std::string SeedSpec::text() const {
+    if (kernelbench_trial >= 0)
+        return "KernelBench trial seed " + std::to_string(kernelbench_trial) + " (of torch.manual_seed(" +
+               std::to_string(base) + "))";
+    return "seed " + std::to_string(value);
+}
+
+const std::vector<std::string>& program_protocol_names() {
+    static const std::vector<std::string> names = {"strict", "kernelbench"};
+    return names;
+}
+
+Tolerance kernelbench_tolerance(DType precision) {
+    Tolerance t;
+    t.equal_nan = false;  // torch.allclose's default: NaN never matches
+    t.atol = t.rtol = (precision == DType::f16 || precision == DType::bf16) ? 1e-2 : 1e-4;
+    return t;
+}
+
+Tolerance program_tolerance(const ProgramProtocol& p, const Task& task, DType dtype) {
+    if (!dtype_is_float(dtype)) return Tolerance{0, 0, false};
+    auto it = p.tolerance.find(dtype);
+    if (it != p.tolerance.end()) return it->second;
+    auto td = task.default_tolerances.find(dtype);
+    Tolerance t = td != task.default_tolerances.end() ? td->second : kernelbench_tolerance(dtype);
+    t.equal_nan = false;  // NaN never matches a program candidate's output
+    return t;
+}
+
+ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOptions& o) {
+    if (!task.python)
+        fail(KB_ERR_INVALID_ARGUMENT, "task '" + task.name + "' has a CUDA reference: program candidates (Python) are "
+                                      "scored against tasks whose reference is Python (kbench import makes them)");
+    if (!known(program_protocol_names(), o.name))
+        fail(KB_ERR_INVALID_ARGUMENT, "unknown protocol '" + o.name + "'; expected one of: " +
+                                          joined(program_protocol_names()));
+    const std::vector<std::string> rules = {"allow", "report", "forbid"};
+    if (!o.torch_compute.empty() && !known(rules, o.torch_compute))
+        fail(KB_ERR_INVALID_ARGUMENT,
+             "unknown torch_compute rule '" + o.torch_compute + "'; expected one of: " + joined(rules));
+    const PythonReference& py = *task.python;
+    ProgramProtocol p;
+    p.name = o.name;
+    p.torch_compute = o.torch_compute.empty() ? task.program.torch_compute : o.torch_compute;
+    p.timing = !o.skip_timing && task.program.timing && py.style == "kernelbench";
+    const int perf = task.perf_index;
+
+    if (o.name == "kernelbench") {
+        p.input_mode = "kernelbench";
+        p.model_seed = SeedSpec::plain(42);
+        unsigned trials = o.correctness_trials ? o.correctness_trials : 5;
+        for (unsigned i = 0; i < trials; ++i) p.correctness.push_back({perf, SeedSpec::trial(int(i), 42)});
+        // Its candidate runs on the very input objects the reference saw (in
+        // its own process here, so nothing can leak); nothing else is checked.
+        p.clone_inputs = false;
+        p.check_inputs = false;
+        p.check_dtype = false;
+        p.check_device = false;
+        p.recheck = false;
+        p.enforce_policy = false;
+        // One tolerance for every float output: that of the precision.
+        for (DType d : {DType::f16, DType::bf16, DType::f32, DType::f64}) p.tolerance[d] = kernelbench_tolerance(py.precision);
+        p.excessive_speedup = 10.0;
+        ProgramTimingPlan& t = p.time;
+        t.case_index = perf;
+        t.seed = t.warmup_seed = SeedSpec::plain(42);
+        t.warmup_calls = 3;
+        t.empty_cache_after_warmup = true;
+        t.trials = t.min_trials = 100;
+        t.discard_first = 1;
+        t.l2_flush_bytes = uint64_t(32) * 1024 * 1024 * 8;  // torch.empty((32, 1024, 1024), int64).fill_(42)
+        t.clone_inputs = false;
+        t.measure = "events";
+        t.statistic = "mean";
+        t.rounds = 1;
+        return p;
+    }
+
+    // strict
+    const uint64_t seed = o.seed ? o.seed : kDefaultSeed;
+    p.input_mode = "strict";
+    p.model_seed = SeedSpec::plain(seed);
+    unsigned runs = o.correctness_trials ? o.correctness_trials : 1;
+    // The smaller cases first (cheap failures first), the problem's own sizes last.
+    for (size_t i = 0; i < task.cases.size(); ++i)
+        for (unsigned r = 0; r < runs; ++r)
+            p.correctness.push_back({int(i), SeedSpec::plain(r == 0 ? seed : seed + 0x9e3779b97f4a7c15ull * r)});
+    p.recheck = o.recheck;
+    ProgramTimingPlan& t = p.time;
+    t.case_index = perf;
+    t.warmup_seed = SeedSpec::plain(seed ^ kWarmupMix);
+    t.seed = SeedSpec::plain(seed ^ kTimingMix);
+    t.warmup_calls = 3;
+    t.warmup_ms = o.timing_given && o.timing.warmup_ms > 0 ? o.timing.warmup_ms : 25.0;
+    t.empty_cache_after_warmup = false;
+    t.rounds = 4;
+    unsigned max_samples = o.timing_given && o.timing.max_samples ? o.timing.max_samples : 100;
+    unsigned min_samples = o.timing_given && o.timing.min_samples ? o.timing.min_samples : 20;
+    t.trials = std::max(1u, max_samples / t.rounds);
+    t.min_trials = std::max(1u, std::min(t.trials, (min_samples + t.rounds - 1) / t.rounds));
+    // Per side and round: the timing budget split over both sides and the rounds.
+    double budget = o.timing_given && o.timing.budget_ms > 0 ? o.timing.budget_ms : 400.0;
+    t.budget_ms = budget / (2.0 * t.rounds);
+    t.discard_first = 0;
+    t.l2_flush_bytes = uint64_t(256) << 20;
+    t.clone_inputs = true;
+    t.measure = "spans";
+    t.statistic = "median";
+    return p;
+}
+
+}  // namespace kb

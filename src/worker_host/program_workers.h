@@ -1,0 +1,86 @@
+// The Python workers of program candidates, seen from the host
+// (docs/programs.md): the ProgramBackend a context uses. Two processes run
+// python/kbench_programs/kbench_program_worker.py, each under a Supervisor
+// (watchdog, deadline per request, respawn, canary) like kbench-worker:
+// the reference worker runs the problem's own code, the candidate worker
+// runs candidates, so expected outputs never exist in a candidate's address
+// space. A candidate that hangs, crashes or exits costs its worker, which is
+// replaced; the verdict says what happened.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/options.h"
+#include "engine/program_backend.h"
+#include "worker_host/supervisor.h"
+
+namespace kb {
+
+struct ProgramWorkerSettings {
+    std::string python;       // the interpreter ($KBENCH_PYTHON, else python3 on PATH)
+    std::string script;       // kbench_program_worker.py (locate_program_worker_script)
+    std::string cupti_lib;    // libkbench_cupti.so ("" without CUPTI)
+    int device = 0;           // -1: no device (supervision tests)
+    bool test_hooks = false;  // $KBENCH_WORKER_TEST_HOOKS=1: test faults are obeyed
+    bool test_cpu = false;    // $KBENCH_PROGRAM_TEST_CPU=1 with test hooks: torch on the CPU (tests)
+    bool standby = true;      // a warm candidate worker behind the one in use
+    double timeout_s = 0;     // kb_context_options.timeout_s: every candidate request's deadline
+};
+
+// The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)
+// when the worker script cannot be found, naming where it looked.
+ProgramWorkerSettings program_worker_settings(const ContextOptions& opts);
+
+// kbench_program_worker.py: $KBENCH_PROGRAM_WORKER, the installed copy, the source tree's.
+std::string locate_program_worker_script();
+// libkbench_cupti.so: $KBENCH_CUPTI_LIB, the installed copy, the build tree's ("" when none).
+std::string locate_cupti_library();
+
+class ProgramWorkers : public ProgramBackend {
+public:
+    explicit ProgramWorkers(ProgramWorkerSettings settings);
+    ~ProgramWorkers() override;
+
+    Json info() override;
+    ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
+                                    const std::string& source_name) override;
+    ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
+    ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
+
+    Supervisor& supervisor(ProgramRole role) { return role == ProgramRole::reference ? *reference_ : *candidate_; }
+    const ProgramWorkerSettings& settings() const { return settings_; }
+    // Tests: the next request of this kind ("program_load", "program_run",
+    // "program_time") makes the worker perform `fault` first ("segv", "abort",
+    // "exit:N", "sleep:S"); only with test hooks.
+    void inject_fault_once(const std::string& request, const std::string& fault);
+
+private:
+    // Sends a request with the task attached when this worker may lack it,
+    // resending once when it says it dropped it. Deadline in seconds.
+    Outcome exchange(ProgramRole role, wire::Msg type, Json body, std::vector<std::string> blobs, const TaskPtr& task,
+                     double deadline_s);
+    ProgramWorkerFailure failure_of(ProgramRole role, const Outcome& o, double deadline_s, const std::string& doing);
+    // A failed reply that is kbench's problem (a bug, a broken set-up): throws.
+    [[noreturn]] void reply_failed(ProgramRole role, wire::Msg type, const Outcome& o);
+    double reference_ms(const TaskPtr& task, int case_index) const;
+
+    ProgramWorkerSettings settings_;
+    std::string work_root_;
+    std::unique_ptr<Supervisor> reference_, candidate_;
+    std::map<std::string, double> reference_ms_;       // "<task hash>/<case>" -> the reference's run time
+    std::map<std::string, bool> candidate_cases_seen_; // "<task hash>/<case>": the candidate ran there (no JIT any more)
+    std::map<std::string, std::string> faults_;
+    std::string loaded_;  // the loaded candidate's source hash
+    // The candidate in use replaced functions or left threads running: its
+    // worker is replaced before the next candidate loads (it would see the
+    // changes as its own, and a patch may outlive the module).
+    bool contaminated_ = false;
+    void note_integrity(const ProgramIntegrity& i) {
+        if (!i.patched.empty() || !i.threads_left.empty()) contaminated_ = true;
+    }
+};
+
+std::unique_ptr<ProgramBackend> make_program_backend(const ContextOptions& opts);
+
+}  // namespace kb

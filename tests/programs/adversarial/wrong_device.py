@@ -1,0 +1,10 @@
+# task: softmax_gpu
+# expect: wrong_answer
+# The right values, on the CPU.
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=1).cpu()

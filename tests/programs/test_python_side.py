@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""CPU tests of kbench's Python side of program candidates (docs/programs.md):
+the KBW1 frame codec, reading and rewriting problem files, the importer, the
+candidate source scan and the integrity checks. Tests that need torch are
+skipped without it (CI does not install torch: it is 5 GB from PyPI).
+
+    python3 tests/programs/test_python_side.py [-v]
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PROGRAMS = os.path.join(ROOT, "python", "kbench_programs")
+sys.path.insert(0, PROGRAMS)
+
+import kbench_checks as kc  # noqa: E402
+import kbench_frames as kf  # noqa: E402
+import kbench_importer as ki  # noqa: E402
+import kbench_problem as kp  # noqa: E402
+
+PROBLEMS = os.path.join(HERE, "problems")
+
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except Exception:
+    HAVE_TORCH = False
+
+
+class Frames(unittest.TestCase):
+    def test_round_trip_with_blobs(self):
+        a, b = socket.socketpair()
+        ca, cb = kf.Connection(a.detach()), kf.Connection(b.detach())
+        self.addCleanup(ca.sock.close)
+        self.addCleanup(cb.sock.close)
+        ca.send(kf.MSG_PROGRAM_RUN, 77, {"case": 3, "text": "\u00e9\u4e2d"}, [b"\x00\x01", b"", b"xyz"])
+        t, i, doc, blobs = cb.read_frame()
+        self.assertEqual((t, i), (kf.MSG_PROGRAM_RUN, 77))
+        self.assertEqual(doc, {"case": 3, "text": "\u00e9\u4e2d"})
+        self.assertEqual(blobs, [b"\x00\x01", b"", b"xyz"])
+        ca.reply(kf.MSG_PROGRAM_RUN, 77, {"x": 1})
+        t, i, doc, _ = cb.read_frame()
+        self.assertEqual(t, kf.MSG_PROGRAM_RUN | kf.REPLY_BIT)
+        self.assertEqual(doc, {"ok": True, "result": {"x": 1}})
+
+    def test_header_matches_the_cpp_layout(self):
+        frame = kf.encode_frame(kf.MSG_HELLO, 5, {"a": 1})
+        self.assertEqual(frame[:4], b"KBW1")
+        self.assertEqual(int.from_bytes(frame[4:6], "little"), 1)
+        self.assertEqual(int.from_bytes(frame[6:8], "little"), 1)
+        self.assertEqual(int.from_bytes(frame[8:16], "little"), 5)
+        self.assertEqual(int.from_bytes(frame[16:20], "little"), len(frame) - 24)
+        self.assertEqual(int.from_bytes(frame[20:24], "little"), 0)
+
+    def test_malformed_frames_are_refused(self):
+        good = kf.encode_frame(kf.MSG_HELLO, 1, {"a": 1}, [b"abc"])
+        with self.assertRaisesRegex(kf.ProtocolError, "magic"):
+            kf.decode_header(b"XBW1" + good[4:24])
+        with self.assertRaisesRegex(kf.ProtocolError, "version"):
+            kf.decode_header(good[:4] + b"\x09\x00" + good[6:24])
+        _, _, jb, bb = kf.decode_header(good[:24])
+        with self.assertRaisesRegex(kf.ProtocolError, "add up"):
+            kf.decode_body(good[24:], jb, bb - 1)
+        with self.assertRaisesRegex(kf.ProtocolError, "parse"):
+            kf.decode_body(b"{nope" + good[29:], jb, bb)
+
+    def test_nan_is_refused_rather_than_written_as_invalid_json(self):
+        with self.assertRaises(ValueError):
+            kf.encode_frame(kf.MSG_HELLO, 1, {"x": float("nan")})
+
+
+class ProblemFiles(unittest.TestCase):
+    SRC = ("import torch\n"
+           "N = 2048 * 2\n"
+           "M: int = 7\n"
+           "shape = (N, 3)\n"
+           "other = compute()\n"
+           "eps = 1e-5\n"
+           "def get_inputs():\n"
+           "    return [torch.rand(*shape), torch.rand(M)]\n")
+
+    def test_constants_are_read_without_running_the_file(self):
+        c = kp.module_constants(self.SRC)
+        self.assertEqual(c["N"]["value"], 4096)
+        self.assertEqual(c["M"]["value"], 7)
+        self.assertEqual(c["shape"]["value"], (4096, 3))
+        self.assertEqual(c["eps"]["value"], 1e-5)
+        self.assertNotIn("other", c)
+
+    def test_dims_are_the_constants_get_inputs_reads_through_others(self):
+        c = kp.module_constants(self.SRC)
+        self.assertEqual(kp.names_used_by(self.SRC, "get_inputs", c), ["N", "shape", "M"])
+
+    def test_rewriting_a_constant_keeps_every_line_number(self):
+        out = kp.source_with_constants(self.SRC, {"N": 31})
+        self.assertEqual(len(out.splitlines()), len(self.SRC.splitlines()))
+        self.assertIn("N = 31\n", out)
+        ns = {}
+        exec(compile(out.replace("compute()", "0").replace("import torch", ""), "x", "exec"), ns)
+        self.assertEqual(ns["shape"], (31, 3))
+        with self.assertRaisesRegex(kp.ProblemError, "no top-level constant 'K'"):
+            kp.source_with_constants(self.SRC, {"K": 1})
+
+    def test_tritonbench_files_split_at_the_146_hashes(self):
+        path = os.path.join(PROBLEMS, "tritonbench_G", "vec_add.py")
+        with open(path) as f:
+            code, test, line = kp.split_tritonbench(f.read())
+        self.assertIn("def add(", code)
+        self.assertIn("def test_add", test)
+        cleaned, fn = kp.clean_test_section(test)
+        self.assertEqual(fn, "test_add")
+        self.assertNotIn("result_gold", cleaned)
+        self.assertEqual(len(cleaned.splitlines()), len(test.splitlines()))
+        with self.assertRaisesRegex(kp.ProblemError, "146"):
+            kp.split_tritonbench("x = 1\n")
+
+
+class Importer(unittest.TestCase):
+    def setUp(self):
+        self.out = tempfile.mkdtemp(prefix="kbench-import-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.out, ignore_errors=True)
+
+    def imported(self, name, validate=False):
+        doc, _ = ki.import_kernelbench_file(os.path.join(PROBLEMS, "kernelbench", name), validate=validate)
+        return doc
+
+    def test_a_problem_becomes_a_task_with_its_sizes_as_the_perf_case(self):
+        doc = self.imported("2_softmax_rows.py")
+        self.assertEqual(doc["format"], "kbench-task/1")
+        self.assertEqual(doc["reference"]["language"], "python")
+        self.assertEqual(doc["reference"]["entry"], "Model")
+        self.assertEqual(doc["reference"]["candidate_entry"], "ModelNew")
+        self.assertEqual(doc["perf_case"], {"name": "faithful", "dims": {"batch_size": 32, "features": 1000}})
+        self.assertEqual(list(doc["dims"]), ["batch_size", "features"])
+        small = doc["cases"][0]["dims"]
+        self.assertEqual(small, {"batch_size": 31, "features": 997})  # primes below the problem's sizes
+        self.assertIn("batch_of_one", [c["name"] for c in doc["cases"]])
+        self.assertEqual(doc["tolerance"]["f32"], {"atol": 1e-4, "rtol": 1e-4, "equal_nan": False})
+        self.assertEqual(doc["tolerance"]["f16"]["atol"], 1e-2)
+        self.assertEqual(doc["policy"]["torch_compute"], "report")
+        self.assertEqual(doc["reference"]["inputs"][0]["init"], {"dist": "normal", "mean": 0.0, "std": 1.0})
+
+    def test_integer_inputs_stay_integers(self):
+        doc = self.imported("3_cross_entropy.py")
+        ins = doc["reference"]["inputs"]
+        self.assertEqual([i["name"] for i in ins], ["predictions", "targets"])
+        self.assertEqual(ins[0]["shape"], ["batch_size", "num_classes"])
+        self.assertEqual(ins[1]["dtype"], "i64")
+        self.assertEqual(ins[1]["init"]["dist"], "randint")
+        self.assertTrue(any("issue 151" in n for n in doc["origin"]["notes"]))
+        # `dim` is an init argument, not a size: it is no dim and keeps its value.
+        self.assertNotIn("dim", doc["dims"])
+
+    def test_init_only_constants_are_not_dims(self):
+        doc = self.imported("4_scaled_linear.py")
+        self.assertEqual(list(doc["dims"]), ["batch_size", "in_features"])
+
+    def test_literal_sizes_give_one_case_and_a_note(self):
+        doc = self.imported("5_literal_sizes.py")
+        self.assertEqual(doc["dims"], {})
+        self.assertEqual(len(doc["cases"]), 1)
+        self.assertTrue(any("not module constants" in n for n in doc["origin"]["notes"]))
+
+    def test_a_file_without_model_is_refused_with_the_reason(self):
+        with self.assertRaisesRegex(ki.ImportFailure, "no top-level class Model"):
+            self.imported("6_not_a_problem.py")
+
+    def test_tritonbench_operators(self):
+        for channel, name, fn, wrappers in (("G", "vec_add.py", "test_add", ["add"]),
+                                            ("T", "scaled_gelu.py", "test_scaled_gelu", ["scaled_gelu"])):
+            doc, code = ki.import_tritonbench_file(os.path.join(PROBLEMS, "tritonbench_" + channel, name), channel)
+            self.assertEqual(doc["reference"]["style"], "tritonbench")
+            self.assertEqual(doc["reference"]["entry"], fn)
+            self.assertEqual(doc["reference"]["candidate_functions"], wrappers)
+            self.assertEqual(doc["policy"]["torch_compute"], "forbid")
+            self.assertEqual(doc["program"], {"timing": False})
+            self.assertNotIn("#" * 146, code)
+
+    def test_the_command_writes_family_folders_and_reports_failures(self):
+        r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "kbench_importer.py"), "kernelbench",
+                            os.path.join(PROBLEMS, "kernelbench"), "-o", self.out, "--no-validate"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)  # 6_not_a_problem.py
+        self.assertIn("1 of 6 files could not be imported", r.stderr)
+        task = os.path.join(self.out, "kernelbench", "kernelbench_2_softmax_rows", "task.json")
+        with open(task) as f:
+            doc = json.load(f)
+        self.assertTrue(os.path.exists(os.path.join(os.path.dirname(task), doc["reference"]["source_file"])))
+        r = subprocess.run([sys.executable, os.path.join(PROGRAMS, "kbench_importer.py"), "kernelbench",
+                            os.path.join(PROBLEMS, "kernelbench", "2_softmax_rows.py"), "--stdout", "--no-validate"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertIn("torch.softmax", doc["reference"]["source"])
+
+    @unittest.skipUnless(HAVE_TORCH, "needs torch")
+    def test_validation_flags_relu_on_positive_inputs_and_proposes_inputs_that_tell(self):
+        doc = self.imported("1_relu_positive.py", validate=True)
+        self.assertTrue(doc["origin"]["validated"])
+        findings = doc["origin"]["findings"]
+        self.assertEqual(len(findings), 1)
+        self.assertEqual(findings[0]["reason"], "equals_input")
+        self.assertEqual(findings[0]["proposal"]["input_transforms"], [{"input": 0, "scale": 2.0, "shift": -1.0}])
+        ok = self.imported("2_softmax_rows.py", validate=True)
+        self.assertEqual(ok["origin"]["findings"], [])
+        self.assertEqual(ok["reference"]["outputs"][0]["dtype"], "f32")
+
+    @unittest.skipUnless(HAVE_TORCH, "needs torch")
+    def test_cases_the_reference_rejects_are_dropped(self):
+        src = ("import torch\nimport torch.nn as nn\n"
+               "class Model(nn.Module):\n"
+               "    def forward(self, x):\n"
+               "        assert x.shape[1] % 4 == 0\n"
+               "        return x * 2\n"
+               "batch_size = 8\nwidth = 64\n"
+               "def get_inputs():\n    return [torch.randn(batch_size, width)]\n"
+               "def get_init_inputs():\n    return []\n")
+        path = os.path.join(self.out, "7_needs_multiple_of_4.py")
+        with open(path, "w") as f:
+            f.write(src)
+        doc, _ = ki.import_kernelbench_file(path, validate=True)
+        names = [c["name"] for c in doc["cases"]]
+        self.assertNotIn("small_primes", names)  # width 61 is rejected
+        self.assertTrue(any("small_primes" in n for n in doc["origin"]["notes"]))
+
+
+class SourceScan(unittest.TestCase):
+    def rules(self, src):
+        return {f["rule"] for f in kc.scan_source(src)}
+
+    def test_cheats_on_record_are_found(self):
+        self.assertIn("gc_search", self.rules("import gc\nx = [o for o in gc.get_objects()]\n"))
+        self.assertIn("patches_timer", self.rules("import torch\ntorch.cuda.Event = object\n"))
+        self.assertIn("patches_timer", self.rules("import time\ntime.perf_counter = lambda: 0\n"))
+        self.assertIn("thread", self.rules("import threading\nthreading.Thread(target=print).start()\n"))
+        self.assertIn("try_except", self.rules("try:\n    f()\nexcept Exception:\n    g()\n"))
+        self.assertIn("side_stream", self.rules("import torch\ns = torch.cuda.Stream()\n"))
+        self.assertIn("side_stream", self.rules("import torch\nwith torch.cuda.stream(s):\n    pass\n"))
+        self.assertIn("exits", self.rules("import os\nos._exit(0)\n"))
+        self.assertIn("frame_walk", self.rules("import sys\nf = sys._getframe(1).f_locals\n"))
+        self.assertIn("patches_module", self.rules("import torch\nsetattr(torch, 'relu', None)\n"))
+
+    def test_an_honest_candidate_has_no_finding(self):
+        with open(os.path.join(HERE, "candidates", "softmax_torch.py")) as f:
+            self.assertEqual(kc.scan_source(f.read()), [])
+
+    def test_a_syntax_error_is_one_finding(self):
+        f = kc.scan_source("def f(:\n")
+        self.assertEqual(f[0]["rule"], "syntax")
+
+
+class Integrity(unittest.TestCase):
+    def test_a_replaced_timer_and_a_thread_left_running_are_seen(self):
+        integ = kc.Integrity()
+        before = kc.thread_idents()
+        saved = time.perf_counter
+        try:
+            time.perf_counter = lambda: 0.0
+            self.assertIn("time.perf_counter", integ.changed())
+        finally:
+            time.perf_counter = saved
+        self.assertEqual(integ.changed(), [])
+        stop = threading.Event()
+        t = threading.Thread(target=stop.wait, name="left-running")
+        t.start()
+        try:
+            self.assertEqual([x.name for x in kc.new_threads(before)], ["left-running"])
+        finally:
+            stop.set()
+            t.join()
+        self.assertEqual(kc.new_threads(before), [])
+
+
+@unittest.skipUnless(HAVE_TORCH, "needs torch")
+class Inputs(unittest.TestCase):
+    def reference(self, name, dims=None):
+        path = os.path.join(PROBLEMS, "kernelbench", name)
+        doc, source = ki.import_kernelbench_file(path, validate=False)
+        doc["reference"]["source"] = source
+        return kp.Reference(doc)
+
+    def test_the_same_seed_gives_the_same_bytes_and_integers_stay_integers(self):
+        import torch
+        ref = self.reference("3_cross_entropy.py")
+        work = tempfile.mkdtemp()
+        try:
+            m = kp.load_module(ref.problem_source_at(0), ref.source_name, work, "t")
+            a = kp.make_inputs(m, ref, 5, "cpu", "kernelbench")
+            b = kp.make_inputs(m, ref, 5, "cpu", "strict")
+            c = kp.make_inputs(m, ref, 6, "cpu", "strict")
+        finally:
+            shutil.rmtree(work)
+        self.assertEqual(a[1].dtype, torch.int64)
+        self.assertEqual([kp.checksum(x) for x in a], [kp.checksum(x) for x in b])
+        self.assertNotEqual(kp.checksum(a[0]), kp.checksum(c[0]))
+        self.assertEqual(tuple(a[0].shape), (251, 97))
+
+    def test_the_checksum_sees_one_changed_element_and_a_swap(self):
+        import torch
+        x = torch.randn(1000)
+        s = kp.checksum(x)
+        y = x.clone()
+        y[500] += 1e-6
+        self.assertNotEqual(kp.checksum(y), s)
+        z = x.clone()
+        z[[3, 4]] = z[[4, 3]]
+        self.assertNotEqual(kp.checksum(z), s)
+        self.assertEqual(kp.checksum(x.clone()), s)
+
+    def test_kernelbench_trial_seeds_are_its_own(self):
+        import torch
+        torch.manual_seed(42)
+        expected = [torch.randint(0, 2 ** 32 - 1, (1,)).item() for _ in range(5)]
+        got = [kp.resolve_seed({"kernelbench_trial": i, "base": 42}) for i in range(5)]
+        self.assertEqual(got, expected)
+
+
+if __name__ == "__main__":
+    unittest.main()

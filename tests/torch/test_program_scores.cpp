@@ -1,0 +1,167 @@
+// Whole scores of program candidates on torch's CPU (test hooks:
+// KBENCH_PROGRAM_TEST_CPU=1), through a context with kbench's Python
+// workers, so the verdicts of both protocols are checked end to end without
+// a GPU (docs/programs.md). Needs torch for the interpreter $KBENCH_PYTHON
+// (or CMake's KBENCH_TEST_PYTHON) names: label torch, exit 77 without it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "engine/context.h"
+#include "engine/result_json.h"
+#include "torch/torch_python.h"
+#include "util/error.h"
+#include "worker_host/isolation.h"
+
+using namespace kb;
+
+namespace {
+
+const std::string kDir = std::string(KB_SOURCE_DIR) + "/tests/programs";
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TaskPtr softmax_task() { return load_task(kDir + "/tasks/softmax_rows/task.json"); }
+
+}  // namespace
+
+namespace {
+
+class ProgramScores : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ::setenv("KBENCH_WORKER_TEST_HOOKS", "1", 1);
+        ::setenv("KBENCH_PROGRAM_TEST_CPU", "1", 1);
+        ::setenv("KBENCH_PYTHON", test::torch_python().c_str(), 1);
+        if (!ctx_) {
+            ContextOptions o;
+            o.device = KB_DEVICE_NONE;
+            ctx_ = std::make_unique<Context>(o, worker_isolation());
+        }
+    }
+    static void TearDownTestSuite() { ctx_.reset(); }
+
+    ScoreResult score(const std::string& name, const std::string& protocol = "strict", bool timing = false,
+                      const std::string& task = "softmax_rows") {
+        TaskPtr t = load_task(kDir + "/tasks/" + task + "/task.json");
+        CandidateInput in;
+        in.language = Language::python;
+        in.language_given = true;
+        in.path = kDir + "/candidates/" + name;
+        ScoreOptions so;
+        so.protocol = protocol;
+        so.skip_timing = !timing;
+        if (protocol == "kernelbench") so.correctness_runs = 2;  // fewer trials: CPU time
+        return ctx_->score(t, in, so);
+    }
+
+    static std::unique_ptr<Context> ctx_;
+};
+
+std::unique_ptr<Context> ProgramScores::ctx_;
+
+}  // namespace
+
+TEST_F(ProgramScores, ACorrectCandidatePassesEveryCaseAndIsAttributed) {
+    ScoreResult r = score("softmax_torch.py");
+    EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    EXPECT_EQ(r.cases.size(), 3u);  // small_primes, batch_of_one, faithful
+    ASSERT_TRUE(r.recheck);
+    EXPECT_EQ(r.recheck->verdict, KB_VERDICT_PASS);
+    EXPECT_TRUE(r.recheck->where.seed_secret);
+    ASSERT_TRUE(r.program);
+    EXPECT_EQ(r.program->protocol, "strict");
+    // Torch compute is reported (the task's rule), not failed.
+    EXPECT_FALSE(r.program->attribution.torch_compute_ops.empty());
+    bool reported = false;
+    for (const ProgramFinding& f : r.program->findings) reported = reported || f.rule == "torch_compute";
+    EXPECT_TRUE(reported);
+    Json j = to_json(r);
+    EXPECT_EQ(j["program"]["protocol"], "strict");
+    EXPECT_TRUE(j["program"]["attribution"]["aten_ops"].contains("aten.exp"));
+    EXPECT_EQ(j["compile"]["ok"], true);
+    for (const CompareResult& c : r.cases) {
+        ASSERT_EQ(c.outputs.size(), 1u);
+        EXPECT_EQ(c.outputs[0].mismatches, 0u);
+        EXPECT_FALSE(c.outputs[0].tolerance.equal_nan);
+    }
+}
+
+TEST_F(ProgramScores, VerdictsOfWrongCandidates) {
+    struct Want {
+        const char* file;
+        kb_verdict verdict;
+        const char* says;
+    };
+    for (const Want& w : {Want{"softmax_wrong_axis.py", KB_VERDICT_WRONG_ANSWER, "elements wrong"},
+                          Want{"softmax_raises.py", KB_VERDICT_RUNTIME_ERROR, "this candidate gives up"},
+                          Want{"import_error.py", KB_VERDICT_COMPILE_ERROR, "NameError"},
+                          Want{"no_model_new.py", KB_VERDICT_COMPILE_ERROR, "defines no ModelNew"},
+                          Want{"modifies_input.py", KB_VERDICT_INPUT_MODIFIED, "input 0 (x)"},
+                          Want{"wrong_dtype.py", KB_VERDICT_WRONG_ANSWER, "dtype f64, expected f32"},
+                          Want{"wrong_shape.py", KB_VERDICT_WRONG_ANSWER, "expected [31, 997]"},
+                          Want{"returns_none.py", KB_VERDICT_WRONG_ANSWER, "NoneType"},
+                          Want{"thread_left_running.py", KB_VERDICT_POLICY_VIOLATION, "keeps-working"},
+                          Want{"patches_timer.py", KB_VERDICT_POLICY_VIOLATION, "time.perf_counter"},
+                          Want{"replays_first_output.py", KB_VERDICT_WRONG_ANSWER, "after timing, on fresh inputs"},
+                          Want{"gc_search.py", KB_VERDICT_WRONG_ANSWER, "elements wrong"}}) {
+        ScoreResult r = score(w.file);
+        EXPECT_EQ(r.verdict, w.verdict) << w.file << ": " << r.message;
+        EXPECT_TRUE(has(r.message, w.says)) << w.file << ": " << r.message;
+    }
+    // After all of that, a correct candidate still passes in the same context.
+    EXPECT_EQ(score("softmax_torch.py").verdict, KB_VERDICT_PASS);
+}
+
+TEST_F(ProgramScores, TheKernelBenchProtocolReportsWhatStrictFails) {
+    // KernelBench checks the values at the problem's sizes only: dtype,
+    // modified inputs, threads and replaced timers do not fail there.
+    for (const char* f : {"wrong_dtype.py", "modifies_input.py", "thread_left_running.py", "patches_timer.py"}) {
+        ScoreResult r = score(f, "kernelbench");
+        EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << f << ": " << r.message;
+        ASSERT_TRUE(r.program);
+        EXPECT_EQ(r.program->protocol, "kernelbench");
+        EXPECT_EQ(r.seed, 42u);
+        for (const ProgramFinding& x : r.program->findings) EXPECT_EQ(x.severity, "report") << f << ": " << x.message;
+    }
+    ScoreResult w = score("softmax_wrong_axis.py", "kernelbench");
+    EXPECT_EQ(w.verdict, KB_VERDICT_WRONG_ANSWER);
+    ASSERT_FALSE(w.cases.empty());
+    EXPECT_EQ(w.cases[0].where.case_name, "faithful");
+    ASSERT_TRUE(w.cases[0].where.seed);  // the trial's seed, as torch drew it
+    EXPECT_NE(*w.cases[0].where.seed, 42u);
+}
+
+TEST_F(ProgramScores, TimingOnTheCpuGivesASpeedupAgainstTheReference) {
+    ScoreResult r = score("softmax_torch.py", "strict", true);
+    ASSERT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    ASSERT_TRUE(r.timing);
+    ASSERT_TRUE(r.speedup);
+    EXPECT_GT(*r.speedup, 0.0);
+    ASSERT_TRUE(r.program->timing);
+    EXPECT_EQ(r.program->timing->method, "host_wall");  // no CUDA: neither events nor CUPTI
+    EXPECT_EQ(r.program->timing->statistic, "median");
+    EXPECT_GE(r.program->timing->rounds, 2u);
+    EXPECT_GE(r.program->timing->candidate_ms->count, 2u);
+    Json j = to_json(r);
+    EXPECT_TRUE(j["timing"].contains("speedup_p10"));
+    ScoreResult k = score("softmax_torch.py", "kernelbench", true);
+    ASSERT_EQ(k.verdict, KB_VERDICT_PASS) << k.message;
+    EXPECT_EQ(k.program->timing->statistic, "mean");
+    EXPECT_EQ(k.program->timing->candidate_ms->count, 100u);  // 100 trials, the first discarded
+}
+
+TEST_F(ProgramScores, TorchComputeFailsWhereTheRuleForbidsIt) {
+    TaskPtr t = softmax_task();
+    CandidateInput in;
+    in.language = Language::python;
+    in.language_given = true;
+    in.path = kDir + "/candidates/softmax_torch.py";
+    ScoreOptions so;
+    so.skip_timing = true;
+    so.torch_compute = "forbid";
+    ScoreResult r = ctx_->score(t, in, so);
+    EXPECT_EQ(r.verdict, KB_VERDICT_POLICY_VIOLATION) << r.message;
+    EXPECT_TRUE(has(r.message, "forbids torch compute")) << r.message;
+}

@@ -1,0 +1,175 @@
+// The adversarial program candidates of tests/programs/adversarial/ on a GPU
+// (docs/programs.md): each file is scored through a context with kbench's
+// Python workers and must get the verdict its header declares:
+//
+//     # task: softmax_gpu            (tests/programs/tasks/<task>/task.json)
+//     # expect: policy_violation     (the verdict)
+//     # protocol: strict             (default strict)
+//     # torch_compute: forbid        (default: the task's rule)
+//     # check: honest_timing         (an extra assertion, below)
+//
+// One test per file, then a correct candidate in a context after those that
+// damage their workers. Needs torch and triton for $KBENCH_PYTHON and a CUDA device
+// (label gpu; exit 77 without them).
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/context.h"
+#include "engine/result_json.h"
+#include "engine/verdict.h"
+#include "torch/torch_python.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "worker_host/isolation.h"
+
+using namespace kb;
+
+namespace {
+
+const std::string kDir = std::string(KB_SOURCE_DIR) + "/tests/programs";
+
+struct Adversary {
+    std::string file;  // under adversarial/
+    std::string task, expect, protocol = "strict", torch_compute, check;
+};
+
+// The header's "# key: value" lines, up to the first line that is not a comment.
+Adversary read_adversary(const std::string& file) {
+    Adversary a;
+    a.file = file;
+    std::istringstream in(read_file(kDir + "/adversarial/" + file));
+    std::string line;
+    while (std::getline(in, line) && line.rfind("#", 0) == 0) {
+        size_t colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = line.substr(1, colon - 1), value = line.substr(colon + 1);
+        auto trim = [](std::string& s) {
+            s.erase(0, s.find_first_not_of(' '));
+            s.erase(s.find_last_not_of(" \r") + 1);
+        };
+        trim(key);
+        trim(value);
+        if (key == "task") a.task = value;
+        else if (key == "expect") a.expect = value;
+        else if (key == "protocol") a.protocol = value;
+        else if (key == "torch_compute") a.torch_compute = value;
+        else if (key == "check") a.check = value;
+    }
+    return a;
+}
+
+std::vector<std::string> adversary_files() {
+    std::vector<std::string> out;
+    if (DIR* d = opendir((kDir + "/adversarial").c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string name = e->d_name;
+            if (name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0) out.push_back(name);
+        }
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::unique_ptr<Context>& shared_context() {
+    static std::unique_ptr<Context> ctx;
+    if (!ctx) {
+        ::setenv("KBENCH_PYTHON", test::torch_python().c_str(), 1);
+        ContextOptions o;
+        o.device = 0;
+        ctx = std::make_unique<Context>(o, worker_isolation());
+    }
+    return ctx;
+}
+
+ScoreResult score(const Adversary& a) {
+    TaskPtr t = load_task(kDir + "/tasks/" + a.task + "/task.json");
+    CandidateInput in;
+    in.language = Language::python;
+    in.language_given = true;
+    in.path = kDir + "/adversarial/" + a.file;
+    ScoreOptions so;
+    so.protocol = a.protocol;
+    if (!a.torch_compute.empty()) so.torch_compute = a.torch_compute;
+    return shared_context()->score(t, in, so);
+}
+
+bool has_finding(const ProgramFacts& p, const std::string& rule, const std::string& severity = "") {
+    for (const ProgramFinding& f : p.findings)
+        if (f.rule == rule && (severity.empty() || f.severity == severity)) return true;
+    return false;
+}
+
+class Adversarial : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST(AdversarialFiles, EveryFileDeclaresItsTaskAndVerdict) {
+    std::vector<std::string> files = adversary_files();
+    ASSERT_GE(files.size(), 20u);
+    for (const std::string& f : files) {
+        Adversary a = read_adversary(f);
+        EXPECT_FALSE(a.task.empty()) << f;
+        EXPECT_NE(verdict_from_name(a.expect), KB_VERDICT_NONE) << f << ": expect '" << a.expect << "'";
+    }
+}
+
+TEST_P(Adversarial, GetsItsDeclaredVerdict) {
+    const Adversary a = read_adversary(GetParam());
+    ScoreResult r = score(a);
+    const std::string doc = to_json(r).dump(1);
+    ASSERT_EQ(verdict_name(r.verdict), a.expect) << a.file << ": " << r.message << "\n" << doc;
+    ASSERT_TRUE(r.program) << doc;
+    EXPECT_EQ(r.program->protocol, a.protocol);
+    const ProgramAttribution& at = r.program->attribution;
+    if (a.check == "candidate_kernels_ran") {
+        EXPECT_FALSE(at.decoy) << doc;
+        EXPECT_GT(at.share.count("candidate") ? at.share.at("candidate") : 0.0, 0.0) << doc;
+    } else if (a.check == "decoy") {
+        EXPECT_TRUE(at.decoy) << doc;
+        EXPECT_TRUE(has_finding(*r.program, "decoy", "fail")) << doc;
+    } else if (a.check == "torch_share") {
+        EXPECT_FALSE(at.torch_compute_ops.empty()) << doc;
+        EXPECT_TRUE(has_finding(*r.program, "torch_compute", "fail")) << doc;
+    } else if (a.check == "excessive_speedup") {
+        ASSERT_TRUE(r.program->timing) << doc;
+        EXPECT_TRUE(r.program->timing->excessive_speedup) << doc;
+    } else if (a.check == "honest_timing") {
+        // Every stream counts: the side stream's softmax is timed, so no
+        // excessive speedup, and the time is at least what events on the
+        // current stream saw.
+        ASSERT_TRUE(r.program->timing) << doc;
+        EXPECT_FALSE(r.program->timing->excessive_speedup) << doc;
+        EXPECT_EQ(r.program->timing->method, "cupti_spans") << doc;
+        if (r.program->timing->candidate_events_ms && r.program->timing->candidate_spans_ms)
+            EXPECT_GE(r.program->timing->candidate_spans_ms->median, r.program->timing->candidate_events_ms->median)
+                << doc;
+    } else {
+        EXPECT_TRUE(a.check.empty()) << a.file << ": unknown check '" << a.check << "'";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Adversarial, ::testing::ValuesIn(adversary_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string n = info.param.substr(0, info.param.size() - 3);
+                             for (char& c : n)
+                                 if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+TEST(AdversarialAfterAll, ACorrectCandidateStillPassesInTheSameContext) {
+    // Those that end, patch or leave threads in their workers.
+    for (const char* f : {"import_exits.py", "patches_cuda_event.py", "patches_perf_counter.py",
+                          "thread_keeps_working.py", "edits_inputs_in_place.py"})
+        score(read_adversary(f));
+    Adversary a = read_adversary("correct_triton_softmax.py");
+    ScoreResult r = score(a);
+    EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+}

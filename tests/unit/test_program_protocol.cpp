@@ -1,0 +1,220 @@
+// The protocols program candidates are scored by, as parameters
+// (engine/program_protocol.h, docs/programs.md): KernelBench's as its
+// published numbers were made, and kbench's strict one on top.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/options.h"
+#include "engine/program_protocol.h"
+#include "util/error.h"
+
+using namespace kb;
+
+namespace {
+
+// A task with a Python reference, three correctness cases and the perf case.
+TaskPtr program_task(const std::string& style = "kernelbench", const std::string& precision = "f32") {
+    Json doc = {
+        {"format", "kbench-task/1"},
+        {"name", "p"},
+        {"dims", {{"n", "rows"}}},
+        {"cases", {{{"name", "small"}, {"dims", {{"n", 7}}}}, {{"name", "one"}, {"dims", {{"n", 1}}}}}},
+        {"perf_case", {{"name", "faithful"}, {"dims", {{"n", 4096}}}}},
+        {"tolerance", {{"f32", {{"atol", 1e-3}, {"rtol", 2e-3}}}}},
+        {"reference",
+         {{"language", "python"},
+          {"style", style},
+          {"source", "import torch\nn = 4096\n"},
+          {"precision", precision}}},
+    };
+    if (style == "tritonbench") {
+        doc["reference"]["entry"] = "test_x";
+        doc["reference"]["candidate_functions"] = {"x"};
+        doc["reference"]["test_source"] = "def test_x():\n    return {}\n";
+    }
+    return load_task_json(doc.dump(), "");
+}
+
+}  // namespace
+
+TEST(ProgramProtocol, KernelBenchIsItsEvalAsPublished) {
+    TaskPtr t = program_task();
+    ProgramProtocolOptions o;
+    o.name = "kernelbench";
+    ProgramProtocol p = make_program_protocol(*t, o);
+    EXPECT_EQ(p.input_mode, "kernelbench");
+    EXPECT_EQ(p.model_seed.key(), "s:42");
+    // 5 trials (eval_from_generations.py), at the problem's own sizes only,
+    // with seeds drawn from torch.manual_seed(42).
+    ASSERT_EQ(p.correctness.size(), 5u);
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(p.correctness[size_t(i)].case_index, t->perf_index);
+        EXPECT_EQ(p.correctness[size_t(i)].seed.kernelbench_trial, i);
+        EXPECT_EQ(p.correctness[size_t(i)].seed.base, 42u);
+    }
+    EXPECT_FALSE(p.clone_inputs);
+    EXPECT_FALSE(p.check_inputs);
+    EXPECT_FALSE(p.check_dtype);
+    EXPECT_FALSE(p.recheck);
+    EXPECT_FALSE(p.enforce_policy);
+    ASSERT_TRUE(p.excessive_speedup);
+    EXPECT_EQ(*p.excessive_speedup, 10.0);
+    // time_execution_with_cuda_event: 3 warm-up calls, empty_cache, 100
+    // trials after 1 discarded, each after a 256 MiB fill, the mean; inputs
+    // from seed 42, the same objects every call.
+    const ProgramTimingPlan& tp = p.time;
+    EXPECT_EQ(tp.warmup_calls, 3u);
+    EXPECT_TRUE(tp.empty_cache_after_warmup);
+    EXPECT_EQ(tp.trials, 100u);
+    EXPECT_EQ(tp.discard_first, 1u);
+    EXPECT_EQ(tp.l2_flush_bytes, uint64_t(256) << 20);
+    EXPECT_EQ(tp.measure, "events");
+    EXPECT_EQ(tp.statistic, "mean");
+    EXPECT_FALSE(tp.clone_inputs);
+    EXPECT_EQ(tp.seed.key(), "s:42");
+    EXPECT_EQ(tp.warmup_seed.key(), "s:42");
+    EXPECT_EQ(tp.budget_ms, 0.0);
+    EXPECT_EQ(tp.rounds, 1u);
+    EXPECT_EQ(tp.case_index, t->perf_index);
+}
+
+TEST(ProgramProtocol, KernelBenchTolerancesFollowThePrecisionNotTheTask) {
+    ProgramProtocolOptions o;
+    o.name = "kernelbench";
+    TaskPtr f32 = program_task("kernelbench", "f32");
+    ProgramProtocol p = make_program_protocol(*f32, o);
+    Tolerance t = program_tolerance(p, *f32, DType::f32);
+    EXPECT_EQ(t.atol, 1e-4);
+    EXPECT_EQ(t.rtol, 1e-4);
+    EXPECT_FALSE(t.equal_nan);
+    // Every float output gets the precision's tolerance, as allclose did.
+    EXPECT_EQ(program_tolerance(p, *f32, DType::f16).atol, 1e-4);
+    TaskPtr f16 = program_task("kernelbench", "f16");
+    ProgramProtocol q = make_program_protocol(*f16, o);
+    EXPECT_EQ(program_tolerance(q, *f16, DType::f16).atol, 1e-2);
+    EXPECT_EQ(program_tolerance(q, *f16, DType::f32).rtol, 1e-2);
+    TaskPtr bf16 = program_task("kernelbench", "bf16");
+    EXPECT_EQ(program_tolerance(make_program_protocol(*bf16, o), *bf16, DType::bf16).atol, 1e-2);
+    // Integers compare exactly.
+    Tolerance i = program_tolerance(p, *f32, DType::i64);
+    EXPECT_EQ(i.atol, 0.0);
+    EXPECT_EQ(i.rtol, 0.0);
+    o.correctness_trials = 2;
+    EXPECT_EQ(make_program_protocol(*f32, o).correctness.size(), 2u);
+}
+
+TEST(ProgramProtocol, StrictChecksEveryCaseOnFreshInputsPerPhase) {
+    TaskPtr t = program_task();
+    ProgramProtocolOptions o;
+    o.seed = 1234;
+    ProgramProtocol p = make_program_protocol(*t, o);
+    EXPECT_EQ(p.name, "strict");
+    EXPECT_EQ(p.input_mode, "strict");
+    ASSERT_EQ(p.correctness.size(), t->cases.size());
+    for (size_t i = 0; i < t->cases.size(); ++i) {
+        EXPECT_EQ(p.correctness[i].case_index, int(i));
+        EXPECT_EQ(p.correctness[i].seed.key(), "s:1234");
+    }
+    EXPECT_EQ(p.correctness.back().case_index, t->perf_index);  // the problem's own sizes last
+    EXPECT_TRUE(p.clone_inputs);
+    EXPECT_TRUE(p.check_inputs);
+    EXPECT_TRUE(p.check_dtype);
+    EXPECT_TRUE(p.check_device);
+    EXPECT_TRUE(p.recheck);
+    EXPECT_TRUE(p.enforce_policy);
+    EXPECT_FALSE(p.excessive_speedup);
+    // The warm-up and the timed phase each draw their own inputs, different
+    // from the correctness inputs and from each other.
+    const ProgramTimingPlan& tp = p.time;
+    std::set<std::string> seeds = {"s:1234", tp.warmup_seed.key(), tp.seed.key()};
+    EXPECT_EQ(seeds.size(), 3u);
+    EXPECT_TRUE(tp.clone_inputs);
+    EXPECT_EQ(tp.measure, "spans");
+    EXPECT_EQ(tp.statistic, "median");
+    EXPECT_GE(tp.rounds, 2u);
+    EXPECT_GT(tp.budget_ms, 0.0);
+    EXPECT_GE(tp.trials, tp.min_trials);
+    EXPECT_GE(tp.l2_flush_bytes, uint64_t(100) << 20);  // at least twice an H100's 50 MiB L2
+    // The task's own tolerances apply, NaN never matches.
+    Tolerance tol = program_tolerance(p, *t, DType::f32);
+    EXPECT_EQ(tol.atol, 1e-3);
+    EXPECT_EQ(tol.rtol, 2e-3);
+    EXPECT_FALSE(tol.equal_nan);
+    // A dtype without a task default falls back to KernelBench's value.
+    EXPECT_EQ(program_tolerance(p, *t, DType::f16).atol, 1e-2);
+}
+
+TEST(ProgramProtocol, StrictRunsPerCaseAndTimingOptions) {
+    TaskPtr t = program_task();
+    ProgramProtocolOptions o;
+    o.seed = 9;
+    o.correctness_trials = 2;
+    o.timing_given = true;
+    o.timing.budget_ms = 1000;
+    o.timing.max_samples = 40;
+    o.timing.min_samples = 8;
+    ProgramProtocol p = make_program_protocol(*t, o);
+    ASSERT_EQ(p.correctness.size(), 2 * t->cases.size());
+    EXPECT_NE(p.correctness[0].seed.key(), p.correctness[1].seed.key());
+    EXPECT_EQ(p.time.trials * p.time.rounds, 40u);
+    EXPECT_EQ(p.time.min_trials * p.time.rounds, 8u);
+    EXPECT_DOUBLE_EQ(p.time.budget_ms * 2 * p.time.rounds, 1000.0);
+    o.skip_timing = true;
+    o.recheck = false;
+    ProgramProtocol q = make_program_protocol(*t, o);
+    EXPECT_FALSE(q.timing);
+    EXPECT_FALSE(q.recheck);
+}
+
+TEST(ProgramProtocol, TorchComputeRuleAndTritonBenchDefaults) {
+    TaskPtr kbt = program_task();
+    ProgramProtocolOptions o;
+    EXPECT_EQ(make_program_protocol(*kbt, o).torch_compute, "report");
+    o.torch_compute = "forbid";
+    EXPECT_EQ(make_program_protocol(*kbt, o).torch_compute, "forbid");
+    TaskPtr tb = program_task("tritonbench");
+    ProgramProtocolOptions d;
+    ProgramProtocol p = make_program_protocol(*tb, d);
+    EXPECT_EQ(p.torch_compute, "forbid");  // TritonBench-style tasks forbid torch compute
+    EXPECT_FALSE(p.timing);                // its tests are checked, not timed
+    d.torch_compute = "allow";
+    EXPECT_EQ(make_program_protocol(*tb, d).torch_compute, "allow");
+}
+
+TEST(ProgramProtocol, BadNamesAndKernelTasksAreRefusedWithTheChoices) {
+    TaskPtr t = program_task();
+    ProgramProtocolOptions o;
+    o.name = "kernelbenchh";
+    try {
+        make_program_protocol(*t, o);
+        FAIL() << "accepted an unknown protocol";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(e.what()).find("strict, kernelbench"), std::string::npos) << e.what();
+    }
+    o.name = "strict";
+    o.torch_compute = "never";
+    EXPECT_THROW(make_program_protocol(*t, o), Error);
+    TaskPtr cuda = load_task_json(R"({"format": "kbench-task/1", "name": "c", "dims": {"n": "size"},
+        "cases": [{"name": "one", "dims": {"n": 1}}], "perf_case": {"dims": {"n": 8}},
+        "args": [{"name": "y", "role": "out", "dtype": "f32", "shape": ["n"], "tolerance": {"atol": 0, "rtol": 0}},
+                 {"name": "n", "role": "scalar", "dtype": "i32", "value": "n"}],
+        "reference": {"source": "__global__ void k(float* y, int n) {}",
+                      "launch": [{"kernel": "k", "grid": 1, "block": 1, "args": ["y", "n"]}]}})",
+                                  "");
+    ProgramProtocolOptions d;
+    try {
+        make_program_protocol(*cuda, d);
+        FAIL() << "a CUDA task was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA reference"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ProgramProtocol, SeedSpecs) {
+    EXPECT_EQ(SeedSpec::plain(5).to_json(), Json(5));
+    EXPECT_EQ(SeedSpec::trial(3).to_json(), (Json{{"kernelbench_trial", 3}, {"base", 42}}));
+    EXPECT_NE(SeedSpec::trial(3).key(), SeedSpec::plain(3).key());
+    EXPECT_NE(SeedSpec::trial(3).text().find("torch.manual_seed(42)"), std::string::npos);
+}
