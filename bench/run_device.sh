@@ -51,7 +51,7 @@ grep -iE "swig|python binding|bindings" "$OUT/cmake.log" | head -5
 step build
 cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
 
-UNIT_RC=-; GPU_RC=-; SUITE_RC=-; BIND_RC=-
+UNIT_RC=-; GPU_RC=-; SUITE_RC=-; BIND_RC=-; TORCH_RC=-; VALIDATE_RC=-
 if [ $run_tests = 1 ]; then
   if [ "${RUN_UNIT:-1}" = 1 ]; then  # RUN_UNIT=0: CI runs them; save device time
     step "unit tests"
@@ -61,12 +61,25 @@ if [ $run_tests = 1 ]; then
   for f in "$BUILD/compat_results.json" "$BUILD"/tests/compat/compat_results.json; do
     [ -f "$f" ] && cp "$f" "$OUT/compat_results.json"
   done
+  # RUN_GPU=0 / RUN_REST=0 split the tests half over two calls of at most
+  # 10 minutes each (the device tool's limit).
+  if [ "${RUN_GPU:-1}" = 1 ]; then
   step "gpu tests"
   # One at a time: timing tests must not share the GPU with other tests.
-  (cd "$BUILD" && ctest -j 1 -L gpu --timeout 300 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1)
+  (cd "$BUILD" && ctest -j 1 -L gpu --timeout 300 --output-on-failure ${GPU_TESTS_ARGS:-} >"$OUT/ctest_gpu.log" 2>&1)
   GPU_RC=$?
-  grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
-  grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -40
+  [ -f "$OUT/ctest_unit.log" ] && grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -60
+  fi
+  if [ "${RUN_REST:-1}" = 1 ]; then
+  step "torch tests (program candidates scored on torch's CPU)"
+  (cd "$BUILD" && ctest -j 4 -L torch --timeout 600 --output-on-failure >"$OUT/ctest_torch.log" 2>&1)
+  TORCH_RC=$?
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_torch.log" | head -10
+  step "validate (every built-in task's reference on the device, two seeds)"
+  "$BUILD/kbench" validate tasks >"$OUT/validate.txt" 2>&1
+  VALIDATE_RC=$?
+  grep -vE "^OK" "$OUT/validate.txt" | head -20; grep -cE "^OK" "$OUT/validate.txt"
   step "suite (built-in tasks' candidates)"
   "$BUILD/kbench" suite tasks >"$OUT/suite.txt" 2>&1
   SUITE_RC=$?
@@ -95,6 +108,7 @@ if [ $run_tests = 1 ]; then
       { echo "bindings rust_score_gpu: did not score on the GPU"; BIND_RC=1; }
     bind rust_score "^pass: " .bindbin/rust/example-score $VA/task.json $VA/candidates/correct.cu
   fi
+  fi
 fi
 
 if [ $run_bench = 1 ]; then
@@ -116,7 +130,7 @@ fi
 
 step summary
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/device.txt" 2>/dev/null
-echo "unit rc=$UNIT_RC gpu rc=$GPU_RC suite rc=$SUITE_RC bindings rc=$BIND_RC" >"$OUT/status.txt"
+echo "unit rc=$UNIT_RC gpu rc=$GPU_RC torch rc=$TORCH_RC validate rc=$VALIDATE_RC suite rc=$SUITE_RC bindings rc=$BIND_RC" >"$OUT/status.txt"
 [ -n "$RETURN_DIR" ] && tar czf "$RETURN_DIR/run-$MODE.tgz" -C "$OUT" .
 python3 bench/summarize.py "$OUT" || true
 cat "$OUT/status.txt"

@@ -59,7 +59,8 @@ def collect(out):
     """(section, measure, value, target) rows."""
     rows = []
     s = "Tests on the device"
-    for log, what in (("ctest_unit.log", "unit tests (ctest -L unit)"), ("ctest_gpu.log", "GPU tests (ctest -L gpu)")):
+    for log, what in (("ctest_unit.log", "unit tests (ctest -L unit)"), ("ctest_gpu.log", "GPU tests (ctest -L gpu)"),
+                      ("ctest_torch.log", "program-candidate tests on torch (ctest -L torch)")):
         text = read_text(out, log)
         # CTest writes "100% tests passed out of N", or "..., F tests failed out of N".
         m = re.search(r"\d+% tests passed(?:, (\d+) tests failed)? out of (\d+)", text or "")
@@ -70,6 +71,12 @@ def collect(out):
                          "0 failed"))
             if skipped:
                 rows.append((s, "  skipped (toolchain or condition absent on the device)", ", ".join(skipped), ""))
+    val = read_text(out, "validate.txt")
+    if val:
+        ok = len(re.findall(r"^OK ", val, re.M))
+        bad = len(re.findall(r"^INVALID ", val, re.M))
+        rows.append((s, "kbench validate tasks: references run on the device at two seeds", f"{ok} of {ok + bad} valid",
+                     "all"))
     suite = read_text(out, "suite.txt")
     m = re.search(r"(\d+) candidate\(s\), (\d+) as expected", suite or "")
     if m:

@@ -554,7 +554,7 @@ Program parse_plan_fields(const Json& obj, const Task& task, const std::string& 
 }
 
 Program parse_builtin_program(const Json& obj, const Task& task, const std::string& path, const Limits& limits) {
-    return PlanParser(task, path, true, limits).parse_builtin(obj);
+    return PlanParser(task, path, true, Language::cuda, limits).parse_builtin(obj);
 }
 
 std::vector<std::string> outputs_not_written(const Program& p, const Task& task) {

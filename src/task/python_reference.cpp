@@ -49,11 +49,11 @@ bool has_python_reference(const Json& doc) {
     return l && l->is_string() && l->get<std::string>() == "python";
 }
 
-void read_python_reference(const Json& v, const std::string& path, Task& t) {
+void read_python_reference(const Json& v, const std::string& path, Task& t, const Limits& limits) {
     as_object(v, path, "expected the Python reference {\"language\": \"python\", \"source_file\": \"problem.py\", ...}");
     check_object(v, path, reference_keys(), "a Python reference");
     Program p;
-    read_program_code(v, path, t.base_dir, "reference", p);
+    read_program_code(v, path, t.base_dir, "reference", p, limits, FileScope::any_regular_file);
     PythonReference py;
     if (const Json* s = find(v, "style")) {
         const std::string sp = child_path(path, "style");

@@ -16,7 +16,7 @@ bool has_python_reference(const Json& doc);
 
 // Reads reference: {"language": "python", "source" | "source_file", "style",
 // "entry", ...} into t.reference (its source) and t.python.
-void read_python_reference(const Json& v, const std::string& path, Task& t);
+void read_python_reference(const Json& v, const std::string& path, Task& t, const Limits& limits);
 // The normalised reference section (the source inline).
 Json python_reference_json(const Task& t);
 

@@ -614,7 +614,7 @@ private:
 
     void read_programs() {
         if (python_) {
-            read_python_reference(doc_["reference"], "reference", *t_);
+            read_python_reference(doc_["reference"], "reference", *t_, limits_);
             if (t_->python->style == "tritonbench") t_->program.torch_compute = "forbid";
             if (find(doc_, "baseline"))
                 fail_at("baseline", "a task with a Python reference has no separate baseline",
@@ -646,7 +646,7 @@ private:
         if (const Json* s = find(*c, "signature")) t_->candidate_signature = as_string(*s, "candidate.signature");
         if (const Json* ta = find(*c, "triton_args")) read_triton_args(*ta);
         if (find(*c, "launch")) {
-            Program p = parse_plan_fields(*c, *t_, "candidate", false, limits_);
+            Program p = parse_plan_fields(*c, *t_, "candidate", false, Language::cuda, limits_);
             p.source_name = "candidate.cu";
             t_->candidate_default = std::move(p);
         } else if (find(*c, "scratch")) {

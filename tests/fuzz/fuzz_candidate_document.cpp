@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         kb::Program p = kb::parse_candidate_document(doc, *g_task, "/nonexistent-kbench-fuzz");
         // A plan that parsed serialises and parses again.
-        kb::parse_launch_plan(kb::launch_plan_to_json(p), *g_task, "plan", false, kb::Limits::trusted());
+        kb::parse_launch_plan(kb::launch_plan_to_json(p), *g_task, "plan", false, p.language, kb::Limits::trusted());
     } catch (const kb::Error&) {
     }
     try {
