@@ -111,21 +111,35 @@ if [ $run_tests = 1 ]; then
   fi
 fi
 
+# BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
+# compile score isolation batch fidelity triton baselines.
+want() { case " ${BENCHES:-compile score isolation batch fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ $run_bench = 1 ]; then
   step "benchmarks"
-  "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
-  "$BUILD/bench/kbench_score_bench" 20 in_process >"$OUT/score_bench_in_process.json" 2>"$OUT/score_bench.err"
-  "$BUILD/bench/kbench_score_bench" 20 worker >"$OUT/score_bench_worker.json" 2>>"$OUT/score_bench.err"
-  "$BUILD/bench/kbench_isolation_bench" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
-  step "batch throughput (issue 12)"
-  "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
-  tail -3 "$OUT/batch_bench.err"
-  step "timing fidelity"
-  PYTHONUNBUFFERED=1 python3 bench/timing_fidelity.py "$BUILD" 5 >"$OUT/timing_fidelity.json" 2>"$OUT/timing_fidelity.err"
-  step "triton (compile worker latency, cache hit, kbench vs do_bench on the tutorial kernels)"
-  PYTHONUNBUFFERED=1 python3 bench/triton_bench.py "$BUILD" 5 >"$OUT/triton_bench.json" 2>"$OUT/triton_bench.err"
-  step "compile baselines (torch load_inline, triton JIT)"
-  PYTHONUNBUFFERED=1 python3 bench/compile_baselines.py >"$OUT/compile_baselines.json" 2>"$OUT/compile_baselines.err"
+  want compile && "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
+  if want score; then
+    "$BUILD/bench/kbench_score_bench" 20 in_process >"$OUT/score_bench_in_process.json" 2>"$OUT/score_bench.err"
+    "$BUILD/bench/kbench_score_bench" 20 worker >"$OUT/score_bench_worker.json" 2>>"$OUT/score_bench.err"
+  fi
+  want isolation && "$BUILD/bench/kbench_isolation_bench" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
+  if want batch; then
+    step "batch throughput (issue 12)"
+    "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
+    tail -3 "$OUT/batch_bench.err"; cat "$OUT/batch_bench.json"
+  fi
+  if want fidelity; then
+    step "timing fidelity"
+    PYTHONUNBUFFERED=1 python3 bench/timing_fidelity.py "$BUILD" 5 >"$OUT/timing_fidelity.json" 2>"$OUT/timing_fidelity.err"
+  fi
+  if want triton; then
+    step "triton (compile worker latency, cache hit, kbench vs do_bench on the tutorial kernels)"
+    PYTHONUNBUFFERED=1 python3 bench/triton_bench.py "$BUILD" 5 >"$OUT/triton_bench.json" 2>"$OUT/triton_bench.err"
+    tail -3 "$OUT/triton_bench.err"
+  fi
+  if want baselines; then
+    step "compile baselines (torch load_inline, triton JIT)"
+    PYTHONUNBUFFERED=1 python3 bench/compile_baselines.py >"$OUT/compile_baselines.json" 2>"$OUT/compile_baselines.err"
+  fi
 fi
 
 step summary

@@ -91,6 +91,11 @@ private:
     // The backend runs one request at a time: kb_score on one thread and a
     // batch's device thread take turns here instead of racing.
     std::mutex device_mutex_;
+    // The secret seed of the post-timing recheck (score.cpp).
+    uint64_t recheck_seed(uint64_t avoid);
+    std::mutex recheck_mutex_;
+    uint64_t recheck_seed_ = 0;
+    unsigned recheck_seed_uses_ = 0;
     std::map<std::string, TaskBinding> bindings_;  // by task hash
     Isolation isolation_;                          // kept: the program backend starts on first use
     std::unique_ptr<ProgramBackend> programs_;

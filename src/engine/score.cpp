@@ -50,6 +50,23 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
 
 }  // namespace
 
+// The recheck's seed is secret and changes every kRecheckSeedUses scores:
+// what it defends against is a kernel that returns results cached from the
+// correctness runs, and any seed the candidate has not seen catches that.
+// Drawing a fresh one per score would make the reference run again for
+// every recheck (most of a small task's score time); one shared by a few
+// scores lets the reference's outputs for it be cached.
+uint64_t Context::recheck_seed(uint64_t avoid) {
+    constexpr unsigned kRecheckSeedUses = 32;
+    std::lock_guard<std::mutex> lock(recheck_mutex_);
+    if (recheck_seed_uses_ >= kRecheckSeedUses || recheck_seed_ == 0 || recheck_seed_ == avoid) {
+        recheck_seed_ = secret_seed(avoid);
+        recheck_seed_uses_ = 0;
+    }
+    ++recheck_seed_uses_;
+    return recheck_seed_;
+}
+
 PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
     PreparedScore ps;
     ps.started = Clock::now();
@@ -159,7 +176,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     //    (in a __device__ global, say) fails here.
     if (opts.recheck) {
         stage = Clock::now();
-        res.recheck = b.compare(tb, kernel, t.perf_index, secret_seed(res.seed), 1);
+        res.recheck = b.compare(tb, kernel, t.perf_index, recheck_seed(res.seed), 1);
         res.recheck->where.seed_secret = true;
         res.stages.recheck_ms = ms_since(stage);
         Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});

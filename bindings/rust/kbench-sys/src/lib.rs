@@ -55,6 +55,7 @@ pub const KB_VERDICT_OUTPUT_NOT_WRITTEN: kb_verdict = 7;
 pub const KB_VERDICT_OUT_OF_BOUNDS_WRITE: kb_verdict = 8;
 pub const KB_VERDICT_NONDETERMINISTIC: kb_verdict = 9;
 pub const KB_VERDICT_NO_CODE: kb_verdict = 10;
+pub const KB_VERDICT_POLICY_VIOLATION: kb_verdict = 11;
 
 // --- opaque handles (the Rustonomicon's pattern: unsized, !Send, !Sync, !Unpin) ---
 
@@ -166,6 +167,7 @@ pub const KB_LANG_PTX: kb_language = 2;
 pub const KB_LANG_CUBIN: kb_language = 3;
 pub const KB_LANG_TRITON: kb_language = 4;
 pub const KB_LANG_TRITON_BINARY: kb_language = 5;
+pub const KB_LANG_PYTHON: kb_language = 6;
 
 pub const KB_CANDIDATE_VERSION: c_uint = 1;
 #[repr(C)]
@@ -231,7 +233,7 @@ pub const KB_SCORE_SKIP_TIMING: c_uint = 0x1;
 pub const KB_SCORE_NO_RECHECK: c_uint = 0x2;
 pub const KB_SCORE_COMPILE_ONLY: c_uint = 0x4;
 
-pub const KB_SCORE_OPTIONS_VERSION: c_uint = 1;
+pub const KB_SCORE_OPTIONS_VERSION: c_uint = 2;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct kb_score_options {
@@ -240,6 +242,9 @@ pub struct kb_score_options {
     pub correctness_runs: c_uint,
     pub flags: c_uint,
     pub timing: kb_time_options,
+    /// Version 2: program candidates (docs/programs.md).
+    pub protocol: *const c_char,
+    pub torch_compute: *const c_char,
 }
 pub const KB_SCORE_OPTIONS_INIT: kb_score_options = kb_score_options {
     version: KB_SCORE_OPTIONS_VERSION,
@@ -247,6 +252,8 @@ pub const KB_SCORE_OPTIONS_INIT: kb_score_options = kb_score_options {
     correctness_runs: 0,
     flags: 0,
     timing: KB_TIME_OPTIONS_INIT,
+    protocol: ptr::null(),
+    torch_compute: ptr::null(),
 };
 
 // --- batches ------------------------------------------------------------------------------

@@ -80,7 +80,9 @@ fn rust_layout() -> Vec<String> {
         seed,
         correctness_runs,
         flags,
-        timing
+        timing,
+        protocol,
+        torch_compute
     }));
     l.extend(layout!(kb_batch_options {
         version,

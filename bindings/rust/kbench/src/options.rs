@@ -130,6 +130,9 @@ pub enum Language {
     Triton,
     /// A Triton-compiled cubin; give its metadata with [`Candidate::metadata`].
     TritonBinary,
+    /// A program candidate (KernelBench ModelNew, TritonBench functions), scored
+    /// against a task whose reference is Python (docs/programs.md).
+    Python,
 }
 
 /// The code to compile or score: source or an image in memory, or a file.
@@ -201,6 +204,7 @@ impl<'a> Candidate<'a> {
             Language::Cubin => sys::KB_LANG_CUBIN,
             Language::Triton => sys::KB_LANG_TRITON,
             Language::TritonBinary => sys::KB_LANG_TRITON_BINARY,
+            Language::Python => sys::KB_LANG_PYTHON,
         };
         if let Some(code) = self.code {
             // code_size 0 means "NUL-terminated", so empty code is passed as

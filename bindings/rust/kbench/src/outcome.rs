@@ -24,6 +24,8 @@ pub enum Verdict {
     Nondeterministic,
     /// A model's answer held no code that can be scored, or only ambiguous code.
     NoCode,
+    /// A program candidate broke the task's policy (docs/programs.md).
+    PolicyViolation,
     /// A verdict this binding does not know (a newer library appended it).
     Other(i32),
 }
@@ -43,6 +45,7 @@ impl Verdict {
             sys::KB_VERDICT_OUT_OF_BOUNDS_WRITE => Verdict::OutOfBoundsWrite,
             sys::KB_VERDICT_NONDETERMINISTIC => Verdict::Nondeterministic,
             sys::KB_VERDICT_NO_CODE => Verdict::NoCode,
+            sys::KB_VERDICT_POLICY_VIOLATION => Verdict::PolicyViolation,
             other => Verdict::Other(other),
         })
     }
@@ -61,6 +64,7 @@ impl Verdict {
             Verdict::OutOfBoundsWrite => sys::KB_VERDICT_OUT_OF_BOUNDS_WRITE,
             Verdict::Nondeterministic => sys::KB_VERDICT_NONDETERMINISTIC,
             Verdict::NoCode => sys::KB_VERDICT_NO_CODE,
+            Verdict::PolicyViolation => sys::KB_VERDICT_POLICY_VIOLATION,
             Verdict::Other(v) => v,
         }
     }
