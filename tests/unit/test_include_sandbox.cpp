@@ -392,9 +392,13 @@ TEST(CompileLimits, NvccMemoryLimit) {
 
 TEST(CompileLimits, NvccCpuTimeLimit) {
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc";
-    // One second of CPU is not enough for CUB.
+    // One second of CPU per process is not enough for a Thrust sort: cicc
+    // and the host compiler each take several seconds over it. (CUB's
+    // headers alone take about one second a stage: too close to the limit.)
     auto c = compiler_with([](CompilerConfig& cc) { cc.process_limits.cpu_s = 1; });
-    std::string msg = refusal(nvcc_request(kCub), *c);
+    const std::string heavy = "#include <thrust/device_vector.h>\n#include <thrust/sort.h>\n" + std::string(kKernel) +
+                              "void sort_on_host(thrust::device_vector<float>& v) { thrust::sort(v.begin(), v.end()); }\n";
+    std::string msg = refusal(nvcc_request(heavy), *c);
     EXPECT_TRUE(has(msg, "CPU-time limit of 1 s")) << msg;
     EXPECT_TRUE(has(msg, "kb_limits.compile_cpu_s")) << msg;
 }
