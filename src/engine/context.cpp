@@ -221,8 +221,10 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     }
     k.image = compiler_->compile(req);
     // A kernel whose name fits but whose parameters do not take what the plan
-    // passes is rejected here, as a host launch would be by nvcc.
-    check_kernel_parameters(req.expect, k.image, req.source_name);
+    // passes is rejected here, as a host launch would be by nvcc. Not a
+    // Triton cubin: Triton's launcher appends its scratch pointers to the
+    // plan's arguments (compiler/given_backend.cpp).
+    if (req.language != Language::triton_binary) check_kernel_parameters(req.expect, k.image, req.source_name);
     return finish_kernel(std::move(k));
 }
 
