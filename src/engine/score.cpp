@@ -12,6 +12,7 @@
 
 #include "compare/judge.h"
 #include "engine/context.h"
+#include "engine/secret_seed.h"
 #include "engine/tune.h"
 #include "util/error.h"
 #include "util/clock.h"
@@ -20,16 +21,6 @@ namespace kb {
 namespace {
 
 using Clock = SteadyClock;
-
-// A seed the candidate cannot know or have seen: not the default, not the
-// caller's, drawn from the OS.
-uint64_t secret_seed(uint64_t avoid) {
-    std::random_device rd;
-    for (;;) {
-        uint64_t s = (uint64_t(rd()) << 32) ^ rd();
-        if (s != 0 && s != avoid && s != kDefaultSeed) return s;
-    }
-}
 
 // Correctness runs at a case when the caller leaves it to kbench: two where a
 // run is cheap (the case's buffers total at most 64 MiB), so that a race
@@ -60,7 +51,7 @@ uint64_t Context::recheck_seed(uint64_t avoid) {
     constexpr unsigned kRecheckSeedUses = 32;
     std::lock_guard<std::mutex> lock(recheck_mutex_);
     if (recheck_seed_uses_ >= kRecheckSeedUses || recheck_seed_ == 0 || recheck_seed_ == avoid) {
-        recheck_seed_ = secret_seed(avoid);
+        recheck_seed_ = secret_seed({avoid});
         recheck_seed_uses_ = 0;
     }
     ++recheck_seed_uses_;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "support/temp_dir.h"
 #include "compiler/compiler.h"
 #include "compiler/device_headers.h"
 #include "compiler/include_sandbox.h"
@@ -58,26 +59,9 @@ std::string refusal(const CompileRequest& r, Compiler& c = compiler()) {
     return "";
 }
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "kbench_sandbox_XXXXXX").string();
-        path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-    }
-    ~TempDir() {
-        std::error_code ec;
-        if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-    }
-    const std::string& path() const { return path_; }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::string p = path_ + "/" + name;
-        std::filesystem::create_directories(std::filesystem::path(p).parent_path());
-        std::ofstream(p, std::ios::binary) << bytes;
-        return p;
-    }
-
-private:
-    std::string path_;
+// A folder named after this file's tests.
+struct TempDir : kb::test::TempDir {
+    TempDir() : kb::test::TempDir("kbench_sandbox") {}
 };
 
 // Runs f in folder `dir`, then returns to where it was.

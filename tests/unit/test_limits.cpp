@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "support/temp_dir.h"
 #include "task/expr.h"
 #include "task/task.h"
 #include "util/error.h"
@@ -58,26 +59,9 @@ testing::AssertionResult Refuses(const std::function<void()>& f, const std::vect
     return testing::AssertionFailure() << "accepted";
 }
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "kbench_limits_XXXXXX").string();
-        path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-    }
-    ~TempDir() {
-        std::error_code ec;
-        if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-    }
-    const std::string& path() const { return path_; }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::string p = path_ + "/" + name;
-        std::filesystem::create_directories(std::filesystem::path(p).parent_path());
-        std::ofstream(p, std::ios::binary) << bytes;
-        return p;
-    }
-
-private:
-    std::string path_;
+// A folder named after this file's tests.
+struct TempDir : kb::test::TempDir {
+    TempDir() : kb::test::TempDir("kbench_limits") {}
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
