@@ -336,11 +336,17 @@ class Worker:
         return out
 
     # ---- running ---------------------------------------------------------
-    def poison_free_memory(self, dtype, nbytes):
+    def poison_free_memory(self, dtype, nbytes, sizes=()):
         """Fills `nbytes` of the caching allocator's free memory with the
         poison pattern of `dtype` and frees it again: an output the candidate
         allocates and never writes then holds the pattern, and the comparison
-        says so (output_not_written), instead of passing on stale memory."""
+        says so (output_not_written), instead of passing on stale memory.
+
+        The cache is emptied first, so no stale free block is left to serve
+        the candidate's allocation, and a few blocks of each size in `sizes`
+        (the reference's outputs) are poisoned too: torch serves allocations
+        under 1 MiB from a separate small pool, best fit first, so one large
+        poisoned block would never back a small output."""
         t = self.torch
         if not self.device.startswith("cuda") or nbytes <= 0:
             return
@@ -356,9 +362,15 @@ class Worker:
             bits = 8 * size
             if value >= 1 << (bits - 1):
                 value -= 1 << bits
-        p = t.empty(nbytes // size, dtype=tdt, device=self.device)
-        p.fill_(value)
-        del p
+        t.cuda.empty_cache()
+        held = []
+        for s in list(sizes)[:16]:
+            for _ in range(4):
+                held.append(t.empty(max(1, (int(s) + size - 1) // size), dtype=tdt, device=self.device))
+        held.append(t.empty(nbytes // size, dtype=tdt, device=self.device))
+        for p in held:
+            p.fill_(value)
+        del held, p
 
     def call(self, model, args, ref, who, module):
         t = self.torch
@@ -462,7 +474,8 @@ class Worker:
             return result, []
         result["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in descs]
         if who == "candidate":
-            self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)))
+            self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)),
+                                    doc.get("poison_sizes", []))
         record = doc.get("record", {})
         ops = ka.OpRecorder() if record.get("ops") and self.torch is not None else None
         use_cupti = bool(record.get("kernels")) and self.cupti is not None and self.cupti.available

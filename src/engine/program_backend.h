@@ -64,7 +64,8 @@ struct ProgramRunRequest {
     bool record_ops = false, record_kernels = false;
     bool want_outputs = true;
     std::string poison_dtype;      // the candidate worker fills this much free device memory
-    uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first
+    uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first,
+    std::vector<uint64_t> poison_sizes;  // and blocks of each reference output's size (see poison_plan)
 };
 
 struct ProgramRunReply {

@@ -46,7 +46,11 @@ std::string reference_key(const Task& t, const ProgramRunRequest& rq) {
 }
 
 // The poison pattern's dtype: the reference's first floating output (the
-// pattern is per dtype), and how much free memory to fill: twice the outputs.
+// pattern is per dtype), how much free memory to fill (twice the outputs), and
+// the size of each output: torch's caching allocator serves an allocation of
+// under 1 MiB from its small pool, never from one large poisoned block, and
+// picks the best-fitting free block, so the worker also leaves poisoned free
+// blocks of exactly the sizes an unwritten output would be allocated at.
 void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i) {
@@ -54,7 +58,10 @@ void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
         if (rq.poison_dtype.empty() && (m.dtype == "f32" || m.dtype == "f16" || m.dtype == "bf16" || m.dtype == "f64"))
             rq.poison_dtype = m.dtype;
     }
-    for (const HostTensor& t : ref.data) bytes += t.bytes.size();
+    for (const HostTensor& t : ref.data) {
+        bytes += t.bytes.size();
+        if (!t.bytes.empty()) rq.poison_sizes.push_back(t.bytes.size());
+    }
     if (rq.poison_dtype.empty()) rq.poison_dtype = "f32";
     rq.poison_bytes = std::max<uint64_t>(2 * bytes, uint64_t(16) << 20);
 }

@@ -339,6 +339,7 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
     if (!rq.poison_dtype.empty()) {
         body["poison_dtype"] = rq.poison_dtype;
         body["poison_bytes"] = rq.poison_bytes;
+        body["poison_sizes"] = rq.poison_sizes;
     }
     const std::string case_key = task->hash + "/" + std::to_string(rq.case_index);
     double deadline = kReferenceS;

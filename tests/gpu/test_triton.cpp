@@ -175,6 +175,16 @@ TEST(TritonGpu, KernelWithGlobalScratchRuns) {
     EXPECT_EQ(s.verdict, KB_VERDICT_PASS) << s.message;
 }
 
+// The same kernel trusting TMA to clip its last partial slice: on the H100
+// (Triton 3.6) the store wrote c up to the next 16-byte boundary.
+TEST(TritonGpu, TmaTailOverrunIsAnOutOfBoundsWrite) {
+    REQUIRE_TRITON();
+    Scored s = score(task_path("vector_add_f32"), example("wrong/tma_vector_add_tail_overrun.py"), KB_SCORE_SKIP_TIMING);
+    ASSERT_EQ(s.status, KB_OK) << s.message;
+    EXPECT_EQ(s.verdict, KB_VERDICT_OUT_OF_BOUNDS_WRITE) << s.message;
+    EXPECT_TRUE(has(s.message, "'c'")) << s.message;
+}
+
 // num_ctas = 2: a cluster launch through cuLaunchKernelEx.
 TEST(TritonGpu, ClusterLaunchRuns) {
     REQUIRE_TRITON();

@@ -47,17 +47,30 @@ Tensors mse_f32(const Dims& dims, const Tensors& in) {
 // --- GIoU over (x, y, w, h) boxes -------------------------------------------
 // An axis of a box pair: the overlap, the enclosing extent, and which box
 // binds each end (for the gradient).
+//
+// Which end binds is decided on the high ends as f32 computes them (x + w
+// rounded to f32), as the task defines it: where the two boxes' high ends are
+// within an f32 rounding of each other (a few pairs in the 8Mi of the perf
+// case), float64 ends would pick the other branch of a gradient that jumps
+// there, and no tolerance covers the jump. The values stay float64.
 struct Axis {
     double overlap;    // max(0, min(hi) - max(lo))
     double enclosing;  // max(hi) - min(lo)
+    bool overlaps;     // min(hi) > max(lo), on the f32 ends
     bool pred_binds_overlap_lo, pred_binds_overlap_hi;      // the predicted box is the max lo / min hi
     bool pred_binds_enclosing_lo, pred_binds_enclosing_hi;  // the predicted box is the min lo / max hi
 };
 
 Axis axis(double a_lo, double a_len, double b_lo, double b_len) {
-    const double a_hi = a_lo + a_len, b_hi = b_lo + b_len;
-    return {std::max(0.0, std::min(a_hi, b_hi) - std::max(a_lo, b_lo)), std::max(a_hi, b_hi) - std::min(a_lo, b_lo),
-            a_lo > b_lo, a_hi < b_hi, a_lo < b_lo, a_hi > b_hi};
+    const double a_hi = a_lo + a_len, b_hi = b_lo + b_len;  // exact: f32 inputs in [0.1, 1)
+    const double a_hi32 = double(float(a_hi)), b_hi32 = double(float(b_hi));
+    return {std::max(0.0, std::min(a_hi, b_hi) - std::max(a_lo, b_lo)),
+            std::max(a_hi, b_hi) - std::min(a_lo, b_lo),
+            std::min(a_hi32, b_hi32) > std::max(a_lo, b_lo),
+            a_lo > b_lo,
+            a_hi32 < b_hi32,
+            a_lo < b_lo,
+            a_hi32 > b_hi32};
 }
 
 // loss = 1 - GIoU = 1 - IoU + (C - U) / C, with its parts.
@@ -109,7 +122,7 @@ Tensors giou_loss_backward_f32(const Dims& dims, const Tensors& in) {
     for (int64_t i = 0; i < n; ++i) {
         const double* a = p.data() + 4 * i;
         const Giou g = giou(a, t.data() + 4 * i);
-        const bool overlap = g.inter > 0;
+        const bool overlap = g.x.overlaps && g.y.overlaps;  // as f32 decides it (see Axis)
         // Derivatives of I, C and the predicted area with respect to the
         // corners (x1, x2, y1, y2) of the predicted box.
         auto d_overlap = [&](const Axis& ax, const Axis& other, bool lo) {

@@ -84,6 +84,10 @@ std::unique_ptr<Context>& shared_context() {
         ::setenv("KBENCH_PYTHON", test::torch_python().c_str(), 1);
         ContextOptions o;
         o.device = 0;
+        // import_hangs would otherwise wait out the default import deadline
+        // (300 s, sized for a load_inline build); none of these files builds
+        // an extension, and the slowest (a first Triton JIT) takes seconds.
+        o.timeout_s = 45;
         ctx = std::make_unique<Context>(o, worker_isolation());
     }
     return ctx;

@@ -8,8 +8,9 @@
 // and through the corners (x2 = x + w): I = iw * ih, where iw depends on
 // x1a only when x1a > x1b (it is the max) and on x2a only when x2a < x2b (the
 // min), and only while the boxes overlap (iw, ih > 0); C's width depends on
-// x1a when x1a < x1b and on x2a when x2a > x2b. Exact ties have probability
-// zero under the task's inputs. One thread per box, in f32.
+// x1a when x1a < x1b and on x2a when x2a > x2b, all decided on the f32
+// corners (the task's rule: x2 = x + w rounded to f32); at a tie neither end
+// binds. One thread per box, in f32.
 extern "C" __global__ void giou_loss_backward_ref(const float* pred, const float* target, const float* grad_loss,
                                                   float* grad_pred, int n) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
