@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #define KB_VERSION_MAJOR 0
-#define KB_VERSION_MINOR 1
+#define KB_VERSION_MINOR 2
 #define KB_VERSION_PATCH 0
 /* major*10000 + minor*100 + patch, as kb_version_number() returns it. */
 #define KB_VERSION_NUMBER (KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH)
@@ -388,6 +388,45 @@ KB_API kb_status kb_score_options_init(kb_score_options* opts, unsigned version)
  * with its verdict; the result holds everything learnt up to the failure. */
 KB_API kb_status kb_score(kb_context* ctx, const kb_task* task, const kb_candidate* candidate,
                           const kb_score_options* opts, kb_result** out);
+
+/* ------------------------------------------------------------------------ */
+/* Launching on your own buffers (torch tensors, CuPy arrays, ...)           */
+/* ------------------------------------------------------------------------ */
+
+/* What kb_launch runs a kernel on: a value of each of the task's dims and a
+ * device pointer for each of its buffer arguments (scalar arguments follow
+ * from the dims, as in every case). Build one, set everything, launch, and
+ * reuse or destroy it. Not shared between threads while being changed. */
+typedef struct kb_launch_args kb_launch_args;
+
+KB_API kb_status kb_launch_args_create(kb_launch_args** out);
+KB_API void kb_launch_args_destroy(kb_launch_args* args);
+/* Sets dim `name` (setting it again replaces the value). */
+KB_API kb_status kb_launch_args_set_dim(kb_launch_args* args, const char* name, int64_t value);
+/* Sets buffer argument `name` to `bytes` of device memory at `device_ptr`
+ * (a CUdeviceptr of this process). `dtype` ("f32", "f16", "bf16", "i32", ...)
+ * is checked against the task's argument unless it is NULL or "". */
+KB_API kb_status kb_launch_args_set_buffer(kb_launch_args* args, const char* name, uint64_t device_ptr,
+                                           size_t bytes, const char* dtype);
+
+/* Enqueues `kernel`'s launch plan (the candidate's, or the reference's or
+ * baseline's from kb_compile_task_program) on the caller's memory, ordered on
+ * `stream` (a CUstream of the context's device cast to an integer; 0: the
+ * legacy default stream) as if enqueued there: it waits for the work already
+ * on `stream`, and work enqueued on `stream` afterwards waits for it. Returns
+ * without waiting for the kernel; nothing is copied and no output is checked.
+ *
+ * Before any launch it checks what would make the kernel write where it must
+ * not: every dim and buffer given, each buffer on this device, inside its
+ * allocation, at least as large as the task's shape at these dims, of the
+ * task's dtype, and 16-byte aligned. A Triton source kernel launches only at
+ * dims that specialise like one of the task's cases (it was compiled for
+ * those). Needs a context with isolation KB_ISOLATION_IN_PROCESS: a worker's
+ * device pointers are another process's (KB_ERR_INVALID_ARGUMENT otherwise).
+ * A launch the driver refuses is KB_ERR_CUDA; an error inside the kernel
+ * surfaces later, on the caller's stream. */
+KB_API kb_status kb_launch(kb_context* ctx, const kb_task* task, const kb_kernel* kernel,
+                           const kb_launch_args* args, uint64_t stream);
 
 /* ------------------------------------------------------------------------ */
 /* Batches: many scores in flight                                            */

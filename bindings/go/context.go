@@ -1,6 +1,8 @@
 package kbench
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -193,4 +195,50 @@ func (c *Context) Score(task *Task, cand Candidate, opts ScoreOptions) (*Result,
 		return nil, fromC(err)
 	}
 	return newResult(r), nil
+}
+
+// Buffer is device memory the caller owns (a CUdeviceptr of this process and
+// its size in bytes), for Launch. Dtype ("f32", "bf16", ...) is checked
+// against the task's argument when not empty.
+type Buffer struct {
+	Ptr   uint64
+	Bytes uint64
+	Dtype string
+}
+
+// Launch enqueues kernel's launch plan on the caller's device memory
+// (kb_launch): every dim of the task and a Buffer for each buffer argument,
+// ordered on stream (a CUstream as an integer; 0: the legacy default stream),
+// without waiting. The memory must stay allocated until the kernels finish.
+// Needs a context created with IsolationInProcess.
+func (c *Context) Launch(task *Task, kernel *Kernel, dims map[string]int64, buffers map[string]Buffer, stream uint64) error {
+	var args capi.Struct_SS_kb_launch_args
+	if err := capi.Kb_launch_args_create(&args); err != nil {
+		return fromC(err)
+	}
+	defer capi.Kb_launch_args_destroy(args)
+	for name, v := range dims {
+		if err := capi.Kb_launch_args_set_dim(args, name, v); err != nil {
+			return fromC(err)
+		}
+	}
+	for name, b := range buffers {
+		if b.Bytes > math.MaxInt64 {
+			return fmt.Errorf("kbench: buffer '%s': %d bytes is more than any device holds", name, b.Bytes)
+		}
+		if err := capi.Kb_launch_args_set_buffer(args, name, b.Ptr, int64(b.Bytes), b.Dtype); err != nil {
+			return fromC(err)
+		}
+	}
+	p, leave, err := c.enter(true)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	defer runtime.KeepAlive(task)
+	defer runtime.KeepAlive(kernel)
+	if err := capi.Kb_launch(p, task.ptr, kernel.ptr, args, stream); err != nil {
+		return fromC(err)
+	}
+	return nil
 }

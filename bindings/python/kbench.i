@@ -94,6 +94,7 @@ KB_PY_OUT_HANDLE(kb_kernel)
 KB_PY_OUT_HANDLE(kb_result)
 KB_PY_OUT_HANDLE(kb_batch)
 KB_PY_OUT_HANDLE(kb_batch_job)
+KB_PY_OUT_HANDLE(kb_launch_args)
 
 /* kb_batch_submit's job id and kb_batch_cancel_all's count. */
 %typemap(in, numinputs=0) uint64_t* id_out (uint64_t value = 0) { $1 = &value; }
@@ -209,6 +210,7 @@ KB_PY_RELEASE_GIL(kb_score)
 KB_PY_RELEASE_GIL(kb_batch_submit)    /* waits for room in a full batch */
 KB_PY_RELEASE_GIL(kb_batch_next)      /* waits for a job to complete */
 KB_PY_RELEASE_GIL(kb_batch_destroy)   /* waits for the jobs running now */
+KB_PY_RELEASE_GIL(kb_launch)          /* may load a module or wait to free old scratch */
 
 %include "../swig/kbench_common.i"
 

@@ -24,7 +24,8 @@ namespace kb {
     X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel) X(cuFuncGetAttribute) X(cuFuncSetAttribute)   \
     X(cuFuncGetParamInfo) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamBeginCapture)                      \
     X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)             \
-    X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig)
+    X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig) X(cuStreamWaitEvent)                     \
+    X(cuPointerGetAttribute) X(cuStreamGetCtx)
 
 struct CudaDriver {
 #define KB_DECLARE_PTR(name) decltype(&::name) name = nullptr;

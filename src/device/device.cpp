@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "hostdev/compare_math.h"
@@ -140,6 +141,7 @@ Device::~Device() {
     if (flush_) drv_->cuMemFree(flush_);
     if (scratch_) drv_->cuMemFree(scratch_);
     if (builtins_) drv_->cuModuleUnload(builtins_);
+    if (join_) drv_->cuEventDestroy(join_);
     if (stream_) drv_->cuStreamDestroy(stream_);
     if (ctx_) drv_->cuDevicePrimaryCtxRelease(dev_);
 }
@@ -332,6 +334,73 @@ double Device::measure_sm_clock_mhz(double span_us) {
 
 void Device::enqueue_l2_flush() {
     check(drv_->cuMemsetD32Async(flush_, 0, flush_bytes_ / 4, stream_), "L2 flush");
+}
+
+// ---------------------------------------------------------------------------
+// The caller's memory and streams
+
+namespace {
+std::string hex_text(CUdeviceptr p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(p));
+    return buf;
+}
+}  // namespace
+
+void Device::check_caller_memory(CUdeviceptr ptr, size_t bytes, const std::string& what) const {
+    make_current();
+    if (ptr == 0) fail(KB_ERR_INVALID_ARGUMENT, what + ": the device pointer is null");
+    unsigned memory_type = 0;
+    CUresult r = drv_->cuPointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
+    if (r != CUDA_SUCCESS || memory_type != CU_MEMORYTYPE_DEVICE)
+        fail(KB_ERR_INVALID_ARGUMENT,
+             what + ": 0x" + hex_text(ptr) + " is not CUDA device memory (" +
+                 (r != CUDA_SUCCESS ? cuda_error_text(r) : "memory type " + std::to_string(memory_type)) +
+                 "); pass a tensor that lives on the GPU (torch: .cuda())");
+    int ordinal = -1;
+    r = drv_->cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+    if (r == CUDA_SUCCESS && ordinal != props_.ordinal)
+        fail(KB_ERR_INVALID_ARGUMENT, what + ": the memory is on CUDA device " + std::to_string(ordinal) +
+                                          ", this context runs on device " + std::to_string(props_.ordinal) +
+                                          "; move it (torch: .to('cuda:" + std::to_string(props_.ordinal) +
+                                          "')) or use a context on device " + std::to_string(ordinal));
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    if (drv_->cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) == CUDA_SUCCESS &&
+        drv_->cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) == CUDA_SUCCESS &&
+        bytes > size - (ptr - start))
+        fail(KB_ERR_INVALID_ARGUMENT, what + ": " + std::to_string(bytes) + " bytes from 0x" + hex_text(ptr) +
+                                          " run past the end of its allocation (" +
+                                          std::to_string(size - (ptr - start)) + " bytes left in it)");
+}
+
+void Device::check_caller_stream(CUstream s) const {
+    if (s == nullptr) return;
+    CUcontext c = nullptr;
+    CUresult r = drv_->cuStreamGetCtx(s, &c);
+    if (r != CUDA_SUCCESS)
+        fail(KB_ERR_INVALID_ARGUMENT, "the stream is not a valid CUDA stream (" + cuda_error_text(r) + ")");
+    if (c != ctx_)
+        fail(KB_ERR_INVALID_ARGUMENT, "the stream belongs to another CUDA context than device " +
+                                          std::to_string(props_.ordinal) +
+                                          "'s primary context, where this kbench context runs; pass a stream "
+                                          "of that device (torch: torch.cuda.current_stream(device))");
+}
+
+void Device::wait_for(CUstream other) {
+    throw_if_lost();
+    make_current();
+    if (!join_) cuda_check(drv_->cuEventCreate(&join_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(drv_->cuEventRecord(join_, other), "cuEventRecord on the caller's stream");
+    check(drv_->cuStreamWaitEvent(stream_, join_, 0), "cuStreamWaitEvent");
+}
+
+void Device::make_wait(CUstream other) {
+    throw_if_lost();
+    make_current();
+    if (!join_) cuda_check(drv_->cuEventCreate(&join_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(drv_->cuEventRecord(join_, stream_), "cuEventRecord");
+    check(drv_->cuStreamWaitEvent(other, join_, 0), "cuStreamWaitEvent on the caller's stream");
 }
 
 }  // namespace kb

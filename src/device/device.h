@@ -141,6 +141,21 @@ public:
     // Free and total device memory in bytes.
     void memory_info(size_t* free_bytes, size_t* total_bytes);
 
+    // --- the caller's memory and streams (kb_launch) ------------------------
+    // Throws kb::Error(KB_ERR_INVALID_ARGUMENT) naming `what` unless
+    // [ptr, ptr + bytes) is device memory of this device, inside one
+    // allocation: a host pointer, another GPU's memory or a size that runs
+    // past the allocation would otherwise be written by a kernel.
+    void check_caller_memory(CUdeviceptr ptr, size_t bytes, const std::string& what) const;
+    // Throws KB_ERR_INVALID_ARGUMENT unless `s` is the legacy default stream
+    // (nullptr) or a stream of this device's primary context.
+    void check_caller_stream(CUstream s) const;
+    // stream() waits for the work enqueued on `other` so far...
+    void wait_for(CUstream other);
+    // ...and `other` waits for the work enqueued on stream() so far: work
+    // kbench enqueues between the two runs as if it were enqueued on `other`.
+    void make_wait(CUstream other);
+
 private:
     void launch_builtin(CUfunction f, uint64_t count, void** params, const char* what);
     unsigned builtin_grid(uint64_t count) const;
@@ -149,6 +164,7 @@ private:
     CUdevice dev_ = 0;
     CUcontext ctx_ = nullptr;
     CUstream stream_ = nullptr;
+    CUevent join_ = nullptr;  // wait_for / make_wait, created on first use
     CUmodule builtins_ = nullptr;
     DeviceProps props_;
     struct Fns {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "exec/external_launch.h"
 #include "exec/kernel.h"
 #include "compiler/compiler.h"
 #include "engine/options.h"
@@ -38,6 +39,10 @@ public:
                                   unsigned runs) = 0;
     // kernel == nullptr times the baseline alone.
     virtual TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) = 0;
+    // Enqueues `kernel`'s plan on the caller's own device memory and stream
+    // (kb_launch, exec/external_launch.h). Only a backend in the caller's
+    // process can: a worker's device pointers are another process's.
+    virtual void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x);
 };
 
 // How a context runs untrusted code out of process. The engine cannot name

@@ -274,6 +274,12 @@ CompareResult Context::compare(const TaskPtr& task, const KernelPtr& kernel, int
     return b.compare(bind(task), kernel, case_index, seed, runs);
 }
 
+void Context::launch(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) {
+    Backend& b = backend();
+    std::lock_guard<std::mutex> device_lock(device_mutex_);
+    b.launch_external(task, kernel, x);
+}
+
 TimeResult Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);

@@ -60,6 +60,8 @@ public:
     CompareResult compare(const TaskPtr& task, const KernelPtr& kernel, int case_index, uint64_t seed,
                           unsigned runs = 1);
     TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
+    // kb_launch: `kernel`'s plan on the caller's memory and stream (in-process contexts only).
+    void launch(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x);
     // Compile, check every case, time against the baseline, recheck, verdict.
     // A task whose reference is Python takes program candidates (score_program).
     ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);

@@ -160,6 +160,11 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     return res;
 }
 
+void LocalBackend::launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) {
+    dev_.throw_if_lost();
+    external_.launch(*kernel, task, x);
+}
+
 TimeResult LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {
     const Task& task = *tb.task;
     dev_.make_current();

@@ -26,6 +26,7 @@ public:
     CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                           unsigned runs) override;
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+    void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) override;
 
     Device& device() { return dev_; }
 
@@ -51,6 +52,8 @@ private:
     };
     std::list<BufferEntry> buffers_;  // front = most recent
     OutputComparer comparer_;
+    // Declared last: destroyed first, waiting for launches on its scratch.
+    ExternalRuns external_{dev_, modules_, &builtins_};
 };
 
 }  // namespace kb

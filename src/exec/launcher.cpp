@@ -184,6 +184,41 @@ CaseBuffers::CaseBuffers(Device& dev, const Task& task, int case_index)
     }
 }
 
+CaseBuffers::CaseBuffers(Device& dev, const Task& task, int case_index, std::vector<External> external)
+    : dev_(dev), task_(task), case_index_(case_index) {
+    const Case& c = the_case();
+    args_.resize(task.args.size());
+    shapes_.resize(task.args.size());
+    counts_.resize(task.args.size(), 0);
+    for (size_t i = 0; i < task.args.size(); ++i) {
+        const Arg& a = task.args[i];
+        if (!a.is_buffer()) continue;
+        for (const Expr& e : a.shape) shapes_[i].push_back(e.eval(c.dims));
+        counts_[i] = uint64_t(element_count(a.shape, c.dims, "args[" + std::to_string(i) + "] ('" + a.name + "')"));
+    }
+    set_external(std::move(external));
+}
+
+void CaseBuffers::set_external(std::vector<External> external) {
+    if (external.size() != task_.args.size())
+        fail(KB_ERR_INTERNAL, "CaseBuffers::set_external: " + std::to_string(external.size()) + " pointers for " +
+                                  std::to_string(task_.args.size()) + " arguments");
+    external_ = std::move(external);
+}
+
+CUdeviceptr CaseBuffers::arg_data(int arg_index) const {
+    return external_.empty() ? args_.at(size_t(arg_index)).data() : external_.at(size_t(arg_index)).ptr;
+}
+
+size_t CaseBuffers::arg_bytes(int arg_index) const {
+    return external_.empty() ? args_.at(size_t(arg_index)).bytes() : external_.at(size_t(arg_index)).bytes;
+}
+
+void CaseBuffers::require_own(const char* what) const {
+    if (!external_.empty())
+        fail(KB_ERR_INTERNAL, std::string("CaseBuffers::") + what + " on the caller's buffers (kb_launch)");
+}
+
 std::map<std::string, DeviceBuffer>& CaseBuffers::scratch(const Program& p, const std::string& key) {
     std::string signature;
     std::vector<uint64_t> counts;
@@ -208,6 +243,7 @@ std::map<std::string, DeviceBuffer>& CaseBuffers::scratch(const Program& p, cons
 }
 
 void CaseBuffers::prepare(uint64_t seed) {
+    require_own("prepare");
     for (size_t i = 0; i < task_.args.size(); ++i) {
         const Arg& a = task_.args[i];
         if (!a.is_buffer()) continue;
@@ -227,6 +263,7 @@ void CaseBuffers::reset_scratch(const Program& p, const std::string& key) {
 }
 
 void CaseBuffers::scrub(const std::string& key) {
+    require_own("scrub");
     for (size_t i = 0; i < task_.args.size(); ++i)
         if (task_.args[i].is_output()) dev_.poison(args_[i].data(), counts_[i], task_.args[i].dtype);
     for (const auto& [name, dtype] : scratch_types_[key]) {
@@ -236,6 +273,7 @@ void CaseBuffers::scrub(const std::string& key) {
 }
 
 std::vector<uint64_t> CaseBuffers::input_checksums() {
+    require_own("input_checksums");
     std::vector<uint64_t> out;
     for (size_t i = 0; i < task_.args.size(); ++i)
         if (task_.args[i].role == Role::in) out.push_back(dev_.checksum(args_[i].data(), args_[i].bytes()));
@@ -255,6 +293,14 @@ CUdeviceptr CaseBuffers::triton_scratch(const std::string& key, size_t bytes, si
     // keeps that (DeviceBuffer::kGuardBytes is a multiple of 256), which
     // covers every alignment Triton asks for (128 for TMA descriptors).
     if (align > 256) fail(KB_ERR_INTERNAL, "Triton asks for scratch aligned to " + std::to_string(align) + " bytes");
+    // Binding the same key at the same size reuses the buffer: freeing it
+    // while an earlier binding's launch may still run (kb_launch does not
+    // wait) would not be safe, and poisoning it again is on the stream.
+    auto it = triton_scratch_.find(key);
+    if (it != triton_scratch_.end() && it->second.bytes() == bytes) {
+        dev_.fill_bytes(it->second.data(), bytes, 0xa5);
+        return it->second.data();
+    }
     DeviceBuffer b = dev_.alloc(bytes);
     dev_.fill_bytes(b.data(), bytes, 0xa5);  // not zeroed, as with Triton: a kernel must not count on zeros
     CUdeviceptr p = b.data();
@@ -282,6 +328,7 @@ std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
 }
 
 HostTensor CaseBuffers::download(int arg_index) {
+    require_own("download");
     const Arg& a = task_.args[size_t(arg_index)];
     HostTensor t;
     t.name = a.name;
@@ -455,8 +502,8 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
     auto find_buffer = [&](const std::string& name, size_t* bytes) -> CUdeviceptr {
         int ai = task.arg_index(name);
         if (ai >= 0 && task.args[size_t(ai)].is_buffer()) {
-            *bytes = bufs.arg(ai).bytes();
-            return bufs.arg(ai).data();
+            *bytes = bufs.arg_bytes(ai);
+            return bufs.arg_data(ai);
         }
         auto it = scratch.find(name);
         if (it != scratch.end()) {

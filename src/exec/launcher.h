@@ -80,6 +80,25 @@ class CaseBuffers {
 public:
     CaseBuffers(Device& dev, const Task& task, int case_index);
 
+    // The caller's own device memory for every buffer argument (kb_launch,
+    // exec/external_launch.h), in argument order (scalars: {0, 0}). Nothing is
+    // allocated for the arguments and kbench never touches them: prepare,
+    // scrub, input_checksums, arm_guards, check_guards and download are for
+    // kbench's own buffers and throw KB_ERR_INTERNAL here. Scratch buffers
+    // (the plan's and Triton's hidden ones) are still kbench's.
+    struct External {
+        CUdeviceptr ptr = 0;
+        size_t bytes = 0;
+    };
+    CaseBuffers(Device& dev, const Task& task, int case_index, std::vector<External> external);
+    // New pointers for the next launch (the same task and case).
+    void set_external(std::vector<External> external);
+    bool external() const { return !external_.empty(); }
+
+    // Where argument `arg_index`'s data is, kbench's buffer or the caller's.
+    CUdeviceptr arg_data(int arg_index) const;
+    size_t arg_bytes(int arg_index) const;
+
     const Task& task() const { return task_; }
     int case_index() const { return case_index_; }
     const Case& the_case() const { return task_.cases[size_t(case_index_)]; }
@@ -129,6 +148,8 @@ private:
     std::map<std::string, std::vector<std::pair<std::string, DType>>> scratch_types_;  // key -> (name, dtype)
     std::map<std::string, std::string> scratch_signatures_;  // key -> names, dtypes and sizes
     std::map<std::string, DeviceBuffer> triton_scratch_;     // key -> Triton's hidden scratch
+    std::vector<External> external_;                         // empty: kbench owns the arguments
+    void require_own(const char* what) const;
 };
 
 // A plan bound to a case's buffers: ready to enqueue.

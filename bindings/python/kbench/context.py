@@ -119,6 +119,48 @@ class Context(Handle):
         with self._use(exclusive=True) as ctx:
             return Result(capi.kb_score(ctx, task._handle, cand, opts))
 
+    def launch(self, task, kernel, buffers=None, *, dims=None, stream=None, **named):
+        """Runs `kernel` (compiled by this context: a candidate, or the task's
+        reference or baseline) on your own GPU memory, without copies:
+        torch tensors, or anything with __cuda_array_interface__ or __dlpack__
+        (CuPy, Numba, JAX). Buffers are given by the task's argument names, as
+        a dict or as keywords:
+
+            ctx = kbench.Context(isolation="in_process")
+            k = ctx.compile(task, path="candidate.cu")
+            ctx.launch(task, k, a=x, b=y, c=out)   # n read from the shapes
+
+        dims: the task's dims; those a buffer's shape names outright (a task
+        shape ["n", 4] and a tensor of shape (1009, 4)) are read from it.
+        stream: an int CUstream, a torch.cuda.Stream or a CuPy stream; by
+        default torch's current stream when a torch tensor is passed, else the
+        legacy default stream. The launch is ordered on it like a framework
+        op and returns without waiting. kbench checks before launching that
+        every buffer is on this device, inside its allocation, large enough
+        for the task's shape at these dims, of the task's dtype and 16-byte
+        aligned. Needs isolation="in_process" (a worker is another process)."""
+        from . import _buffers
+        given = dict(buffers or {})
+        given.update(named)
+        if stream is None:
+            torch_tensor = next((x for x in given.values() if _buffers._is_torch_tensor(x)), None)
+            if torch_tensor is not None and torch_tensor.is_cuda:
+                import sys
+                stream = sys.modules["torch"].cuda.current_stream(torch_tensor.device)
+        handle = _buffers.stream_handle(stream)
+        bufs = {name: _buffers.device_buffer(name, obj, handle) for name, obj in given.items()}
+        all_dims = _buffers.infer_dims(task.json(), bufs, dict(dims or {}))
+        args = capi.kb_launch_args_create()
+        try:
+            for name, value in all_dims.items():
+                capi.kb_launch_args_set_dim(args, str(name), int(value))
+            for name, b in bufs.items():
+                capi.kb_launch_args_set_buffer(args, str(name), b.ptr, b.nbytes, b.dtype)
+            with self._use(exclusive=True) as ctx:
+                capi.kb_launch(ctx, task._handle, kernel._handle, args, handle)
+        finally:
+            capi.kb_launch_args_destroy(args)
+
     def batch(self, *, capacity=0, compile_threads=0):
         """A kbench.Batch on this context: many scores in flight, compiled on
         CPU threads ahead of the GPU. Close it (or leave its `with` block)

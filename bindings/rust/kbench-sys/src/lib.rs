@@ -15,7 +15,7 @@ use std::ptr;
 // --- version -----------------------------------------------------------------
 
 pub const KB_VERSION_MAJOR: c_uint = 0;
-pub const KB_VERSION_MINOR: c_uint = 1;
+pub const KB_VERSION_MINOR: c_uint = 2;
 pub const KB_VERSION_PATCH: c_uint = 0;
 pub const KB_VERSION_NUMBER: c_uint =
     KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH;
@@ -74,6 +74,7 @@ opaque!(kb_kernel);
 opaque!(kb_result);
 opaque!(kb_batch);
 opaque!(kb_batch_job);
+opaque!(kb_launch_args);
 
 // --- context -----------------------------------------------------------------------
 
@@ -388,6 +389,24 @@ extern "C" {
     pub fn kb_batch_job_tag(job: *const kb_batch_job) -> u64;
     pub fn kb_batch_job_take_result(job: *mut kb_batch_job, out: *mut *mut kb_result) -> kb_status;
     pub fn kb_batch_job_destroy(job: *mut kb_batch_job);
+
+    pub fn kb_launch_args_create(out: *mut *mut kb_launch_args) -> kb_status;
+    pub fn kb_launch_args_destroy(args: *mut kb_launch_args);
+    pub fn kb_launch_args_set_dim(args: *mut kb_launch_args, name: *const c_char, value: i64) -> kb_status;
+    pub fn kb_launch_args_set_buffer(
+        args: *mut kb_launch_args,
+        name: *const c_char,
+        device_ptr: u64,
+        bytes: usize,
+        dtype: *const c_char,
+    ) -> kb_status;
+    pub fn kb_launch(
+        ctx: *mut kb_context,
+        task: *const kb_task,
+        kernel: *const kb_kernel,
+        args: *const kb_launch_args,
+        stream: u64,
+    ) -> kb_status;
 
     pub fn kb_result_verdict(result: *const kb_result) -> kb_verdict;
     pub fn kb_result_message(result: *const kb_result) -> *const c_char;

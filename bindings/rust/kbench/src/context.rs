@@ -135,6 +135,14 @@ impl Context {
         crate::Batch::new(self, opts)
     }
 
+    /// Enqueues `kernel`'s launch plan on the caller's device memory named in
+    /// `args`, ordered on `stream` (a CUstream as an integer; 0: the legacy
+    /// default stream), without waiting (kb_launch). Needs an in-process
+    /// context (`Isolation::InProcess`).
+    pub fn launch(&mut self, task: &Task, kernel: &Kernel, args: &crate::LaunchArgs, stream: u64) -> Result<()> {
+        check(unsafe { sys::kb_launch(self.ptr(), task.as_ptr(), kernel.as_ptr(), args.as_ptr(), stream) })
+    }
+
     pub(crate) fn raw_ptr(&self) -> *mut sys::kb_context {
         self.ptr()
     }

@@ -28,6 +28,7 @@ mod batch;
 mod context;
 mod error;
 mod kernel;
+mod launch;
 mod options;
 mod outcome;
 mod strings;
@@ -37,6 +38,7 @@ pub use batch::{Batch, BatchOptions, Job};
 pub use context::Context;
 pub use error::{Error, Result, Status};
 pub use kernel::Kernel;
+pub use launch::LaunchArgs;
 pub use options::{
     Candidate, ContextOptions, Isolation, Language, Role, ScoreOptions, TimeMode, TimeOptions,
     DEVICE_NONE,

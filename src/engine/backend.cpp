@@ -1,0 +1,14 @@
+#include "engine/backend.h"
+
+#include "util/error.h"
+
+namespace kb {
+
+void Backend::launch_external(const TaskPtr&, const KernelPtr&, const ExternalLaunch&) {
+    fail(KB_ERR_INVALID_ARGUMENT,
+         "kb_launch runs a kernel on your own device memory, in your process; this context runs kernels in a "
+         "kbench-worker process, where your pointers mean nothing. Create the context with isolation "
+         "KB_ISOLATION_IN_PROCESS (Python: kbench.Context(isolation='in_process')) to launch on your buffers");
+}
+
+}  // namespace kb
