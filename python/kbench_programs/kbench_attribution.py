@@ -170,15 +170,18 @@ def triton_kernels(module):
 
 def count_triton_launches(module):
     """Wraps each Triton kernel's run() so its launches are counted; returns
-    the counts dict (name -> launches)."""
+    the counts dict (name -> launches). A call that raises (the kernel did
+    not compile, the launch was refused) is not a launch: counting it would
+    hide a decoy whose kernel fails inside try/except."""
     counts = {}
     for name, obj in triton_kernels(module).items():
         counts[name] = 0
         inner = obj.run
 
         def counting(*args, __inner=inner, __name=name, **kwargs):
+            out = __inner(*args, **kwargs)
             counts[__name] += 1
-            return __inner(*args, **kwargs)
+            return out
 
         try:
             obj.run = counting

@@ -374,24 +374,20 @@ void Device::check_caller_memory(CUdeviceptr ptr, size_t bytes, const std::strin
                                           std::to_string(size - (ptr - start)) + " bytes left in it)");
 }
 
-void Device::check_caller_stream(CUstream s) const {
-    if (s == nullptr) return;
-    CUcontext c = nullptr;
-    CUresult r = drv_->cuStreamGetCtx(s, &c);
-    if (r != CUDA_SUCCESS)
-        fail(KB_ERR_INVALID_ARGUMENT, "the stream is not a valid CUDA stream (" + cuda_error_text(r) + ")");
-    if (c != ctx_)
-        fail(KB_ERR_INVALID_ARGUMENT, "the stream belongs to another CUDA context than device " +
-                                          std::to_string(props_.ordinal) +
-                                          "'s primary context, where this kbench context runs; pass a stream "
-                                          "of that device (torch: torch.cuda.current_stream(device))");
-}
-
 void Device::wait_for(CUstream other) {
     throw_if_lost();
     make_current();
     if (!join_) cuda_check(drv_->cuEventCreate(&join_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    check(drv_->cuEventRecord(join_, other), "cuEventRecord on the caller's stream");
+    // Not cuStreamGetCtx to ask whose the stream is: cuGetProcAddress hands
+    // out its _v2 (three parameters) for CUDA 12.5 and later, and the event
+    // record fails for a stream of another context anyway.
+    CUresult r = drv_->cuEventRecord(join_, other);
+    if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_VALUE)
+        fail(KB_ERR_INVALID_ARGUMENT, "the stream is not a stream of CUDA device " + std::to_string(props_.ordinal) +
+                                          "'s primary context, where this kbench context runs (" +
+                                          cuda_error_text(r) + "); pass a stream of that device (torch: "
+                                          "torch.cuda.current_stream(device)), or 0 for the legacy default stream");
+    check(r, "cuEventRecord on the caller's stream");
     check(drv_->cuStreamWaitEvent(stream_, join_, 0), "cuStreamWaitEvent");
 }
 

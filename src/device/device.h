@@ -147,10 +147,8 @@ public:
     // allocation: a host pointer, another GPU's memory or a size that runs
     // past the allocation would otherwise be written by a kernel.
     void check_caller_memory(CUdeviceptr ptr, size_t bytes, const std::string& what) const;
-    // Throws KB_ERR_INVALID_ARGUMENT unless `s` is the legacy default stream
-    // (nullptr) or a stream of this device's primary context.
-    void check_caller_stream(CUstream s) const;
-    // stream() waits for the work enqueued on `other` so far...
+    // stream() waits for the work enqueued on `other` so far (a stream of
+    // another context is KB_ERR_INVALID_ARGUMENT)...
     void wait_for(CUstream other);
     // ...and `other` waits for the work enqueued on stream() so far: work
     // kbench enqueues between the two runs as if it were enqueued on `other`.

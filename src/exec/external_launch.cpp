@@ -125,7 +125,6 @@ void ExternalRuns::launch(const Kernel& kernel, const TaskPtr& task, const Exter
         dev_.check_caller_memory(b.ptr, need, what);
         ext[i] = {b.ptr, need};
     }
-    dev_.check_caller_stream(x.stream);
     if (p.language == Language::triton) {
         // Triton compiled one binary per specialisation of the task's cases;
         // another would break the assumptions the binary was compiled under.

@@ -1,10 +1,13 @@
 # task: softmax_gpu
 # expect: pass
 # protocol: kernelbench
-# check: excessive_speedup
-# The side-stream softmax under KernelBench's own protocol: it passes, and
-# its event time is so short that KernelBench's excessive-speedup flag is set
-# (as it was in KernelBench's harness).
+# check: side_stream_reported
+# The side-stream softmax under KernelBench's own protocol: it passes, the
+# side stream is reported (not failed, as that protocol does not), and the
+# time is the events' on the current stream, which wait for none of the
+# kernel's work. On the H100 those events measured the host's launch of the
+# Triton kernel (0.14 ms), not the kernel, so KernelBench's 10x flag stayed
+# down: how wrong the number is depends on the host, which is the point.
 import torch
 import torch.nn as nn
 import triton
