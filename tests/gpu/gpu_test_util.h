@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "compiler/triton_backend.h"
 #include "engine/context.h"
 #include "engine/local_backend.h"
 #include "support/task_paths.h"
@@ -24,5 +25,19 @@ inline std::unique_ptr<Context> in_process_context() {
 }
 
 inline LocalBackend& local(Context& ctx) { return dynamic_cast<LocalBackend&>(ctx.backend()); }
+
+// "" when Triton candidates can be compiled here, else why not.
+inline std::string triton_missing() {
+    static const std::string why = [] {
+        try {
+            TritonBackend probe{CompilerConfig{}};
+            probe.version();
+            return std::string();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+    }();
+    return why;
+}
 
 }  // namespace kb::test

@@ -1,6 +1,6 @@
-// The CUDA example solutions (examples/solutions/solutions.json) on a GPU:
-// each must get its declared verdict (pass) against its task, with timing,
-// and its speedup over the task's baseline is printed as one JSON line
+// The example solutions (examples/solutions/solutions.json) on a GPU, CUDA and
+// Triton (skipped where Triton is not installed): each must get its declared
+// verdict (pass) against its task, with timing, and its speedup over the task's baseline is printed as one JSON line
 // ("KB_EXAMPLE_RESULT {...}") for bench/RESULTS.md.
 #include <gtest/gtest.h>
 
@@ -21,6 +21,7 @@ struct Solution {
     std::string candidate;  // examples/solutions/...
     std::string expect;
     std::string technique;
+    std::string language;  // "cuda" or "triton"
 };
 
 std::vector<Solution> solutions() {
@@ -29,9 +30,8 @@ std::vector<Solution> solutions() {
     if (!in) return out;
     kb::Json doc = kb::Json::parse(in);
     for (const auto& s : doc["solutions"])
-        if (s.value("language", "cuda") == "cuda")
-            out.push_back({s["task"].get<std::string>(), s["candidate"].get<std::string>(), s.value("expect", "pass"),
-                           s.value("technique", "")});
+        out.push_back({s["task"].get<std::string>(), s["candidate"].get<std::string>(), s.value("expect", "pass"),
+                       s.value("technique", ""), s.value("language", "cuda")});
     return out;
 }
 
@@ -43,6 +43,7 @@ class ExampleSolution : public ::testing::TestWithParam<Solution> {};
 
 TEST_P(ExampleSolution, GetsItsVerdictAndReportsItsSpeedup) {
     const Solution& s = GetParam();
+    if (s.language == "triton" && !kb::test::triton_missing().empty()) GTEST_SKIP() << kb::test::triton_missing();
     kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
     o.isolation = KB_ISOLATION_IN_PROCESS;
     kb_context* ctx = nullptr;
@@ -59,7 +60,8 @@ TEST_P(ExampleSolution, GetsItsVerdictAndReportsItsSpeedup) {
     kb::Json j = kb::Json::parse(kb_result_json(r));
     const std::string verdict = kb_verdict_string(kb_result_verdict(r));
     EXPECT_EQ(verdict, s.expect) << s.candidate << ": " << kb_result_message(r);
-    kb::Json line = {{"task", s.task}, {"candidate", s.candidate}, {"technique", s.technique}, {"verdict", verdict}};
+    kb::Json line = {{"task", s.task},       {"candidate", s.candidate}, {"language", s.language},
+                     {"technique", s.technique}, {"verdict", verdict}};
     if (j.contains("timing")) {
         const kb::Json& t = j["timing"];
         if (t.contains("speedup")) line["speedup"] = t["speedup"];

@@ -34,19 +34,7 @@ std::string task_path(const std::string& name) {
     return kb::test::builtin_task_file(name);
 }
 
-// "" when Triton can be used, else why not.
-std::string triton_missing() {
-    static const std::string why = [] {
-        try {
-            kb::TritonBackend probe{kb::CompilerConfig{}};
-            probe.version();
-            return std::string();
-        } catch (const kb::Error& e) {
-            return std::string(e.what());
-        }
-    }();
-    return why;
-}
+using kb::test::triton_missing;
 
 #define REQUIRE_TRITON()                                                     \
     do {                                                                     \
