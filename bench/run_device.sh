@@ -112,8 +112,8 @@ if [ $run_tests = 1 ]; then
 fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
-# compile score isolation batch fidelity triton baselines.
-want() { case " ${BENCHES:-compile score isolation batch fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
+# compile score isolation batch run fidelity triton baselines.
+want() { case " ${BENCHES:-compile score isolation batch run fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ $run_bench = 1 ]; then
   step "benchmarks"
   want compile && "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
@@ -126,6 +126,11 @@ if [ $run_bench = 1 ]; then
     step "batch throughput (issue 12)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
     tail -3 "$OUT/batch_bench.err"; cat "$OUT/batch_bench.json"
+  fi
+  if want run; then
+    step "kbench run: ${RUN_N:-500} mixed answers end to end, then interrupted and resumed (issue 11)"
+    PYTHONUNBUFFERED=1 python3 bench/run_bench.py "$BUILD" "$OUT" --count ${RUN_N:-500} >"$OUT/run_bench.json" 2>"$OUT/run_bench.err"
+    tail -4 "$OUT/run_bench.err"
   fi
   if want fidelity; then
     step "timing fidelity"
