@@ -6,7 +6,11 @@ SIGINT midway and resumed, checked for completeness.
 Prints one JSON object on stdout (bench/summarize.py reads it as
 run_bench.json); the results files and the report page go to OUT_DIR.
 
-usage: python3 bench/run_bench.py BUILD_DIR OUT_DIR [--count 500] [--seed 1] [--gpus 0]
+usage: python3 bench/run_bench.py BUILD_DIR OUT_DIR [--count 500] [--seed 1] [--gpus 0] [--timeout S]
+
+--timeout passes kbench run --timeout (a request's deadline; by default
+kbench computes one per request, about 3 s for these tasks, which is what a
+hanging answer costs).
 """
 import argparse
 import collections
@@ -62,6 +66,9 @@ def main():
     ap.add_argument("--count", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gpus", default="0")
+    ap.add_argument("--timeout", type=float)
+    ap.add_argument("--compile-only", action="store_true",
+                    help="a check of this script on a machine without a GPU (verdicts then differ from meta)")
     a = ap.parse_args()
     kbench = os.path.abspath(os.path.join(a.build, "kbench"))
     os.makedirs(a.out, exist_ok=True)
@@ -74,8 +81,10 @@ def main():
             c = json.loads(line)
             metas[(c["task"], str(c["id"]), c.get("sample"))] = c["meta"]
     base = [kbench, "run", "--json", "--tasks", os.path.join(ROOT, "tasks"), "--candidates", answers,
-            "--gpus", a.gpus]
-    result = {"n": a.count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker"}
+            ] + ([] if a.compile_only else ["--gpus", a.gpus]) + (["--timeout", str(a.timeout)] if a.timeout else []) + \
+        (["--compile-only"] if a.compile_only else [])
+    result = {"n": a.count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
+              "compile_only": a.compile_only}
 
     # 1. The whole file, end to end: process start, contexts, workers, every line.
     out1 = os.path.join(a.out, "run_results.jsonl")

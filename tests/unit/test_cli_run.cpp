@@ -386,4 +386,50 @@ TEST(CliRun, RayWithoutTheModuleSaysWhatToInstall) {
     EXPECT_NE(j["error"].get<std::string>().find("kbench.ray was not found"), std::string::npos) << j.dump();
 }
 
+TEST(CliRun, RayExecsTheModuleWithTheOtherFlagsUnchanged) {
+    kb::test::TempDir dir("kb_run_ray_exec");
+    const std::string d = dir.path();
+    // A stand-in interpreter: it finds the module, and records what it is run with.
+    std::ofstream(d + "/py") << "#!/bin/sh\n"
+                                "if [ \"$1\" = -c ]; then exit 0; fi\n"
+                                "printf '%s\\n' \"$@\" > " + d + "/argv\n"
+                                "exit 7\n";
+    fs::permissions(d + "/py", fs::perms::owner_all);
+    std::string cmd = "cd '" + kSource + "' && KBENCH_PYTHON=" + d + "/py '" + kKbench +
+                      "' run --tasks tasks extra_tasks --ray 10.0.0.1:6379 --candidates c.jsonl --out r.jsonl --compile-only --json"
+                      " > /dev/null 2>&1";
+    int st = std::system(cmd.c_str());
+    EXPECT_EQ(WEXITSTATUS(st), 7) << "the module's exit status is kbench run's";
+    EXPECT_EQ(slurp(d + "/argv"),
+              "-m\nkbench.ray\nrun\n--address\n10.0.0.1:6379\n--tasks\ntasks\nextra_tasks\n--candidates\nc.jsonl\n"
+              "--out\nr.jsonl\n--compile-only\n--json\n");
+}
+
+// make_answers.py's mixed file, compile-only: every line whose answer cannot
+// compile (no code, ambiguous, truncated, an undeclared call) gets the
+// verdict its meta expects, and every other line compiles.
+TEST(CliRun, CompileOnlyVerdictsOfMakeAnswersMatchTheirMeta) {
+    kb::test::TempDir dir("kb_run_make_answers");
+    const std::string d = dir.path();
+    std::string cmd = "python3 '" + kSource + "/bench/make_answers.py' --count 40 --seed 5 -o '" + d + "/a.jsonl'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    Outcome r = kbench("run --json --no-progress --compile-only --tasks tasks --candidates " + d + "/a.jsonl --out " + d + "/r.jsonl");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    std::vector<Json> lines = result_lines(d + "/r.jsonl");
+    ASSERT_EQ(lines.size(), 40u);
+    int compiled = 0, refused = 0;
+    for (const Json& l : lines) {
+        std::string want = l["meta"]["expect_verdict"];
+        if (want == "no_code" || want == "compile_error") {
+            EXPECT_EQ(l["verdict"], want) << l.dump();
+            ++refused;
+        } else {
+            EXPECT_EQ(l["verdict"], "compiled") << l.dump();
+            ++compiled;
+        }
+    }
+    EXPECT_GT(compiled, 10);
+    EXPECT_GT(refused, 5);
+}
+
 }  // namespace
