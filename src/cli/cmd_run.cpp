@@ -27,13 +27,12 @@
 #include "batch/task_index.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/device_cache.h"
+#include "cli/run_efficiency.h"
 #include "cli/run_progress.h"
 #include "cli/run_ray.h"
 #include "engine/batch.h"
 #include "engine/context.h"
 #include "engine/verdict.h"
-#include "task/dtype.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "worker_host/isolation.h"
@@ -272,44 +271,6 @@ Language language_of(const std::string& name) {
     return Language::cuda;
 }
 
-// The ceilings `kbench devices` cached for a device, or null (never measured,
-// or a cache that cannot be read: *warning says so).
-Json cached_ceilings(const Json& dev, std::string* warning) {
-    try {
-        DevicesCache c = read_devices_cache(devices_cache_path());
-        auto it = c.devices.find(device_cache_key(dev.value("name", ""), dev.value("driver_version", 0ll)));
-        if (it != c.devices.end()) return it->second["ceilings"];
-    } catch (const std::exception& e) {
-        *warning = std::string("no efficiency figures: ") + e.what();
-    }
-    return nullptr;
-}
-
-// The fraction of the device's measured ceiling (docs/batch.md, section 2):
-// the larger of achieved/copy bandwidth and achieved/GEMM TFLOP/s of the
-// task's output type (f16, bf16; anything else against f32).
-std::optional<double> efficiency_of(const batch::ResultRecord& r, const Json& ceilings, const Task& task) {
-    if (!ceilings.is_object()) return std::nullopt;
-    std::optional<double> best;
-    auto take = [&](double f) {
-        if (f > 0 && (!best || f > *best)) best = f;
-    };
-    if (r.gbps && ceilings.contains("copy_gbps") && ceilings["copy_gbps"].is_number() &&
-        ceilings["copy_gbps"].get<double>() > 0)
-        take(*r.gbps / ceilings["copy_gbps"].get<double>());
-    std::string dtype = "f32";
-    for (const Arg& a : task.args)
-        if (a.role == Role::out || a.role == Role::inout) {
-            std::string d = dtype_name(a.dtype);
-            if (d == "f16" || d == "bf16") dtype = d;
-            break;
-        }
-    const Json& gemm = ceilings.contains("gemm_tflops") ? ceilings["gemm_tflops"] : Json();
-    if (r.tflops && gemm.is_object() && gemm.contains(dtype) && gemm[dtype].is_number() && gemm[dtype].get<double>() > 0)
-        take(*r.tflops / gemm[dtype].get<double>());
-    return best;
-}
-
 // Fills a prepared record from what the engine found.
 void fill_result(batch::ResultRecord& r, const BatchCompletion& c, bool compile_only) {
     if (c.status != KB_OK) {
@@ -509,7 +470,7 @@ int run(const Options& o) {
                             r.gpu = it->second.gpu;
                             r.device = l.device;
                         }
-                        if (r.verdict == "pass") r.efficiency = efficiency_of(r, l.ceilings, *it->second.task);
+                        if (r.verdict == "pass") r.efficiency = efficiency_of(r.gbps, r.tflops, l.ceilings, *it->second.task);
                         write(r);
                     }
                     pending.erase(it);
