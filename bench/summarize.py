@@ -182,7 +182,9 @@ def collect(out):
     rb = load(out, "run_bench.json")
     if rb and "wall_s" in rb:
         s = "kbench run: a candidates file end to end (issue 11)"
-        rows.append((s, f"{rb['n']} mixed answers (bench/make_answers.py), worker isolation, GPUs {rb['gpus']}: "
+        how = "compile-only (a check of the script, not the benchmark)" if rb.get("compile_only") else \
+            f"worker isolation, GPUs {rb['gpus']}" + (f", {rb['timeout_s']} s deadline" if rb.get("timeout_s") else "")
+        rows.append((s, f"{rb['n']} mixed answers (bench/make_answers.py), {how}: "
                         "candidates per second, process start to exit",
                      f"{rb['per_s_end_to_end']} /s" if rb.get("per_s_end_to_end") else "-", ">= 20 /s"))
         rows.append((s, "  wall time / exit status / lines written (all whole)",
