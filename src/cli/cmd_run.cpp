@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -116,6 +117,8 @@ int report_error(bool json, int status, const std::string& msg, const std::vecto
     return status;
 }
 
+std::vector<int> parse_gpus(const std::string& spec, int count);
+
 Options parse(int argc, char** argv) {
     Options o;
     auto value = [&](int& i) -> std::string {
@@ -169,6 +172,7 @@ Options parse(int argc, char** argv) {
     if (o.candidates.empty()) throw UsageError{"no --candidates given; expected the candidates JSONL file"};
     if (o.out.empty()) throw UsageError{"no --out given; expected the results JSONL file to append to"};
     if (o.compile_only && !o.gpus.empty()) throw UsageError{"--gpus does not apply to --compile-only (nothing runs on a GPU)"};
+    if (!o.gpus.empty()) parse_gpus(o.gpus, std::numeric_limits<int>::max());  // the syntax, before any device is asked
     if (!o.ray.empty()) {
         for (const char* flag : {"--isolation", "--jobs", "--timeout", "--no-progress"})
             for (const std::string& p : o.passthrough)

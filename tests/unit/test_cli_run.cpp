@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "kbench.h"
 #include "support/temp_dir.h"
 #include "util/json.h"
 
@@ -163,6 +164,8 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         {"run --json --tasks tasks --candidates a --out b --isolation maybe", 2, "--isolation expects worker or none"},
         {"run --json --tasks tasks --candidates a --out b --jobs 0", 2, "--jobs expects"},
         {"run --json --tasks tasks --candidates a --out b --compile-only --gpus 0", 2, "--gpus does not apply"},
+        {"run --json --tasks tasks --candidates a --out b --gpus 0,x", 2, "--gpus expects 'all' or GPU numbers"},
+        {"run --json --tasks tasks --candidates a --out b --gpus 1,1", 2, "names GPU 1 twice"},
         {"run --json --tasks tasks --candidates a --out b --ray auto --jobs 2", 2, "--jobs does not apply with --ray"},
         {"run --json --tasks tasks --candidates " + d + "/none.jsonl --out " + d + "/r.jsonl", 1, "none.jsonl"},
         {"run --json --tasks tasks --candidates " + d + "/folder --out " + d + "/r.jsonl", 1, "is a directory"},
@@ -190,6 +193,16 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
     EXPECT_TRUE(text.out.empty());
     EXPECT_NE(text.err.find("kbench run: "), std::string::npos);
     EXPECT_FALSE(fs::exists(d + "/r.jsonl")) << "nothing is written when the input is invalid";
+
+    // Scoring needs a GPU; without one the run says so and writes nothing.
+    int devices = 0;
+    if (kb_device_count(&devices) == KB_OK && devices == 0) {
+        std::ofstream(d + "/one.jsonl") << "{\"task\": \"vector_add_f32\", \"id\": 1, \"answer\": \"```cuda\\n__global__ void vector_add() {}\\n```\"}\n";
+        Outcome r = kbench("run --json --tasks tasks --candidates " + d + "/one.jsonl --out " + d + "/r.jsonl");
+        EXPECT_EQ(r.rc, 1) << r.out << r.err;
+        EXPECT_NE(json_of(r).value("error", "").find("use --compile-only"), std::string::npos) << r.out;
+        EXPECT_FALSE(fs::exists(d + "/r.jsonl"));
+    }
 }
 
 TEST(CliRun, CompileOnlyGivesEachLineItsVerdict) {
