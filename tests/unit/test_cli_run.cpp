@@ -143,7 +143,7 @@ TEST(CliRun, HelpHasAnExample) {
     EXPECT_NE(r.out.find("examples:"), std::string::npos);
     EXPECT_NE(r.out.find("--compile-only"), std::string::npos);
     Outcome all = kbench("--help");
-    EXPECT_NE(all.out.find("run --tasks"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find("run --candidates F --out F"), std::string::npos) << all.out;
 }
 
 TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
