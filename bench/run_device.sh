@@ -12,8 +12,9 @@
 #            go and cargo; carry the folder along)
 #     bench: build (incremental), compile/score/isolation benchmarks, timing
 #            fidelity against triton.testing.do_bench, Triton candidates
-#            (compile latency, kbench vs do_bench), and the torch
-#            load_inline / Triton JIT comparison
+#            (compile latency, kbench vs do_bench), the torch
+#            load_inline / Triton JIT comparison, and `kbench run` over 500
+#            mixed answers, interrupted and resumed (bench/run_bench.py)
 #     full:  both (about 10 minutes on an H100; the device tool allows 10 per
 #            command, so it runs the two halves as two calls)
 #
@@ -112,8 +113,8 @@ if [ $run_tests = 1 ]; then
 fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
-# compile score isolation batch fidelity triton baselines.
-want() { case " ${BENCHES:-compile score isolation batch fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
+# compile score isolation batch run fidelity triton baselines.
+want() { case " ${BENCHES:-compile score isolation batch run fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ $run_bench = 1 ]; then
   step "benchmarks"
   want compile && "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
@@ -126,6 +127,11 @@ if [ $run_bench = 1 ]; then
     step "batch throughput (issue 12)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
     tail -3 "$OUT/batch_bench.err"; cat "$OUT/batch_bench.json"
+  fi
+  if want run; then
+    step "kbench run: ${RUN_N:-500} mixed answers end to end, then interrupted and resumed (issue 11)"
+    PYTHONUNBUFFERED=1 python3 bench/run_bench.py "$BUILD" "$OUT" --count ${RUN_N:-500} ${RUN_TIMEOUT:+--timeout $RUN_TIMEOUT} >"$OUT/run_bench.json" 2>"$OUT/run_bench.err"
+    tail -4 "$OUT/run_bench.err"
   fi
   if want fidelity; then
     step "timing fidelity"

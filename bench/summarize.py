@@ -179,6 +179,27 @@ def collect(out):
                         "1 s deadline): rate / clean rate",
                      f"{bb['mixed_per_s']:.1f} / {bb['mixed_clean_per_s']:.1f} /s = {100 * bb['mixed_ratio']:.0f} %",
                      ">= 60 %"))
+    rb = load(out, "run_bench.json")
+    if rb and "wall_s" in rb:
+        s = "kbench run: a candidates file end to end (issue 11)"
+        how = "compile-only (a check of the script, not the benchmark)" if rb.get("compile_only") else \
+            f"worker isolation, GPUs {rb['gpus']}" + (f", {rb['timeout_s']} s deadline" if rb.get("timeout_s") else "")
+        rows.append((s, f"{rb['n']} mixed answers (bench/make_answers.py), {how}: "
+                        "candidates per second, process start to exit",
+                     f"{rb['per_s_end_to_end']} /s" if rb.get("per_s_end_to_end") else "-", ">= 20 /s"))
+        rows.append((s, "  wall time / exit status / lines written (all whole)",
+                     f"{rb['wall_s']:.1f} s / {rb['rc']} / {rb['lines']} ({str(rb['lines_whole']).lower()})", ""))
+        rows.append((s, "lines with the verdict their meta expects", f"{rb['expected_verdicts']} of {rb['n']}", "all"))
+        for k, v in sorted(rb.get("mismatches", {}).items()):
+            rows.append((s, f"  expected -> got: {k}", str(v), ""))
+        it = rb.get("interrupt") or {}
+        if it:
+            rows.append((s, f"SIGINT after {it['lines_at_signal']} lines: exit status, lines kept (all whole), "
+                            "seconds to stop",
+                         f"{it['rc']}, {it['lines_after_stop']} ({str(it['whole']).lower()}), {it['stop_after_signal_s']} s",
+                         "130, whole"))
+            rows.append((s, "  resumed: lines in the end, duplicates, every candidate present",
+                         f"{it['final_lines']}, {it['duplicates']}, {str(it['complete']).lower()}", f"{rb['n']}, 0, true"))
     g = read_text(out, "nvrtc_vs_nvcc.log")
     if g:
         s = "nvcc compatibility corpus (issue 4)"

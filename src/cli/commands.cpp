@@ -10,6 +10,10 @@ const Command kExtractCommand = {
     "extract", "extract [--task TASK] FILE|-", "show the code kbench would score in a model's answer",
     "", {}, "", nullptr, cmd_extract,
 };
+const Command kRunCommand = {
+    "run", "run --candidates F --out F", "score a candidates file into a results file (resumable, over GPUs)",
+    "", {}, "", nullptr, cmd_run,
+};
 const Command kReportCommand = {
     "report", "report [--by G] RESULTS.jsonl", "accuracy, fast_p, speedup, pass@k of a batch run's results",
     "", {}, "", nullptr, cmd_report,
@@ -25,7 +29,7 @@ const Command kImportCommand = {
 const std::vector<const Command*>& commands() {
     static const std::vector<const Command*> all = {
         &kInfoCommand, &kValidateCommand, &kCompileCommand, &kScoreCommand, &kSuiteCommand,
-        &kExtractCommand, &kReportCommand, &kImportCommand,
+        &kExtractCommand, &kRunCommand, &kReportCommand, &kImportCommand,
     };
     return all;
 }

@@ -13,6 +13,7 @@ namespace kb::cli {
 // status: 0 ok, 1 a failing finding or invalid input, 2 a usage error.
 int cmd_extract(int argc, char** argv);  // cmd_extract.cpp
 int cmd_report(int argc, char** argv);   // cmd_report.cpp
+int cmd_run(int argc, char** argv);      // cmd_run.cpp
 int cmd_import(int argc, char** argv);   // cmd_programs.cpp
 
 // Program candidates (cmd_programs.cpp, docs/programs.md).

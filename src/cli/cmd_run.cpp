@@ -1,0 +1,590 @@
+// kbench run: a candidates file in, one result line per candidate out
+// (docs/batch.md, "kbench run"). The lines are prepared on this thread
+// (task resolved, code extracted; lines that cannot be scored are written at
+// once), then handed to whichever GPU's batch (engine/batch.h) has room: one
+// context and one batch per GPU, compile threads ahead of each device thread.
+// Results are appended as they complete, so the file is always valid and a
+// second run resumes where the first stopped.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch/candidates.h"
+#include "batch/jsonl.h"
+#include "batch/prepare.h"
+#include "batch/results.h"
+#include "batch/task_index.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/run_efficiency.h"
+#include "cli/run_progress.h"
+#include "cli/run_ray.h"
+#include "engine/batch.h"
+#include "engine/context.h"
+#include "engine/verdict.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "worker_host/isolation.h"
+
+namespace kb::cli {
+
+namespace {
+
+const char* kRunUsage =
+    "usage: kbench run --tasks DIR|FILE... --candidates FILE.jsonl --out RESULTS.jsonl [options]\n"
+    "\n"
+    "Scores every candidate of a candidates file (docs/batch.md) and appends one\n"
+    "result line per candidate to --out as each finishes. Candidates already in\n"
+    "--out are skipped, so running the same command again resumes an interrupted\n"
+    "run. Ctrl-C stops submitting, cancels what waits, lets what runs finish and\n"
+    "leaves a valid file; a second Ctrl-C exits at once (the file stays valid).\n"
+    "\n"
+    "options:\n"
+    "  --tasks DIR|FILE      where the candidates' task names are found; repeatable,\n"
+    "                        and several paths may follow one --tasks\n"
+    "  --candidates FILE     the candidates JSONL file\n"
+    "  --out FILE            the results JSONL file (appended; created if missing)\n"
+    "  --gpus LIST|all       the GPUs to shard over, e.g. 0,1 (default: 0)\n"
+    "  --compile-only        compile, do not run: no GPU needed; `kbench report` gives\n"
+    "                        call accuracy\n"
+    "  --isolation worker|none\n"
+    "                        run candidates in a kbench-worker per GPU (default) or\n"
+    "                        in this process (faster; a crashing candidate ends the run)\n"
+    "  --jobs N              compile threads per GPU (default: cores / GPUs, at most 8)\n"
+    "  --timeout S           a candidate's deadline per request, in seconds (default:\n"
+    "                        kbench's computed deadline)\n"
+    "  --language L          cuda, triton or detect: for answers without \"language\"\n"
+    "  --include-reasoning   score code found only inside <think>...</think>\n"
+    "  --no-progress         no progress display on stderr\n"
+    "  --ray auto|ADDRESS    run on a Ray cluster instead: executes\n"
+    "                        python3 -m kbench.ray run --address ADDRESS <the other flags>\n"
+    "  --json                print the summary (and errors) as JSON on stdout\n"
+    "\n"
+    "exit status: 0 every candidate has a result line; 1 invalid input (a bad\n"
+    "candidates or results line, a missing file, no GPU without --compile-only)\n"
+    "or kbench could not score some candidates (verdict \"error\"); 2 usage error;\n"
+    "130 interrupted (run the same command again to resume)\n"
+    "\n"
+    "examples:\n"
+    "  kbench run --tasks tasks --candidates answers.jsonl --out results.jsonl\n"
+    "  kbench run --tasks tasks --candidates answers.jsonl --out results.jsonl --gpus 0,1\n"
+    "  kbench run --compile-only --tasks tasks --candidates answers.jsonl --out calls.jsonl\n"
+    "  kbench report results.jsonl\n";
+
+struct UsageError {
+    std::string msg;
+};
+
+struct Options {
+    std::vector<std::string> tasks;
+    std::string candidates, out, gpus, isolation = "worker", ray;
+    bool compile_only = false, json = false, include_reasoning = false, progress = true;
+    unsigned jobs = 0;
+    double timeout_s = 0;
+    batch::AnswerLanguage language = batch::AnswerLanguage::detect;
+    std::string language_arg;
+    // The arguments as given, without --ray and its value (for kbench.ray).
+    std::vector<std::string> passthrough;
+};
+
+int report_error(bool json, int status, const std::string& msg, const std::vector<batch::LineError>& lines = {}) {
+    if (json) {
+        Json j = {{"error", msg}, {"status", status}};
+        if (!lines.empty()) {
+            Json l = Json::array();
+            for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
+            j["errors"] = l;
+        }
+        std::printf("%s\n", batch::dump_json_line(j).c_str());
+        std::fflush(stdout);
+    } else {
+        std::fprintf(stderr, "kbench run: %s\n", msg.c_str());
+        if (!lines.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(lines).c_str());
+        if (status == 2) std::fprintf(stderr, "\n%s", kRunUsage);
+    }
+    return status;
+}
+
+std::vector<int> parse_gpus(const std::string& spec, int count);
+
+Options parse(int argc, char** argv) {
+    Options o;
+    auto value = [&](int& i) -> std::string {
+        if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+            throw UsageError{std::string(argv[i]) + " needs a value"};
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        size_t before = size_t(i);
+        if (a == "--json") o.json = true;
+        else if (a == "--tasks") {
+            o.tasks.push_back(value(i));
+            // Several paths may follow one --tasks (as a shell glob gives them).
+            while (i + 1 < argc && argv[i + 1][0] != '-') o.tasks.push_back(argv[++i]);
+        } else if (a == "--candidates") o.candidates = value(i);
+        else if (a == "--out") o.out = value(i);
+        else if (a == "--gpus") o.gpus = value(i);
+        else if (a == "--compile-only") o.compile_only = true;
+        else if (a == "--isolation") {
+            o.isolation = value(i);
+            if (o.isolation != "worker" && o.isolation != "none")
+                throw UsageError{"--isolation expects worker or none, got '" + o.isolation + "'"};
+        } else if (a == "--jobs") {
+            std::string v = value(i);
+            char* end = nullptr;
+            long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 256) throw UsageError{"--jobs expects a number from 1 to 256, got '" + v + "'"};
+            o.jobs = unsigned(n);
+        } else if (a == "--timeout") {
+            std::string v = value(i);
+            char* end = nullptr;
+            double s = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(s > 0) || s > 86400)
+                throw UsageError{"--timeout expects seconds greater than 0, got '" + v + "'"};
+            o.timeout_s = s;
+        } else if (a == "--language") {
+            o.language_arg = value(i);
+            if (!batch::parse_answer_language(o.language_arg, &o.language))
+                throw UsageError{"--language expects cuda, triton or detect, got '" + o.language_arg + "'"};
+        } else if (a == "--include-reasoning") o.include_reasoning = true;
+        else if (a == "--no-progress") o.progress = false;
+        else if (a == "--ray") {
+            o.ray = value(i);
+            continue;  // not passed through
+        } else if (a.size() > 1 && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+        else throw UsageError{"unexpected argument '" + a + "'; the files are given with --tasks, --candidates and --out"};
+        for (size_t k = before; k <= size_t(i); ++k) o.passthrough.push_back(argv[k]);
+    }
+    if (o.tasks.empty()) throw UsageError{"no --tasks given; expected the folder or files of the tasks the candidates name"};
+    if (o.candidates.empty()) throw UsageError{"no --candidates given; expected the candidates JSONL file"};
+    if (o.out.empty()) throw UsageError{"no --out given; expected the results JSONL file to append to"};
+    if (o.compile_only && !o.gpus.empty()) throw UsageError{"--gpus does not apply to --compile-only (nothing runs on a GPU)"};
+    if (!o.gpus.empty()) parse_gpus(o.gpus, std::numeric_limits<int>::max());  // the syntax, before any device is asked
+    if (!o.ray.empty()) {
+        for (const char* flag : {"--isolation", "--jobs", "--timeout", "--no-progress"})
+            for (const std::string& p : o.passthrough)
+                if (p == flag) throw UsageError{std::string(flag) + " does not apply with --ray (kbench.ray runs the candidates)"};
+    }
+    return o;
+}
+
+// The GPUs of --gpus: "" (device 0), "all", or a list such as "0,1".
+std::vector<int> parse_gpus(const std::string& spec, int count) {
+    if (count <= 0) return {};
+    std::vector<int> out;
+    if (spec.empty()) return {0};
+    if (spec == "all") {
+        for (int i = 0; i < count; ++i) out.push_back(i);
+        return out;
+    }
+    size_t p = 0;
+    while (p <= spec.size()) {
+        size_t e = spec.find(',', p);
+        std::string part = spec.substr(p, e == std::string::npos ? std::string::npos : e - p);
+        char* end = nullptr;
+        long n = std::strtol(part.c_str(), &end, 10);
+        if (part.empty() || *end || n < 0)
+            throw UsageError{"--gpus expects 'all' or GPU numbers such as 0,1, got '" + spec + "'"};
+        if (n >= count)
+            throw Failure("no device", "--gpus names GPU " + std::to_string(n) + ", but this machine has " +
+                                           std::to_string(count) + " (0 to " + std::to_string(count - 1) + ")");
+        if (std::find(out.begin(), out.end(), int(n)) != out.end())
+            throw UsageError{"--gpus names GPU " + std::to_string(n) + " twice"};
+        out.push_back(int(n));
+        if (e == std::string::npos) break;
+        p = e + 1;
+    }
+    return out;
+}
+
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// --- signals ----------------------------------------------------------------
+
+volatile sig_atomic_t g_signals = 0;
+
+void on_stop_signal(int sig) {
+    g_signals = g_signals + 1;
+    if (g_signals >= 2) {
+        // A second Ctrl-C: at once. Every line already written is whole
+        // (one write() each, O_APPEND), so the file stays valid.
+        static const char msg[] = "\nkbench run: stopped at once; run the same command again to resume\n";
+        ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        ::_exit(128 + sig);
+    }
+}
+
+struct SignalGuard {
+    struct sigaction old_int {}, old_term {};
+    SignalGuard() {
+        g_signals = 0;
+        struct sigaction sa {};
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns early
+        ::sigaction(SIGINT, &sa, &old_int);
+        ::sigaction(SIGTERM, &sa, &old_term);
+    }
+    ~SignalGuard() {
+        ::sigaction(SIGINT, &old_int, nullptr);
+        ::sigaction(SIGTERM, &old_term, nullptr);
+    }
+};
+
+// --- one GPU (or the compile-only context) ----------------------------------
+
+struct Lane {
+    int gpu = -1;  // -1: compile-only
+    std::string device;
+    Json ceilings;  // what `kbench devices` measured on this device (docs/devices.md); null when not measured
+    std::unique_ptr<Context> ctx;
+    std::unique_ptr<Batch> batch;
+    size_t in_flight = 0;  // submitted by us, not yet collected
+};
+
+struct Pending {
+    batch::ResultRecord record;
+    int gpu = -1;
+    TaskPtr task;
+};
+
+Language language_of(const std::string& name) {
+    if (name == "cuda") return Language::cuda;
+    if (name == "triton") return Language::triton;
+    if (name == "ptx") return Language::ptx;
+    if (name == "cubin") return Language::cubin;
+    if (name == "triton_binary") return Language::triton_binary;
+    if (name == "python") return Language::python;
+    return Language::cuda;
+}
+
+// Fills a prepared record from what the engine found.
+void fill_result(batch::ResultRecord& r, const BatchCompletion& c, bool compile_only) {
+    if (c.status != KB_OK) {
+        r.verdict = "error";
+        r.message = std::string("kbench could not score it (") + kb_status_string(c.status) + "): " + c.error;
+        return;
+    }
+    const ScoreResult& s = *c.result;
+    r.verdict = verdict_name(s.verdict);
+    if (compile_only && s.verdict == KB_VERDICT_NONE) r.verdict = "compiled";
+    r.message = s.message;
+    if (s.stages.compile_ms > 0 || compile_only) r.compile_ms = s.stages.compile_ms;
+    double run = s.stages.correctness_ms + s.stages.timing_ms + s.stages.recheck_ms;
+    if (!compile_only && run > 0) r.run_ms = run;
+    if (s.timing) {
+        if (s.timing->candidate) {
+            r.candidate_median_us = s.timing->candidate->stats.median;
+            r.gbps = s.timing->candidate->gbps;
+            r.tflops = s.timing->candidate->tflops;
+        }
+        if (s.timing->baseline) r.baseline_median_us = s.timing->baseline->stats.median;
+    }
+    if (s.speedup) r.speedup = *s.speedup;
+}
+
+struct Summary {
+    size_t candidates = 0, skipped = 0, written = 0, left = 0, cancelled = 0;
+    std::map<std::string, size_t> verdicts;
+    size_t repaired_bytes = 0;
+    bool interrupted = false;
+    double wall_s = 0, rate = 0;
+};
+
+int print_summary(const Options& o, const Summary& s, const std::vector<int>& gpus,
+                  const std::vector<std::string>& warnings) {
+    size_t pass = s.verdicts.count("pass") ? s.verdicts.at("pass") : 0;
+    size_t errors = s.verdicts.count("error") ? s.verdicts.at("error") : 0;
+    int rc = s.interrupted ? 130 : errors ? 1 : 0;
+    if (o.json) {
+        Json j = {{"out", o.out},
+                  {"candidates", s.candidates},
+                  {"skipped", s.skipped},
+                  {"written", s.written},
+                  {"left", s.left},
+                  {"pass", pass},
+                  {"errors", errors},
+                  {"verdicts", s.verdicts},
+                  {"rate_per_s", s.rate},
+                  {"wall_s", s.wall_s},
+                  {"interrupted", s.interrupted},
+                  {"compile_only", o.compile_only},
+                  {"gpus", gpus},
+                  {"isolation", o.isolation},
+                  {"repaired_bytes", s.repaired_bytes},
+                  {"warnings", warnings},
+                  {"status", rc}};
+        std::printf("%s\n", batch::dump_json_line(j).c_str());
+    } else {
+        for (const std::string& w : warnings) std::fprintf(stderr, "kbench run: warning: %s\n", w.c_str());
+        std::printf("%s: %zu written, %zu skipped (already in %s), %zu left; %zu pass; %.1f/s over %.1f s\n",
+                    s.interrupted ? "interrupted" : "done", s.written, s.skipped, o.out.c_str(), s.left, pass, s.rate,
+                    s.wall_s);
+        if (!s.verdicts.empty()) {
+            std::string v;
+            for (const auto& [k, n] : s.verdicts) v += (v.empty() ? "" : ", ") + k + " " + std::to_string(n);
+            std::printf("verdicts: %s\n", v.c_str());
+        }
+        if (s.interrupted) std::printf("run the same command again to score the %zu left\n", s.left);
+        if (errors)
+            std::printf("%zu candidate(s) could not be scored (verdict \"error\"; their messages say why)\n", errors);
+    }
+    std::fflush(stdout);
+    return rc;
+}
+
+int run(const Options& o) {
+    // Inputs first: nothing starts before every line is known to be valid.
+    require_file(o.candidates, "candidates file");
+    batch::CandidatesFile cf = batch::read_candidates(o.candidates);
+    if (!cf.errors.empty())
+        return report_error(o.json, 1,
+                            o.candidates + ": " + std::to_string(cf.errors.size()) +
+                                " invalid line(s); expected one candidate object per line (docs/batch.md)",
+                            cf.errors);
+    if (cf.candidates.empty())
+        return report_error(o.json, 1, "candidates file " + o.candidates +
+                                           " holds no candidate; expected one JSON object per line (docs/batch.md)");
+    if (is_dir(o.out)) return report_error(o.json, 1, "--out '" + o.out + "' is a directory; expected a results file");
+    batch::TaskIndex tasks;
+    for (const std::string& t : o.tasks) tasks.add(t);
+    batch::ResultsFile done = batch::read_results(o.out);
+    if (!done.errors.empty())
+        return report_error(o.json, 1,
+                            o.out + ": " + std::to_string(done.errors.size()) +
+                                " invalid line(s); expected result lines of kbench run (docs/batch.md); "
+                                "fix them or give another --out",
+                            done.errors);
+
+    std::vector<const batch::CandidateLine*> todo;
+    Summary sum;
+    sum.candidates = cf.candidates.size();
+    for (const batch::CandidateLine& c : cf.candidates) {
+        if (done.done.count(c.key)) ++sum.skipped;
+        else todo.push_back(&c);
+    }
+    std::vector<std::string> warnings = tasks.problems();
+
+    // The contexts: one per GPU, or one compile-only.
+    std::vector<int> gpus;
+    std::vector<Lane> lanes;
+    if (!todo.empty()) {
+        ContextOptions co;
+        co.isolation = o.isolation == "none" ? KB_ISOLATION_IN_PROCESS : KB_ISOLATION_WORKER;
+        co.timeout_s = o.timeout_s;
+        if (o.compile_only) {
+            co.device = KB_DEVICE_NONE;
+            lanes.emplace_back();
+            lanes.back().ctx = std::make_unique<Context>(co, worker_isolation());
+        } else {
+            int count = 0;
+            kb_status s = kb_device_count(&count);
+            if (s != KB_OK || count == 0)
+                throw Failure("no device", std::string("no CUDA device (") + kb_last_error() +
+                                               "): kbench run needs a GPU to score; use --compile-only to compile "
+                                               "only (call accuracy), or run on a machine with a GPU");
+            gpus = parse_gpus(o.gpus, count);
+            for (int g : gpus) {
+                co.device = g;
+                lanes.emplace_back();
+                lanes.back().gpu = g;
+                lanes.back().ctx = std::make_unique<Context>(co, worker_isolation());
+                const Json& dev = lanes.back().ctx->info()["device"];
+                if (dev.is_object()) {
+                    lanes.back().device = dev.value("name", "");
+                    std::string warning;
+                    lanes.back().ceilings = cached_ceilings(dev, &warning);
+                    if (!warning.empty() && std::find(warnings.begin(), warnings.end(), warning) == warnings.end())
+                        warnings.push_back(warning);
+                }
+            }
+        }
+        unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::min(8u, cores / unsigned(lanes.size())));
+        for (Lane& l : lanes) {
+            BatchOptions bo;
+            bo.compile_threads = jobs;
+            // Room for every compile thread to work ahead of the device, and
+            // little more: what waits is cancelled on Ctrl-C.
+            bo.capacity = std::max(4u, 2 * jobs + 2);
+            l.batch = std::make_unique<Batch>(*l.ctx, bo);
+        }
+    }
+
+    batch::ResultWriter writer(o.out);
+    sum.repaired_bytes = writer.repaired_bytes();
+    if (sum.repaired_bytes && !o.json)
+        std::fprintf(stderr, "kbench run: removed a cut-off last line (%zu bytes) from %s; its candidate runs again\n",
+                     sum.repaired_bytes, o.out.c_str());
+    if (sum.repaired_bytes)
+        warnings.push_back("removed a cut-off last line (" + std::to_string(sum.repaired_bytes) + " bytes) from " + o.out);
+
+    RunProgress progress(todo.size(), ::isatty(2) == 1, o.progress);
+    SignalGuard signals;
+    batch::PrepareOptions po;
+    po.language = o.language;
+    po.include_reasoning = o.include_reasoning;
+    po.base_dir = o.candidates == "-" ? "" : dirname_of(o.candidates);
+
+    std::map<uint64_t, Pending> pending;  // tag -> record
+    uint64_t next_tag = 1;
+    auto write = [&](const batch::ResultRecord& r) {
+        writer.append(r);
+        ++sum.written;
+        ++sum.verdicts[r.verdict];
+        progress.add(r.verdict == "pass");
+    };
+    // Collects every completion waiting in any lane; true if any was.
+    auto collect = [&](double wait_s) {
+        bool any = false;
+        for (size_t i = 0; i < lanes.size(); ++i) {
+            Lane& l = lanes[i];
+            if (!l.in_flight) continue;
+            bool idle = false;
+            // Wait only on the first busy lane; the others are polled.
+            std::optional<BatchCompletion> c = l.batch->next(any ? 0 : wait_s, &idle);
+            while (c) {
+                any = true;
+                --l.in_flight;
+                auto it = pending.find(c->tag);
+                if (it != pending.end()) {
+                    if (c->status == KB_ERR_CANCELLED) {
+                        ++sum.cancelled;  // not written: a resumed run scores it
+                    } else {
+                        batch::ResultRecord& r = it->second.record;
+                        fill_result(r, *c, o.compile_only);
+                        if (it->second.gpu >= 0) {
+                            r.gpu = it->second.gpu;
+                            r.device = l.device;
+                        }
+                        if (r.verdict == "pass") r.efficiency = efficiency_of(r.gbps, r.tflops, l.ceilings, *it->second.task);
+                        write(r);
+                    }
+                    pending.erase(it);
+                }
+                c = l.batch->next(0, &idle);
+            }
+            wait_s = 0;
+        }
+        progress.tick();
+        return any;
+    };
+
+    size_t next = 0;
+    while (next < todo.size() && !g_signals) {
+        const batch::CandidateLine& line = *todo[next];
+        batch::PreparedCandidate pc = batch::prepare_candidate(line, tasks, po);
+        if (!pc.ready) {
+            write(pc.result);
+            ++next;
+            collect(0);
+            continue;
+        }
+        // The lane with the fewest jobs in flight that has room.
+        Lane* lane = nullptr;
+        for (;;) {
+            lane = nullptr;
+            for (Lane& l : lanes)
+                if (l.in_flight < l.batch->options().capacity && (!lane || l.in_flight < lane->in_flight)) lane = &l;
+            if (lane || g_signals) break;
+            collect(0.05);
+        }
+        if (!lane) break;
+        CandidateInput in;
+        in.code = pc.code;
+        in.language = language_of(pc.language);
+        in.language_given = true;
+        if (!pc.launch_json.empty()) in.launch_json = pc.launch_json;
+        in.label = line.key.describe();
+        ScoreOptions so;
+        so.compile_only = o.compile_only;
+        uint64_t tag = next_tag++;
+        try {
+            lane->batch->submit(pc.loaded, std::move(in), so, tag, -1);
+        } catch (const Error& e) {
+            batch::ResultRecord r = pc.result;
+            r.verdict = "error";
+            r.message = std::string("kbench could not submit it: ") + e.what();
+            write(r);
+            ++next;
+            continue;
+        }
+        ++lane->in_flight;
+        pending[tag] = Pending{std::move(pc.result), lane->gpu, pc.loaded};
+        ++next;
+        collect(0);
+    }
+    if (g_signals) {
+        sum.interrupted = true;
+        for (Lane& l : lanes) l.batch->cancel_all();
+        if (!o.json)
+            std::fprintf(stderr, "\nkbench run: interrupted; finishing the candidates on the GPU (Ctrl-C again to "
+                                 "stop at once)\n");
+    }
+    for (;;) {
+        size_t in_flight = 0;
+        for (const Lane& l : lanes) in_flight += l.in_flight;
+        if (!in_flight) break;
+        if (g_signals && !sum.interrupted) {
+            sum.interrupted = true;
+            for (Lane& l : lanes) l.batch->cancel_all();
+        }
+        collect(0.05);
+    }
+    progress.finish();
+    sum.wall_s = progress.elapsed_s();
+    sum.rate = sum.wall_s > 0 ? double(sum.written) / sum.wall_s : 0;
+    sum.left = sum.candidates - sum.skipped - sum.written;
+    if (sum.left && !sum.interrupted) sum.interrupted = true;  // cannot happen without a signal; never claim done
+    lanes.clear();  // stops the batches and the workers before the summary
+    return print_summary(o, sum, gpus, warnings);
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) json = true;
+        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+            std::printf("%s", kRunUsage);
+            return 0;
+        }
+    }
+    Options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const UsageError& u) {
+        return report_error(json, 2, u.msg);
+    }
+    if (!o.ray.empty()) {
+        std::string why = exec_ray(o.ray, o.passthrough);
+        return report_error(o.json, 1, why);
+    }
+    try {
+        return run(o);
+    } catch (const UsageError& u) {
+        return report_error(o.json, 2, u.msg);
+    } catch (const std::exception& e) {
+        return report_error(o.json, 1, e.what());
+    }
+}
+
+}  // namespace kb::cli
