@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from . import _results
@@ -43,7 +44,7 @@ except ImportError:  # reported when the pool is used, not on import of kbench
     _ray = None
 
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_IN_FLIGHT_PER_ACTOR = 2
+DEFAULT_IN_FLIGHT_PER_ACTOR = 4
 
 
 class RayUnavailable(RuntimeError):
@@ -129,12 +130,16 @@ class Worker:
 
     Plain Python, so tests and other runners may subclass it."""
 
-    def __init__(self, compile_only=False, context_options=None):
+    def __init__(self, compile_only=False, context_options=None, compile_threads=2):
         import kbench
         self._kbench = kbench
         self.compile_only = compile_only
         device = kbench.DEVICE_NONE if compile_only else 0
         self.ctx = kbench.Context(device=device, **(context_options or {}))
+        # Calls arrive on several threads (a threaded actor): the batch
+        # compiles the next candidates on CPU threads while one runs on the GPU.
+        self.batch = self.ctx.batch(compile_threads=compile_threads)
+        self._tasks_lock = threading.Lock()
         self.tasks = {}  # task key -> (kbench.Task, output dtype)
         info = self.ctx.info
         dev = info.get("device") or {}
@@ -155,19 +160,20 @@ class Worker:
         return (os.uname().nodename, os.getpid())
 
     def _task(self, key, doc):
-        if key not in self.tasks:
-            task = self._kbench.Task(doc)
-            outputs = [a.get("dtype") for a in doc.get("args", []) if a.get("role") in ("out", "inout")]
-            self.tasks[key] = (task, outputs[0] if outputs else None)
-        return self.tasks[key]
+        with self._tasks_lock:
+            if key not in self.tasks:
+                task = self._kbench.Task(doc)
+                outputs = [a.get("dtype") for a in doc.get("args", []) if a.get("role") in ("out", "inout")]
+                self.tasks[key] = (task, outputs[0] if outputs else None)
+            return self.tasks[key]
 
     def score(self, item, task_doc):
         """Scores one prepared item; returns its finished result line."""
         result = dict(item["result"])
         task, out_dtype = self._task(item["task_path"], task_doc)
         try:
-            r = self.ctx.score(task, item["code"], language=item.get("language") or "auto",
-                               launch=item.get("launch_json"), compile_only=self.compile_only)
+            r = self.batch.submit_future(task, item["code"], language=item.get("language") or "auto",
+                                         launch=item.get("launch_json"), compile_only=self.compile_only).result()
         except self._kbench.KbenchError as e:
             result["verdict"] = "error"
             result["message"] = f"kbench could not score it: {e}"
@@ -204,6 +210,7 @@ class Worker:
         return result
 
     def close(self):
+        self.batch.close()
         for task, _ in self.tasks.values():
             task.close()
         self.ctx.close()
@@ -223,8 +230,9 @@ class Pool:
     """Ray actors scoring prepared candidates.
 
     actors: how many (default: every GPU of the cluster; compile-only: every CPU,
-    at most 8). Each actor holds `in_flight_per_actor` candidates at most, so
-    the next is queued while one runs. An actor that dies is replaced (at
+    at most 8). Each actor holds `in_flight_per_actor` candidates at most and
+    works on them at once (a threaded actor over a kbench.Batch): they
+    compile on CPU threads while one runs on the GPU. An actor that dies is replaced (at
     most `actors + max_retries` times in all) and its candidates are
     retried elsewhere, each at most `max_retries` times.
     """
@@ -249,10 +257,11 @@ class Pool:
                                  "score with compile_only=True, or connect to a cluster with GPUs")
         if int(actors) < 1:
             raise ValueError(f"actors must be at least 1, not {actors}")
-        if compile_only:
-            self._remote = ray.remote(num_cpus=1, num_gpus=0, max_restarts=0)(worker_cls)
-        else:
-            self._remote = ray.remote(num_cpus=1, num_gpus=1, max_restarts=0)(worker_cls)
+        # A threaded actor: its in-flight calls run at once, so its batch
+        # compiles ahead of the one on the GPU.
+        gpus = 0 if compile_only else 1
+        self._remote = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0,
+                                  max_concurrency=self.in_flight_per_actor)(worker_cls)
         self._context_options = context_options or {}
         self.actors = [self._new_actor() for _ in range(int(actors))]
         self.replacements_left = int(actors) + self.max_retries
