@@ -403,12 +403,17 @@ def _connect(address, num_cpus=None):
     if ray.is_initialized():
         return False
     kwargs = {"log_to_driver": False}
-    if address in (None, "local"):
-        if num_cpus is not None:
-            kwargs["num_cpus"] = num_cpus
-        ray.init(**kwargs)
-    else:
-        ray.init(address=address, **kwargs)
+    try:
+        if address in (None, "local"):
+            if num_cpus is not None:
+                kwargs["num_cpus"] = num_cpus
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        where = "a local Ray cluster" if address in (None, "local") else f"the Ray cluster at {address!r}"
+        raise RayUnavailable(f"cannot start or reach {where}: {_first_line(e)} (start one with `ray start --head`, "
+                             "or use --address local)") from e
     return True
 
 
@@ -477,7 +482,7 @@ def _parser():
                        epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--address", required=True,
                    help="a Ray cluster address, 'auto' (the running cluster) or 'local' (start one here)")
-    r.add_argument("--tasks", action="append", required=True, metavar="DIR|FILE",
+    r.add_argument("--tasks", action="extend", nargs="+", required=True, metavar="DIR|FILE",
                    help="where the candidates' task names are found; repeatable")
     r.add_argument("--candidates", required=True, metavar="FILE.jsonl")
     r.add_argument("--out", required=True, metavar="RESULTS.jsonl",

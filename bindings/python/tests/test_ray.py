@@ -201,6 +201,14 @@ class RayCommandLine(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             err = json.loads(p.stdout)
             self.assertIn("answr", json.dumps(err))
+            good = pathlib.Path(d) / "good.jsonl"
+            good.write_text(json.dumps(candidates()[0]) + "\n")
+            p = self.run_cli("run", "--address", "auto", "--compile-only", "--tasks", str(TASKS),
+                             "--candidates", str(good), "--out", str(pathlib.Path(d) / "o.jsonl"))
+            if "cannot start or reach" not in p.stderr:
+                self.skipTest("a Ray cluster is running on this machine")
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("ray start --head", p.stderr)
 
 
 if __name__ == "__main__":
