@@ -47,16 +47,27 @@ def main():
 
         task = SOURCE_DIR / "tasks" / "gemm" / "gemm_f16"
         out = pathlib.Path(d) / "sweep"
+        try:
+            import matplotlib  # noqa: F401 - the device machine may lack it: the points are checked anyway
+            have_plot = True
+        except ImportError:
+            have_plot = False
         p = kbench("sweep", task, task / "candidates" / "correct.cu", "--dim", "M,N,K=256..1024", "--out-dir", out,
                    "--json", env=env)
-        check(p.returncode == 0, "the sweep exits 0")
         doc = json.loads(p.stdout)
+        if have_plot:
+            check(p.returncode == 0, "the sweep exits 0")
+        else:
+            check(p.returncode == 1 and "matplotlib is not installed" in doc.get("plot_error", ""),
+                  "without matplotlib: exit 1 and plot_error says so")
+            check((out / "gemm_f16_sweep.json").exists(), "without matplotlib the points file is still written")
         check(doc["sizes"] == [256, 512, 1024] and doc["baseline"] == "cuBLAS", "sizes and baseline")
         for pt in doc["points"]:
             check(pt.get("verdict") == "pass", f"size {pt['size']} is correct")
             check(pt["candidate"]["tflops"] > 0 and pt["baseline"]["tflops"] > 0, f"size {pt['size']} has TFLOP/s")
-        check((out / "gemm_f16_sweep.png").read_bytes()[:4] == b"\x89PNG", "the PNG is written")
-        check("<svg" in (out / "gemm_f16_sweep.svg").read_text(), "the SVG is written")
+        if have_plot:
+            check((out / "gemm_f16_sweep.png").read_bytes()[:4] == b"\x89PNG", "the PNG is written")
+            check("<svg" in (out / "gemm_f16_sweep.svg").read_text(), "the SVG is written")
         text = kbench("sweep", task, task / "candidates" / "correct.cu", "--dim", "M,N,K=512", "--out-dir", out,
                       "--no-plot", env=env)
         check(text.returncode == 0 and "cuBLAS" in text.stdout, "the text table names cuBLAS")
