@@ -73,6 +73,10 @@ def main(argv):
     # Sizes that multiply (powers of two) read best on a log axis, as perf_report's x_log.
     if len(sizes) > 2 and sizes[0] > 0 and sizes[-1] / sizes[0] >= 16 and sizes[1] / sizes[0] >= 1.9:
         ax.set_xscale("log", base=2)
+    if len(sizes) <= 12:  # the sizes themselves as ticks, written out (1024, not 2^10)
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([str(v) for v in sizes])
+        ax.minorticks_off()
     ax.set_xlabel(",".join(doc["dims"]))
     ax.set_ylabel(doc["unit"])
     ax.grid(True, alpha=0.3)
