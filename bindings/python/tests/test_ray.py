@@ -151,6 +151,58 @@ class RayPool(unittest.TestCase):
         self.assertIn("no GPUs", str(caught.exception))
 
 
+class ResultsAndCeilings(unittest.TestCase):
+    """The pieces kbench.ray uses without Ray: resume keys, the appender's
+    repair of a cut-off line, and efficiency against cached ceilings."""
+
+    def test_resume_keys_and_bad_lines(self):
+        from kbench import _results
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "r.jsonl"
+            self.assertEqual(_results.read_done_keys(path), set())
+            path.write_text('{"task":"t","id":17,"verdict":"pass"}\n{"task":"t","id":"a","sample":2,"verdict":"x"}\n'
+                            '{"task":"t","id":')
+            self.assertEqual(_results.read_done_keys(path), {("t", "17", None), ("t", "a", 2)})
+            self.assertEqual(_results.key_of("t", "17", None), _results.key_of("t", 17, None))  # ids compare as text
+            with _results.ResultAppender(path) as out:
+                self.assertEqual(out.repaired_bytes, len('{"task":"t","id":'))
+                out.append({"task": "t", "id": 3, "verdict": "pass", "speedup": float("inf")})
+            lines = path.read_text().splitlines()
+            self.assertEqual(len(lines), 3)
+            self.assertEqual(json.loads(lines[2])["speedup"], "inf")  # kbench's spelling
+            path.write_text('{"task":"t","id":1,"verdict":"pass"}\nnot json\n{"task":"t","id":2,"verdict":"pass"}\n')
+            with self.assertRaises(_results.ResultsFileError) as caught:
+                _results.read_done_keys(path)
+            self.assertIn(f"{path}:2:", str(caught.exception))
+
+    def test_efficiency_divides_by_the_ceiling_of_the_output_dtype(self):
+        ceilings = {"copy_gbps": 3000.0, "gemm_tflops": {"f16": 600.0, "bf16": 500.0, "f32": 50.0}}
+        self.assertAlmostEqual(kray.efficiency(300.0, 900.0, "f16", ceilings), 0.5)
+        self.assertAlmostEqual(kray.efficiency(25.0, 900.0, "f32", ceilings), 0.5)
+        self.assertAlmostEqual(kray.efficiency(10.0, 2400.0, "f32", ceilings), 0.8)  # bandwidth-bound
+        self.assertAlmostEqual(kray.efficiency(10.0, None, "i32", ceilings), 0.2)  # others: the f32 ceiling
+        self.assertIsNone(kray.efficiency(10.0, 100.0, "f16", None))
+
+    def test_ceilings_come_from_the_devices_cache(self):
+        from kbench import devices
+        with tempfile.TemporaryDirectory() as d:
+            old = os.environ.get("XDG_CACHE_HOME")
+            os.environ["XDG_CACHE_HOME"] = d
+            try:
+                self.assertIsNone(devices.lookup("GPU A", 13000))
+                (pathlib.Path(d) / "kbench").mkdir()
+                entry = {"name": "GPU A", "ceilings": {"copy_gbps": 1.0}}
+                (pathlib.Path(d) / "kbench" / "devices.json").write_text(
+                    json.dumps({"format": "kbench-devices/1", "devices": {"GPU A|driver 13000": entry}}))
+                self.assertEqual(kray.cached_ceilings("GPU A", 13000), {"copy_gbps": 1.0})
+                self.assertIsNone(kray.cached_ceilings("GPU A", 12000))  # another driver: measure again
+            finally:
+                if old is None:
+                    del os.environ["XDG_CACHE_HOME"]
+                else:
+                    os.environ["XDG_CACHE_HOME"] = old
+
+
 class RayCommandLine(unittest.TestCase):
     """python3 -m kbench.ray run: the entry point `kbench run --ray` executes."""
 
