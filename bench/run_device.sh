@@ -113,8 +113,8 @@ if [ $run_tests = 1 ]; then
 fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
-# compile score isolation batch run fidelity triton baselines.
-want() { case " ${BENCHES:-compile score isolation batch run fidelity triton baselines} " in *" $1 "*) return 0 ;; esac; return 1; }
+# compile score isolation batch run fidelity triton baselines devices sweep.
+want() { case " ${BENCHES:-compile score isolation batch run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ $run_bench = 1 ]; then
   step "benchmarks"
   want compile && "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
@@ -145,6 +145,28 @@ if [ $run_bench = 1 ]; then
   if want baselines; then
     step "compile baselines (torch load_inline, triton JIT)"
     PYTHONUNBUFFERED=1 python3 bench/compile_baselines.py >"$OUT/compile_baselines.json" 2>"$OUT/compile_baselines.err"
+  fi
+  if want devices; then
+    step "devices (measured ceilings: copy GB/s, cuBLAS TFLOP/s)"
+    XDG_CACHE_HOME="$OUT/cache" "$BUILD/kbench" devices --refresh --json >"$OUT/devices.json" 2>"$OUT/devices.err"
+    XDG_CACHE_HOME="$OUT/cache" "$BUILD/kbench" devices 2>&1 | tail -4
+  fi
+  if want sweep; then
+    # The f16 matmul against cuBLAS over sizes (issue 11's perf_report plot),
+    # once for the Triton example solution and once for the CUDA (WMMA) one.
+    # The PNG/SVG come back beside run-*.tgz for bench/; without matplotlib
+    # on this machine the points (JSON) still do, and
+    #   python3 python/kbench_programs/kbench_sweep_plot.py X.json bench/X
+    # draws them anywhere.
+    step "sweep (f16 matmul vs cuBLAS over sizes)"
+    mkdir -p "$OUT/sweep"
+    G=examples/solutions/gemm
+    for c in gemm_f16_triton gemm_f16_wmma; do
+      "$BUILD/kbench" sweep tasks/gemm/gemm_f16 "$G/$c.json" --dim "M,N,K=${SWEEP_SIZES:-1024..8192:1024}" \
+        --out-dir "$OUT/sweep" --name "sweep_$c" >"$OUT/sweep/sweep_$c.txt" 2>&1
+      echo "sweep $c rc=$?"; cat "$OUT/sweep/sweep_$c.txt"
+    done
+    [ -n "$RETURN_DIR" ] && cp "$OUT"/sweep/*.png "$OUT"/sweep/*.svg "$OUT"/sweep/*.json "$RETURN_DIR"/ 2>/dev/null
   fi
 fi
 

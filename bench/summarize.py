@@ -200,6 +200,28 @@ def collect(out):
                          "130, whole"))
             rows.append((s, "  resumed: lines in the end, duplicates, every candidate present",
                          f"{it['final_lines']}, {it['duplicates']}, {str(it['complete']).lower()}", f"{rb['n']}, 0, true"))
+    dv = load(out, "devices.json")
+    if dv and dv.get("devices"):
+        s = "Device ceilings (kbench devices; what efficiency divides by)"
+        for d in dv["devices"]:
+            c = d["ceilings"]
+            g = c["gemm_tflops"]
+            rows.append((s, f"gpu {d['ordinal']} {d['name']}: device-to-device copy", f"{c['copy_gbps']:.0f} GB/s",
+                         f"peak {d.get('peak_dram_gbps', 0):.0f}"))
+            rows.append((s, "  cuBLAS GEMM 8192^3: f16 / bf16 / f32 (no TF32)",
+                         f"{g['f16']:.0f} / {g['bf16']:.0f} / {g['f32']:.1f} TFLOP/s", ""))
+    for name in ("sweep_gemm_f16_triton", "sweep_gemm_f16_wmma"):
+        sw = load(os.path.join(out, "sweep"), name + ".json")
+        if not sw:
+            continue
+        s = "kbench sweep: f16 matmul against cuBLAS over sizes (issue 11)"
+        ok = [p for p in sw["points"] if "candidate" in p]
+        if ok:
+            best = max(ok, key=lambda p: p["candidate"]["value"])
+            rows.append((s, f"{sw['candidate']} / {sw['baseline']}, best {sw['unit']} ({','.join(sw['dims'])}="
+                            f"{best['size']}; {len(ok)} of {len(sw['points'])} sizes timed)",
+                         f"{best['candidate']['value']:.0f} / {best.get('baseline', {}).get('value', float('nan')):.0f}",
+                         "plot in bench/"))
     g = read_text(out, "nvrtc_vs_nvcc.log")
     if g:
         s = "nvcc compatibility corpus (issue 4)"

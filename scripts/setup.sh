@@ -43,6 +43,16 @@ if ! "$python" -c "import triton" 2>/dev/null; then
 fi
 "$python" -c "import triton; print('setup: Triton', triton.__version__, 'for', '$python')" 2>/dev/null || true
 
+# kbench.ray's test (a local Ray cluster, compile-only; ray is about 70 MB)
+# and kbench sweep's plots (matplotlib): from PyPI, for the same interpreter.
+# Without them those tests skip (python_ray) or fail (cli_PlotScript) and say so.
+for pkg in ray matplotlib; do
+  if ! "$python" -c "import $pkg" 2>/dev/null; then
+    echo "setup: installing $pkg for $python"
+    "$python" -m pip install --quiet "$pkg" || echo "setup: could not install $pkg" >&2
+  fi
+done
+
 cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 if [ ! -x "$cuda_home/bin/nvcc" ] || [ ! -f "$cuda_home/include/nvrtc.h" ]; then
   echo "setup: no CUDA toolkit at $cuda_home (need bin/nvcc, include/nvrtc.h, lib64/libnvrtc.so)." >&2

@@ -43,6 +43,9 @@ const char* kExtractUsage =
     "  --json                   print JSON (valid JSON on errors too)\n"
     "  --candidates FILE        extract every answer of a candidates JSONL file\n"
     "  --tasks DIR|FILE         where --candidates' task names are found; repeatable\n"
+    "  --prepared               with --candidates: print one JSON line per candidate with\n"
+    "                           what a run scores (task file, code, language, launch) and\n"
+    "                           its result line pre-filled (kbench.ray reads this)\n"
     "\n"
     "exit status: 0 code extracted (--candidates: every line parsed and resolved);\n"
     "             1 no_code, ambiguous, or invalid input; 2 usage error\n"
@@ -55,7 +58,7 @@ struct Options {
     std::string file, task, candidates;
     std::vector<std::string> tasks, entries;
     batch::AnswerLanguage language = batch::AnswerLanguage::detect;
-    bool include_reasoning = false, json = false, code_only = false;
+    bool include_reasoning = false, json = false, code_only = false, prepared = false;
 };
 
 // Prints an error in the form the output mode asks for and returns `status`.
@@ -94,6 +97,7 @@ Options parse(int argc, char** argv, bool json) {
         else if (a == "--code-only") o.code_only = true;
         else if (a == "--candidates") o.candidates = value(i);
         else if (a == "--tasks") o.tasks.push_back(value(i));
+        else if (a == "--prepared") o.prepared = true;
         else if (a.size() > 1 && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
         else if (o.file.empty()) o.file = a;
         else throw UsageError{"more than one answer file given ('" + o.file + "' and '" + a + "')"};
@@ -102,6 +106,8 @@ Options parse(int argc, char** argv, bool json) {
     if (!o.candidates.empty() && !o.file.empty())
         throw UsageError{"give either an answer file or --candidates, not both"};
     if (o.code_only && o.json) throw UsageError{"--code-only and --json exclude each other"};
+    if (o.prepared && o.candidates.empty()) throw UsageError{"--prepared applies to --candidates"};
+    if (o.prepared && o.code_only) throw UsageError{"--prepared and --code-only exclude each other"};
     if (o.code_only && !o.candidates.empty()) throw UsageError{"--code-only shows one answer; it does not apply to --candidates"};
     return o;
 }
@@ -174,6 +180,42 @@ int extract_one(const Options& o) {
     return x.outcome == ExtractOutcome::ok ? 0 : 1;
 }
 
+// --prepared: what a batch run would hand its scorer, one JSON line per
+// candidate, for runners outside this process (kbench.ray): the same
+// prepare_candidate as `kbench run`, so there is one extractor. A bad line of
+// the candidates file stops it (nothing is printed but the errors), as a
+// run refuses such a file.
+int extract_prepared(const Options& o, const batch::CandidatesFile& cf, const batch::TaskIndex& idx) {
+    if (!cf.errors.empty()) {
+        if (o.json) {
+            Json errs = Json::array();
+            for (const auto& e : cf.errors) errs.push_back({{"line", e.line}, {"message", e.message}});
+            Json j = {{"error", o.candidates + ": " + std::to_string(cf.errors.size()) + " bad line(s)"},
+                      {"status", 1}, {"errors", errs}};
+            std::printf("%s\n", batch::dump_json_line(j).c_str());
+        } else {
+            std::fprintf(stderr, "kbench extract: %s\n", batch::format_errors(cf.errors).c_str());
+        }
+        return 1;
+    }
+    batch::PrepareOptions po;
+    po.language = o.language;
+    po.include_reasoning = o.include_reasoning;
+    po.base_dir = o.candidates == "-" ? "" : kb::dirname_of(o.candidates);
+    for (const batch::CandidateLine& c : cf.candidates) {
+        batch::PreparedCandidate pc = batch::prepare_candidate(c, idx, po);
+        Json j = {{"line", c.line}, {"ready", pc.ready}, {"result", pc.result.to_json()}};
+        if (pc.ready) {
+            j["task_path"] = pc.task.path;
+            j["code"] = pc.code;
+            j["language"] = pc.language;
+            if (!pc.launch_json.empty()) j["launch_json"] = pc.launch_json;
+        }
+        std::printf("%s\n", batch::dump_json_line(j).c_str());
+    }
+    return 0;
+}
+
 int extract_candidates(const Options& o) {
     batch::CandidatesFile cf;
     try {
@@ -187,6 +229,7 @@ int extract_candidates(const Options& o) {
     } catch (const kb::Error& err) {
         return report_error(o.json, 1, err.what());
     }
+    if (o.prepared) return extract_prepared(o, cf, idx);
     std::vector<batch::LineError> errors = cf.errors;
     std::map<std::string, int> outcomes;
     Json lines = Json::array();

@@ -24,12 +24,22 @@ const Command kImportCommand = {
     "", {}, "", nullptr, cmd_import,
 };
 
+// Devices and sizes (cmd_devices.cpp, cmd_sweep.cpp; docs/devices.md, docs/sweep.md).
+const Command kDevicesCommand = {
+    "devices", "devices [--json] [--refresh]", "each GPU's facts and measured ceilings (copy GB/s, cuBLAS TFLOP/s)",
+    "", {}, "", nullptr, cmd_devices,
+};
+const Command kSweepCommand = {
+    "sweep", "sweep TASK CANDIDATE --dim N=A..B[:S]", "candidate and baseline over a range of sizes: table and plot",
+    "", {}, "", nullptr, cmd_sweep,
+};
+
 }  // namespace
 
 const std::vector<const Command*>& commands() {
     static const std::vector<const Command*> all = {
         &kInfoCommand, &kValidateCommand, &kCompileCommand, &kScoreCommand, &kSuiteCommand,
-        &kExtractCommand, &kRunCommand, &kReportCommand, &kImportCommand,
+        &kExtractCommand, &kRunCommand, &kReportCommand, &kImportCommand, &kDevicesCommand, &kSweepCommand,
     };
     return all;
 }

@@ -15,6 +15,8 @@ int cmd_extract(int argc, char** argv);  // cmd_extract.cpp
 int cmd_report(int argc, char** argv);   // cmd_report.cpp
 int cmd_run(int argc, char** argv);      // cmd_run.cpp
 int cmd_import(int argc, char** argv);   // cmd_programs.cpp
+int cmd_devices(int argc, char** argv);  // cmd_devices.cpp
+int cmd_sweep(int argc, char** argv);    // cmd_sweep.cpp
 
 // Program candidates (cmd_programs.cpp, docs/programs.md).
 // A problem file (.py) given where a task is expected.

@@ -1,0 +1,570 @@
+"""kbench on Ray: score many candidates over every GPU of a Ray cluster.
+
+    import kbench.ray
+    for line in kbench.ray.score_many(["tasks"], "answers.jsonl", address="auto"):
+        print(line["task"], line["id"], line["verdict"])
+
+or, from the shell (what `kbench run --ray ADDRESS` executes):
+
+    python3 -m kbench.ray run --address auto --tasks tasks --candidates answers.jsonl --out results.jsonl
+
+A pool of Ray actors, one kbench Context each: an actor asks Ray for one GPU
+(num_gpus=1; Ray sets CUDA_VISIBLE_DEVICES, so its context is device 0), or,
+in compile-only mode, for one CPU. Ray does all the scheduling; kbench only
+keeps a bounded number of candidates in flight per actor and collects them
+with ray.wait as they complete. An actor that dies (its process killed, its
+node lost) takes the candidates it held with it: each goes to another actor,
+up to `max_retries` times, and then comes back with verdict "error" and a
+message saying so; a candidate is never lost.
+
+Candidate lines are prepared by kbench's own code (`kbench extract
+--candidates FILE --prepared`: the task resolved, the code extracted from a
+raw answer by the same extractor as `kbench run`), on the driver; actors get
+the code and the self-contained task, so the nodes need kbench's Python
+package but not the task files. Result lines are those of `kbench run`
+(docs/batch.md, "The results file").
+"""
+import argparse
+import collections
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from . import _results
+
+try:
+    import ray as _ray
+except ImportError:  # reported when the pool is used, not on import of kbench
+    _ray = None
+
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_IN_FLIGHT_PER_ACTOR = 4
+
+
+class RayUnavailable(RuntimeError):
+    pass
+
+
+def _need_ray():
+    if _ray is None:
+        raise RayUnavailable("kbench.ray needs Ray: pip install 'ray[default]' (or: pip install ray)")
+    return _ray
+
+
+# --- preparing candidates: kbench's extractor, through the CLI ------------------
+
+
+def find_cli():
+    """The kbench command-line tool: $KBENCH_CLI, the one installed in this
+    package (the wheel), or `kbench` on PATH."""
+    env = os.environ.get("KBENCH_CLI")
+    if env:
+        return env
+    packaged = pathlib.Path(__file__).resolve().parent / "bin" / "kbench"
+    if os.access(packaged, os.X_OK):
+        return str(packaged)
+    found = shutil.which("kbench")
+    if found:
+        return found
+    raise FileNotFoundError("the kbench command-line tool was not found: set KBENCH_CLI to its path, "
+                            "or put kbench on PATH (kbench.ray prepares candidates with `kbench extract`)")
+
+
+class PrepareError(RuntimeError):
+    """The candidates file has bad lines or cannot be read; the message lists them."""
+
+
+def prepare(tasks, candidates_path, *, language=None, include_reasoning=False, cli=None):
+    """Runs `kbench extract --candidates FILE --prepared` and returns its
+    items: one dict per candidate line, {"ready": bool, "result": {...}} plus,
+    when ready, "task_path", "code", "language" and maybe "launch_json"."""
+    cmd = [cli or find_cli(), "extract", "--candidates", os.fspath(candidates_path), "--prepared", "--json"]
+    for t in tasks:
+        cmd += ["--tasks", os.fspath(t)]
+    if language:
+        cmd += ["--language", language]
+    if include_reasoning:
+        cmd.append("--include-reasoning")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    if proc.returncode != 0:
+        err = lines[0] if lines and "error" in lines[0] else {"error": proc.stderr.strip() or f"exit {proc.returncode}"}
+        detail = "\n".join(e["message"] for e in err.get("errors", []))
+        raise PrepareError(err["error"] + ("\n" + detail if detail else ""))
+    return lines
+
+
+# --- the actor -------------------------------------------------------------------
+
+
+def efficiency(tflops, gbps, dtype, ceilings):
+    """The fraction of the device's measured ceiling (docs/devices.md): the
+    larger of gbps / copy bandwidth and tflops / GEMM TFLOP/s of `dtype`."""
+    if not ceilings:
+        return None
+    fractions = []
+    copy = ceilings.get("copy_gbps")
+    if gbps and copy:
+        fractions.append(gbps / copy)
+    gemm = (ceilings.get("gemm_tflops") or {}).get(dtype if dtype in ("f16", "bf16") else "f32")
+    if tflops and gemm:
+        fractions.append(tflops / gemm)
+    return max(fractions) if fractions else None
+
+
+def cached_ceilings(device_name, driver_version):
+    """The ceilings `kbench devices` measured for this device model and driver, or None."""
+    from . import devices
+    entry = devices.lookup(device_name, driver_version)
+    return entry.get("ceilings") if entry else None
+
+
+class Worker:
+    """One kbench Context; Ray runs it as an actor (ray.remote(Worker)).
+
+    Plain Python, so tests and other runners may subclass it."""
+
+    def __init__(self, compile_only=False, context_options=None, compile_threads=2):
+        import kbench
+        self._kbench = kbench
+        self.compile_only = compile_only
+        device = kbench.DEVICE_NONE if compile_only else 0
+        self.ctx = kbench.Context(device=device, **(context_options or {}))
+        # Calls arrive on several threads (a threaded actor): the batch
+        # compiles the next candidates on CPU threads while one runs on the GPU.
+        self.batch = self.ctx.batch(compile_threads=compile_threads)
+        self._tasks_lock = threading.Lock()
+        self.tasks = {}  # task key -> (kbench.Task, output dtype)
+        info = self.ctx.info
+        dev = info.get("device") or {}
+        self.device = dev.get("name", "")
+        self.gpu = None
+        if not compile_only:
+            ids = _ray.get_gpu_ids() if _ray is not None and _ray.is_initialized() else []
+            self.gpu = int(ids[0]) if ids else 0
+        self.ceilings = None
+        if self.device:
+            try:
+                self.ceilings = cached_ceilings(self.device, dev.get("driver_version"))
+            except Exception:  # noqa: BLE001 - no cache: no efficiency, never a failed score
+                self.ceilings = None
+
+    def where(self):
+        """(node, pid): which process this actor is, for tests and logs."""
+        return (os.uname().nodename, os.getpid())
+
+    def _task(self, key, doc):
+        with self._tasks_lock:
+            if key not in self.tasks:
+                task = self._kbench.Task(doc)
+                outputs = [a.get("dtype") for a in doc.get("args", []) if a.get("role") in ("out", "inout")]
+                self.tasks[key] = (task, outputs[0] if outputs else None)
+            return self.tasks[key]
+
+    def score(self, item, task_doc):
+        """Scores one prepared item; returns its finished result line."""
+        result = dict(item["result"])
+        task, out_dtype = self._task(item["task_path"], task_doc)
+        try:
+            r = self.batch.submit_future(task, item["code"], language=item.get("language") or "auto",
+                                         launch=item.get("launch_json"), compile_only=self.compile_only).result()
+        except self._kbench.KbenchError as e:
+            result["verdict"] = "error"
+            result["message"] = f"kbench could not score it: {e}"
+            return result
+        j = r.json()
+        verdict = r.verdict
+        if self.compile_only and verdict == "none":
+            verdict = "compiled"
+        result["verdict"] = verdict
+        result["message"] = r.message
+        stages = j.get("stages") or {}
+        if "compile_ms" in stages:
+            result["compile_ms"] = stages["compile_ms"]
+        if not self.compile_only:
+            result["run_ms"] = sum(stages.get(k, 0.0) for k in ("correctness_ms", "timing_ms", "recheck_ms"))
+            timing = j.get("timing") or {}
+            cand, base = timing.get("candidate") or {}, timing.get("baseline") or {}
+            if "median_us" in cand:
+                result["candidate_median_us"] = cand["median_us"]
+            if "median_us" in base:
+                result["baseline_median_us"] = base["median_us"]
+            if "speedup" in timing:
+                result["speedup"] = timing["speedup"]
+            for k in ("gbps", "tflops"):
+                if k in cand:
+                    result[k] = cand[k]
+            if verdict == "pass":
+                eff = efficiency(cand.get("tflops"), cand.get("gbps"), out_dtype, self.ceilings)
+                if eff is not None:
+                    result["efficiency"] = eff
+            result["gpu"] = self.gpu
+        if self.device:
+            result["device"] = self.device
+        return result
+
+    def close(self):
+        self.batch.close()
+        for task, _ in self.tasks.values():
+            task.close()
+        self.ctx.close()
+
+
+# --- the pool --------------------------------------------------------------------
+
+
+def _actor_died_errors():
+    ex = _ray.exceptions
+    return tuple(getattr(ex, n) for n in ("RayActorError", "ActorDiedError", "ActorUnavailableError",
+                                          "WorkerCrashedError", "NodeDiedError", "OwnerDiedError")
+                 if hasattr(ex, n))
+
+
+class Pool:
+    """Ray actors scoring prepared candidates.
+
+    actors: how many (default: every GPU of the cluster; compile-only: every CPU,
+    at most 8). Each actor holds `in_flight_per_actor` candidates at most and
+    works on them at once (a threaded actor over a kbench.Batch): they
+    compile on CPU threads while one runs on the GPU. An actor that dies is replaced (at
+    most `actors + max_retries` times in all) and its candidates are
+    retried elsewhere, each at most `max_retries` times.
+    """
+
+    def __init__(self, *, actors=None, compile_only=False, max_retries=DEFAULT_MAX_RETRIES,
+                 in_flight_per_actor=DEFAULT_IN_FLIGHT_PER_ACTOR, context_options=None, worker_cls=Worker):
+        ray = _need_ray()
+        if not ray.is_initialized():
+            raise RayUnavailable("Ray is not initialised: call ray.init(...) first (or use kbench.ray.score_many "
+                                 "with address=...)")
+        self.compile_only = compile_only
+        self.max_retries = int(max_retries)
+        self.in_flight_per_actor = max(1, int(in_flight_per_actor))
+        resources = ray.cluster_resources()
+        if actors is None:
+            if compile_only:
+                actors = max(1, min(8, int(resources.get("CPU", 1))))
+            else:
+                actors = int(resources.get("GPU", 0))
+        if not compile_only and resources.get("GPU", 0) < 1:
+            raise RayUnavailable("the Ray cluster has no GPUs (ray.cluster_resources() lists none); "
+                                 "score with compile_only=True, or connect to a cluster with GPUs")
+        if int(actors) < 1:
+            raise ValueError(f"actors must be at least 1, not {actors}")
+        # A threaded actor: its in-flight calls run at once, so its batch
+        # compiles ahead of the one on the GPU.
+        gpus = 0 if compile_only else 1
+        self._remote = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0,
+                                  max_concurrency=self.in_flight_per_actor)(worker_cls)
+        self._context_options = context_options or {}
+        self.actors = [self._new_actor() for _ in range(int(actors))]
+        self.replacements_left = int(actors) + self.max_retries
+        self.deaths = []  # one line per actor death: what was lost and what happened to it
+
+    def _new_actor(self):
+        return self._remote.remote(self.compile_only, self._context_options)
+
+    def score_many(self, items, task_docs):
+        """Yields a finished result line for every item, in completion order.
+
+        items: prepared dicts (see prepare()); those not ready are yielded as
+        they are. task_docs: task_path -> the task's self-contained JSON
+        (kbench.Task.json()). Each result line of a retried candidate carries
+        "ray_retries": how many times an actor died holding it."""
+        ray = _need_ray()
+        died = _actor_died_errors()
+        doc_refs = {path: ray.put(doc) for path, doc in task_docs.items()}
+        pending = collections.deque()
+        for item in items:
+            if item.get("ready"):
+                pending.append(item)
+            else:
+                yield item["result"]
+        attempts = collections.Counter()  # id(item) -> actor deaths suffered
+        in_flight = {}  # ObjectRef -> (item, actor)
+        load = collections.Counter()  # actor index in self.actors -> refs in flight
+
+        def dispatch():
+            while pending:
+                free = [i for i, _ in enumerate(self.actors) if load[i] < self.in_flight_per_actor]
+                if not free:
+                    return
+                i = min(free, key=lambda k: load[k])
+                item = pending.popleft()
+                actor = self.actors[i]
+                ref = actor.score.remote(item, doc_refs[item["task_path"]])
+                in_flight[ref] = (item, actor)
+                load[i] += 1
+
+        dispatch()
+        while in_flight:
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            ref = ready[0]
+            item, actor = in_flight.pop(ref)
+            index = self._index_of(actor)
+            if index is not None:
+                load[index] -= 1
+            try:
+                line = ray.get(ref)
+            except died as e:
+                attempts[id(item)] += 1
+                n = attempts[id(item)]
+                self._replace(actor, e)
+                if n <= self.max_retries:
+                    self.deaths.append(f"{_describe(item)}: the actor died ({_first_line(e)}); retry {n} of "
+                                       f"{self.max_retries}")
+                    pending.appendleft(item)
+                else:
+                    line = dict(item["result"])
+                    line["verdict"] = "error"
+                    line["message"] = (f"kbench could not score it: the Ray actor scoring it died {n} times "
+                                       f"(last: {_first_line(e)})")
+                    line["ray_retries"] = n - 1
+                    self.deaths.append(f"{_describe(item)}: the actor died {n} times; given verdict error")
+                    yield line
+                dispatch()
+                continue
+            except _ray.exceptions.RayTaskError as e:
+                # An exception inside score(), not a dead actor: retrying would repeat it.
+                line = dict(item["result"])
+                line["verdict"] = "error"
+                line["message"] = f"kbench could not score it: {_first_line(e)}"
+            if attempts[id(item)]:
+                line["ray_retries"] = attempts[id(item)]
+            dispatch()
+            yield line
+
+    def _index_of(self, actor):
+        for i, a in enumerate(self.actors):
+            if a is actor:
+                return i
+        return None
+
+    def _replace(self, actor, error):
+        i = self._index_of(actor)
+        if i is None:
+            return  # already replaced when another of its candidates came back
+        if self.replacements_left <= 0:
+            del self.actors[i]
+            if not self.actors:
+                raise RuntimeError(f"every kbench Ray actor died, and no replacements are left "
+                                   f"(last: {_first_line(error)})")
+            return
+        self.replacements_left -= 1
+        self.actors[i] = self._new_actor()
+
+    def close(self):
+        ray = _need_ray()
+        for a in self.actors:
+            try:
+                ray.kill(a)
+            except Exception:  # noqa: BLE001 - already dead
+                pass
+        self.actors = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _first_line(e):
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _describe(item):
+    r = item["result"]
+    s = f"task {r['task']!r}, id {r['id']!r}"
+    return s + (f", sample {r['sample']}" if "sample" in r else "")
+
+
+def task_documents(items):
+    """task_path -> the task's self-contained JSON, for the items to score."""
+    import kbench
+    docs = {}
+    for item in items:
+        path = item.get("task_path")
+        if item.get("ready") and path not in docs:
+            with kbench.Task(path) as t:
+                docs[path] = t.json()
+    return docs
+
+
+def _connect(address, num_cpus=None):
+    ray = _need_ray()
+    if ray.is_initialized():
+        return False
+    kwargs = {"log_to_driver": False}
+    try:
+        if address in (None, "local"):
+            if num_cpus is not None:
+                kwargs["num_cpus"] = num_cpus
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        where = "a local Ray cluster" if address in (None, "local") else f"the Ray cluster at {address!r}"
+        raise RayUnavailable(f"cannot start or reach {where}: {_first_line(e)} (start one with `ray start --head`, "
+                             "or use --address local)") from e
+    return True
+
+
+def score_many(tasks, candidates, *, address=None, compile_only=False, actors=None, language=None,
+               include_reasoning=False, skip=(), max_retries=DEFAULT_MAX_RETRIES, context_options=None,
+               num_cpus=None, worker_cls=Worker):
+    """Scores every candidate on a Ray cluster and yields its result line as it completes.
+
+    tasks: task folders or files (like `kbench run --tasks`). candidates: a
+    candidates JSONL path, or an iterable of candidate dicts (docs/batch.md,
+    "The candidates file"). address: a Ray address, "auto" (a running
+    cluster), or None / "local" (start one here, with `num_cpus` CPUs); when
+    Ray is initialised already it is used as it is. skip: resume keys
+    (kbench.ray._results.key_of) not to score again."""
+    # Prepared before Ray starts, so a bad candidates file fails at once.
+    tmp = None
+    try:
+        if isinstance(candidates, (str, os.PathLike)):
+            path = candidates
+        else:
+            tmp = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+            with tmp:
+                for c in candidates:
+                    tmp.write(json.dumps(c) + "\n")
+            path = tmp.name
+        items = prepare(tasks, path, language=language, include_reasoning=include_reasoning)
+    finally:
+        if tmp is not None:
+            os.unlink(tmp.name)
+    skip = set(skip)
+    items = [it for it in items
+             if _results.key_of(it["result"]["task"], it["result"]["id"], it["result"].get("sample")) not in skip]
+    docs = task_documents(items)
+    started = _connect(address, num_cpus)
+    try:
+        with Pool(actors=actors, compile_only=compile_only, max_retries=max_retries,
+                  context_options=context_options, worker_cls=worker_cls) as pool:
+            yield from pool.score_many(items, docs)
+    finally:
+        if started:
+            _ray.shutdown()
+
+
+# --- the command line: python3 -m kbench.ray run ... -------------------------------
+
+USAGE_EXAMPLES = """examples:
+  python3 -m kbench.ray run --address auto --tasks tasks --candidates answers.jsonl --out results.jsonl
+  python3 -m kbench.ray run --address local --compile-only --tasks tasks --candidates a.jsonl --out r.jsonl
+  kbench run --ray auto --tasks tasks --candidates answers.jsonl --out results.jsonl   # the same, via kbench
+
+exit status: 0 every candidate has a result line; 1 invalid input, or Ray or kbench failed; 2 usage error"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"kbench.ray: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _parser():
+    p = _Parser(prog="python3 -m kbench.ray", description="Score candidates over a Ray cluster (docs/batch.md, Ray).",
+                epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    r = sub.add_parser("run", help="score a candidates file into a results file (resumable)",
+                       epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("--address", required=True,
+                   help="a Ray cluster address, 'auto' (the running cluster) or 'local' (start one here)")
+    r.add_argument("--tasks", action="extend", nargs="+", required=True, metavar="DIR|FILE",
+                   help="where the candidates' task names are found; repeatable")
+    r.add_argument("--candidates", required=True, metavar="FILE.jsonl")
+    r.add_argument("--out", required=True, metavar="RESULTS.jsonl",
+                   help="results file; candidates already in it are skipped")
+    r.add_argument("--compile-only", action="store_true", help="compile, do not run (CPU actors; no GPU needed)")
+    r.add_argument("--gpus", metavar="LIST",
+                   help="use as many GPUs as the list names (e.g. 0,1: two); Ray picks which")
+    r.add_argument("--actors", type=int, help="how many actors (default: every GPU; compile-only: CPUs, at most 8)")
+    r.add_argument("--num-cpus", type=int, help="with --address local: the CPUs of the local cluster")
+    r.add_argument("--language", choices=["cuda", "triton", "detect"])
+    r.add_argument("--include-reasoning", action="store_true")
+    r.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+                   help=f"times a candidate is retried after its actor died (default {DEFAULT_MAX_RETRIES})")
+    r.add_argument("--json", action="store_true", help="print the summary (and errors) as JSON")
+    return p
+
+
+def _fail(args, status, message):
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "status": status}))
+    else:
+        print(f"kbench.ray: {message}", file=sys.stderr)
+    return status
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    actors = args.actors
+    if args.gpus is not None:
+        names = [g for g in args.gpus.split(",") if g.strip()]
+        if not names or not all(g.strip().isdigit() for g in names):
+            print(f"kbench.ray: --gpus expects a list of GPU numbers such as 0,1, got {args.gpus!r}", file=sys.stderr)
+            return 2
+        if actors is None:
+            actors = len(names)
+    if args.num_cpus is not None and args.address != "local":
+        print("kbench.ray: --num-cpus applies to --address local only", file=sys.stderr)
+        return 2
+    if _ray is None:
+        return _fail(args, 1, "Ray is not installed: pip install ray")
+    try:
+        done = _results.read_done_keys(args.out)
+        out = _results.ResultAppender(args.out)
+    except (_results.ResultsFileError, OSError) as e:
+        return _fail(args, 1, str(e))
+    counts = collections.Counter()
+    start = time.monotonic()
+    tty = sys.stderr.isatty()
+    try:
+        with out:
+            if out.repaired_bytes:
+                print(f"kbench.ray: removed a cut-off last line ({out.repaired_bytes} bytes) from {args.out}",
+                      file=sys.stderr)
+            for line in score_many(args.tasks, args.candidates, address=args.address,
+                                   compile_only=args.compile_only, actors=actors, language=args.language,
+                                   include_reasoning=args.include_reasoning, skip=done,
+                                   max_retries=args.max_retries, num_cpus=args.num_cpus):
+                out.append(line)
+                counts[line["verdict"]] += 1
+                n = sum(counts.values())
+                rate = n / max(time.monotonic() - start, 1e-9)
+                msg = (f"[{n}] {line['task']} {line['id']} {line['verdict']}  "
+                       f"({rate:.1f}/s, {counts['pass']} pass)")
+                print(("\r" + msg + "\033[K") if tty else msg, file=sys.stderr, end="" if tty else "\n")
+    except (PrepareError, RayUnavailable, FileNotFoundError) as e:
+        return _fail(args, 1, str(e))
+    except KeyboardInterrupt:
+        print(f"\nkbench.ray: interrupted; {sum(counts.values())} result(s) written to {args.out} "
+              "(run again to resume)", file=sys.stderr)
+        return 130
+    summary = {"out": args.out, "scored": sum(counts.values()), "skipped": len(done), "verdicts": dict(counts),
+               "elapsed_s": round(time.monotonic() - start, 3)}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        if tty:
+            print(file=sys.stderr)
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "nothing to do"
+        print(f"kbench.ray: {summary['scored']} scored ({verdicts}), {len(done)} already in {args.out}, "
+              f"in {summary['elapsed_s']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
