@@ -8,6 +8,7 @@
 #include "hostdev/compare_math.h"
 #include "device/builtin_image.h"
 #include "util/error.h"
+#include "util/profile.h"
 
 namespace kb {
 
@@ -59,6 +60,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 
 DeviceBuffer::~DeviceBuffer() {
     if (base_) {
+        KB_PROFILE_SPAN("device.free");
         // A lost context fails the free; the memory goes with the process.
         if (const CudaDriver* d = CudaDriver::try_get(nullptr)) d->cuMemFree(base_);
         base_ = 0;
@@ -171,12 +173,14 @@ void Device::check(CUresult r, const char* what) {
 }
 
 CUresult Device::sync_raw() {
+    KB_PROFILE_SPAN("device.sync_raw");
     CUresult r = drv_->cuStreamSynchronize(stream_);
     if (r != CUDA_SUCCESS && cuda_error_is_sticky(r)) mark_lost(r, "a kernel run");
     return r;
 }
 
 void Device::sync(const char* what) {
+    KB_PROFILE_SPAN("device.sync");
     throw_if_lost();
     check(drv_->cuStreamSynchronize(stream_), what);
 }
@@ -187,6 +191,7 @@ void Device::memory_info(size_t* free_bytes, size_t* total_bytes) {
 }
 
 DeviceBuffer Device::alloc(size_t bytes) {
+    KB_PROFILE_SPAN("device.alloc");
     throw_if_lost();
     DeviceBuffer b;
     b.bytes_ = bytes;
@@ -200,12 +205,14 @@ DeviceBuffer Device::alloc(size_t bytes) {
 }
 
 void Device::upload(CUdeviceptr dst, const void* src, size_t bytes) {
+    KB_PROFILE_SPAN("device.upload");
     throw_if_lost();
     check(drv_->cuMemcpyHtoDAsync(dst, src, bytes, stream_), "copying to the device");
     check(drv_->cuStreamSynchronize(stream_), "copying to the device");
 }
 
 void Device::download(void* dst, CUdeviceptr src, size_t bytes) {
+    KB_PROFILE_SPAN("device.download");
     throw_if_lost();
     check(drv_->cuMemcpyDtoHAsync(dst, src, bytes, stream_), "copying from the device");
     check(drv_->cuStreamSynchronize(stream_), "copying from the device");
@@ -254,6 +261,7 @@ void Device::poison(CUdeviceptr dst, uint64_t count, DType dtype) {
 }
 
 uint64_t Device::checksum(CUdeviceptr src, size_t bytes) {
+    KB_PROFILE_SPAN("device.checksum");
     throw_if_lost();
     check(drv_->cuMemsetD8Async(scratch_, 0, 8, stream_), "checksum");
     uint64_t n = bytes;
@@ -271,6 +279,7 @@ void Device::arm_guards(const DeviceBuffer& b) {
 }
 
 GuardReport Device::check_guards(const DeviceBuffer& b) {
+    KB_PROFILE_SPAN("device.check_guards");
     throw_if_lost();
     GuardReport rep;
     struct Zone {
@@ -298,6 +307,7 @@ GuardReport Device::check_guards(const DeviceBuffer& b) {
 }
 
 CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol) {
+    KB_PROFILE_SPAN("device.compare");
     throw_if_lost();
     struct Raw {
         uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst;

@@ -1,4 +1,5 @@
 #include "engine/local_backend.h"
+#include "util/profile.h"
 
 #include <chrono>
 #include <cmath>
@@ -37,6 +38,7 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
         }
     }
     // Two sets at a time: the case in hand and, usually, the perf case.
+    KB_PROFILE_SPAN("local.buffers_miss");
     while (buffers_.size() >= 2) buffers_.pop_back();
     buffers_.push_front({key, task, std::make_unique<CaseBuffers>(dev_, *task, case_index)});
     return *buffers_.front().buffers;
@@ -44,6 +46,7 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
 
 std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBinding& tb, int case_index,
                                                                     uint64_t seed, bool cache) {
+    KB_PROFILE_SPAN("local.reference_outputs");
     const Task& task = *tb.task;
     std::string key = ReferenceCache::key(task.hash, case_index, seed);
     if (auto hit = references_.find(key)) return hit;
@@ -52,6 +55,7 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
     CaseBuffers& bufs = buffers(tb.task, case_index);
     const Program& prog = tb.reference->program;
     const std::string where = "the task's reference at case '" + task.cases[size_t(case_index)].name + "'";
+    KB_PROFILE_SPAN("local.reference_run_miss");
     auto run = std::make_shared<ReferenceRun>();
     try {
         bufs.prepare(seed);
@@ -104,6 +108,7 @@ std::vector<HostTensor> LocalBackend::inputs(const TaskBinding& tb, int case_ind
 
 CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                     unsigned runs) {
+    KB_PROFILE_SPAN("local.compare");
     const Task& task = *tb.task;
     auto t0 = Clock::now();
     dev_.make_current();
@@ -119,6 +124,7 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     std::vector<HostTensor> first_outputs;
     runs = std::max(1u, runs);
     for (unsigned run = 0; run < runs; ++run) {
+        KB_PROFILE_SPAN("local.compare.run");
         GuardedRun g = run_guarded(dev_, modules_, bufs, *kernel, seed, "candidate", &builtins_);
         RunObservation obs = observation_of(g);
         if (!obs.fault) {
@@ -128,6 +134,7 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
                     if (task.args[i].is_output() && bufs.download(int(i)).bytes != first_outputs[k++].bytes)
                         obs.identical_to_first = false;
             }
+            KB_PROFILE_SPAN("local.compare.outputs");
             if (run == 0 || needs_comparison(obs)) obs.outputs = comparer_.compare_all(bufs, ref->outputs);
         }
         seen.push_back(std::move(obs));
@@ -166,6 +173,7 @@ void LocalBackend::launch_external(const TaskPtr& task, const KernelPtr& kernel,
 }
 
 TimeResult LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {
+    KB_PROFILE_SPAN("local.time");
     const Task& task = *tb.task;
     dev_.make_current();
     dev_.throw_if_lost();
@@ -197,6 +205,7 @@ TimeResult LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, co
             t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role, &builtins_);
         }
         for (Timed& t : timed) plans.push_back([this, &t] { t.plan.enqueue(dev_); });
+        KB_PROFILE_SPAN("local.time.measure");
         run = measure_plans(dev_, plans, req.timing);
     } catch (const KernelFault& f) {
         res.verdict = f.verdict();

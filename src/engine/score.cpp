@@ -6,6 +6,7 @@
 // The first failure ends the score; the result keeps everything learnt up to
 // it (compile facts, the cases that passed, timing), so nothing computed is lost.
 #include <algorithm>
+#include "util/profile.h"
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -101,6 +102,7 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
             }
             p = res.tuning->program;
         }
+        KB_PROFILE_SPAN("engine.compile");
         kernel = compile(t, p, res.candidate);
     } catch (const CompileError& e) {
         res.compile = {false, e.what(), e.log(), nullptr};
@@ -128,6 +130,7 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
 ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts) {
     if (ps.done) return std::move(ps.result);
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    KB_PROFILE_SPAN("engine.finish_score");
     if (ps.program_input) return score_program(task, *ps.program_input, opts);
     const auto t0 = ps.started;
     const Task& t = *task;
@@ -140,9 +143,10 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
 
     // 2. Correctness on every case, the perf case last.
     Backend& b = backend();
-    TaskBinding tb = bind(task);
+    TaskBinding tb = [&] { KB_PROFILE_SPAN("engine.bind"); return bind(task); }();
     for (size_t i = 0; i < t.cases.size(); ++i) {
         unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
+        KB_PROFILE_SPAN("engine.case_compare");
         res.cases.push_back(b.compare(tb, kernel, int(i), res.seed, runs));
         const CompareResult& r = res.cases.back();
         if (r.verdict != KB_VERDICT_PASS) {
@@ -157,6 +161,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         stage = Clock::now();
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
+        KB_PROFILE_SPAN("engine.time");
         res.timing = b.time(tb, kernel, tr);
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) return finish(res, res.timing->verdict, res.timing->message, t0);
@@ -167,6 +172,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     //    (in a __device__ global, say) fails here.
     if (opts.recheck) {
         stage = Clock::now();
+        KB_PROFILE_SPAN("engine.recheck");
         res.recheck = b.compare(tb, kernel, t.perf_index, recheck_seed(res.seed), 1);
         res.recheck->where.seed_secret = true;
         res.stages.recheck_ms = ms_since(stage);

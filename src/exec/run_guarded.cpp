@@ -1,15 +1,21 @@
 #include "exec/run_guarded.h"
+#include "util/profile.h"
 
 namespace kb {
 
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
                        const std::string& scratch_key, BuiltinLibraries* builtins) {
     GuardedRun g;
-    bufs.prepare(seed);
-    bufs.reset_scratch(kernel.program, scratch_key);
-    bufs.arm_guards();
-    std::vector<uint64_t> before = bufs.input_checksums();
+    std::vector<uint64_t> before;
+    {
+        KB_PROFILE_SPAN("guarded.prepare");
+        bufs.prepare(seed);
+        bufs.reset_scratch(kernel.program, scratch_key);
+        bufs.arm_guards();
+        before = bufs.input_checksums();
+    }
     try {
+        KB_PROFILE_SPAN("guarded.launch_sync");
         auto mod = modules.get(dev, kernel);
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
         plan.enqueue(dev);
@@ -20,6 +26,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         g.context_lost = dev.lost();
         return g;
     }
+    KB_PROFILE_SPAN("guarded.after_checks");
     std::vector<uint64_t> after = bufs.input_checksums();
     const Task& task = bufs.task();
     for (size_t i = 0, k = 0; i < task.args.size(); ++i)

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/profile.h"
 #include "util/units.h"
 #include "worker_host/deadlines.h"
 #include "protocol/wire.h"
@@ -89,6 +90,7 @@ CompiledImage CompilePool::build(const CompileRequest& request) {
     Supervisor* s = acquire();
     Outcome o;
     try {
+        KB_PROFILE_SPAN("host.compile_pool_call");
         o = s->call(wire::Msg::compile, body, blobs, deadline_s_);
     } catch (...) {
         release(s);

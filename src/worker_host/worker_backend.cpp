@@ -1,4 +1,5 @@
 #include "worker_host/worker_backend.h"
+#include "util/profile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -204,7 +205,7 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
             req["test_fault"] = fault->second;
             faults_.erase(fault);
         }
-        Outcome o = sup_.call(type, req, blobs, used->seconds);
+        Outcome o = [&] { KB_PROFILE_SPAN("host.worker_call"); return sup_.call(type, req, blobs, used->seconds); }();
         if (o.ok()) {
             const Json& r = o.reply.json;
             if (!wire::reply_ok(r) && r.contains("missing") && attempt == 0) {
@@ -282,7 +283,7 @@ const Json* WorkerBackend::candidate_reply(wire::Msg type, const Outcome& o, con
 
 CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                      unsigned runs) {
-    ensure_reference(tb, case_index, seed);
+    { KB_PROFILE_SPAN("host.ensure_reference"); ensure_reference(tb, case_index, seed); }
     double ref_ms = reference_ms_[ref_key(*tb.task, case_index)];
     uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
     Deadline d;
@@ -290,7 +291,7 @@ CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& ker
                          [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
     const Json* reply = candidate_reply(wire::Msg::compare, o, tb, case_index, kernel);
     if (!reply) return compare_failure(*tb.task, case_index, seed, kernel->label, o, d);
-    CompareResult r = parse_reply(*reply, compare_result_from_json);
+    CompareResult r = [&] { KB_PROFILE_SPAN("host.parse_compare"); return parse_reply(*reply, compare_result_from_json); }();
     r.worker = worker_facts(o);
     return r;
 }

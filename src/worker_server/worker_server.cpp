@@ -1,4 +1,5 @@
 #include "worker_server/worker_server.h"
+#include "util/profile.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -287,15 +288,15 @@ WorkerServer::Reply WorkerServer::dispatch(const wire::Frame& req) {
             r.json = ok(canary());
             return r;
         case wire::Msg::compile:
-            return compile(req);
+            { KB_PROFILE_SPAN("worker.compile"); return compile(req); }
         case wire::Msg::run_reference:
-            r.json = ok(run_reference(req));
+            { KB_PROFILE_SPAN("worker.run_reference"); r.json = ok(run_reference(req)); }
             return r;
         case wire::Msg::compare:
-            r.json = ok(compare(req));
+            { KB_PROFILE_SPAN("worker.compare"); r.json = ok(compare(req)); }
             return r;
         case wire::Msg::time:
-            r.json = ok(time(req));
+            { KB_PROFILE_SPAN("worker.time"); r.json = ok(time(req)); }
             return r;
         case wire::Msg::shutdown:
             shutting_down_ = true;
