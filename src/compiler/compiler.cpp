@@ -1,4 +1,5 @@
 #include "compiler/compiler.h"
+#include "util/profile.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -194,6 +195,7 @@ CompiledImage Compiler::compile_fresh(const CompileRequest& rq) {
 }
 
 CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
+    KB_PROFILE_SPAN("compiler.compile_cuda");
     // A binary or non-UTF-8 file: one clear message before any compiler
     // echoes its bytes into a log.
     std::string not_text = source_text_problem(rq.code, rq.source_name);
@@ -208,7 +210,7 @@ CompiledImage Compiler::compile_cuda(const CompileRequest& rq) {
     sandbox.dirs = include_dirs();
     for (const std::string& d : host_compiler_include_dirs()) sandbox.dirs.push_back(d);
     sandbox.is_builtin = &is_device_header;
-    check_file_references(rq.source_name, rq.code, rq.headers, sandbox);
+    { KB_PROFILE_SPAN("compiler.sandbox"); check_file_references(rq.source_name, rq.code, rq.headers, sandbox); }
     if (rq.force_nvcc) {
         if (!nvcc_.available())
             fail(KB_ERR_INVALID_ARGUMENT, "force_nvcc: there is no nvcc at " + config_.cuda_home + "/bin/nvcc");

@@ -1,4 +1,5 @@
 #include "compiler/nvrtc_backend.h"
+#include "util/profile.h"
 #include "compiler/nvrtc_errors.h"
 
 #include <nvrtc.h>
@@ -86,7 +87,10 @@ NvrtcResult run_nvrtc(const std::string& source, const std::string& source_name,
     }
     std::vector<const char*> opts;
     for (const std::string& o : options) opts.push_back(o.c_str());
-    rc = nvrtcCompileProgram(prog.p, int(opts.size()), opts.data());
+    {
+        KB_PROFILE_SPAN("nvrtc.compile_program");
+        rc = nvrtcCompileProgram(prog.p, int(opts.size()), opts.data());
+    }
 
     size_t log_size = 0;
     if (nvrtcGetProgramLogSize(prog.p, &log_size) == NVRTC_SUCCESS && log_size > 1) {
@@ -224,7 +228,8 @@ std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
 }
 
 CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
-    PreparedSource prep = prepare_cuda_source(rq.code);
+    KB_PROFILE_SPAN("nvrtc.backend_compile");
+    PreparedSource prep = [&] { KB_PROFILE_SPAN("nvrtc.prepare_source"); return prepare_cuda_source(rq.code); }();
     reject_framework_includes(prep.includes, rq.source_name);
     const bool may_defer = nvcc_available_ && rq.allow_nvcc_fallback;
 

@@ -69,6 +69,18 @@ __device__ __forceinline__ uint64_t warp_sum(uint64_t v) {
     return v;
 }
 
+// Lane 0 gets the warp's maximum or minimum. One atomic per warp instead of
+// one per thread: with every thread of a large grid agreeing on a value (no
+// error anywhere, say), per-thread atomics on one address serialise.
+__device__ __forceinline__ uint64_t warp_max(uint64_t v) {
+    for (int o = 16; o > 0; o >>= 1) v = max(v, (uint64_t)__shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ uint64_t warp_min(uint64_t v) {
+    for (int o = 16; o > 0; o >>= 1) v = min(v, (uint64_t)__shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
+
 }  // namespace
 
 // Inputs: element i of argument `arg` under `seed` (see hostdev/input_gen.h).
@@ -105,11 +117,19 @@ extern "C" __global__ void kb_checksum(const uint8_t* p, uint64_t bytes, unsigne
 // lowest such offset, so a report can say where a kernel wrote out of bounds.
 extern "C" __global__ void kb_guard_check(const uint8_t* p, uint64_t bytes, uint8_t pattern,
                                           unsigned long long* bad_count, unsigned long long* first_bad) {
+    uint64_t bad = 0, first = ~0ull;
     for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < bytes; i += uint64_t(gridDim.x) * blockDim.x) {
         if (p[i] != pattern) {
-            atomicAdd(bad_count, 1ull);
-            atomicMin(first_bad, (unsigned long long)i);
+            ++bad;
+            first = min(first, i);
         }
+    }
+    // Every thread reaches the shuffles: the loop above has no early exit.
+    bad = warp_sum(bad);
+    first = warp_min(first);
+    if ((threadIdx.x & 31) == 0 && bad) {
+        atomicAdd(bad_count, (unsigned long long)bad);
+        atomicMin(first_bad, (unsigned long long)first);
     }
 }
 
@@ -121,6 +141,7 @@ struct KbCompareStats {
     unsigned long long max_rel_bits;
     unsigned long long max_violation_bits;
     unsigned long long worst_index;     // filled by kb_compare_find
+    unsigned long long worst_bits;      // the candidate's bits at worst_index, filled by kb_compare_find
 };
 
 extern "C" __global__ void kb_compare(const void* cand, const void* ref, uint64_t count, int dtype, double atol,
@@ -141,11 +162,17 @@ extern "C" __global__ void kb_compare(const void* cand, const void* ref, uint64_
         max_rel = fmax(max_rel, e.rel_err);
         max_vio = fmax(max_vio, e.violation);
     }
-    if (mism) atomicAdd(&stats->mismatches, mism);
-    if (unwr) atomicAdd(&stats->unwritten, unwr);
-    atomicMax(&stats->max_abs_bits, (unsigned long long)kb_double_bits(max_abs));
-    atomicMax(&stats->max_rel_bits, (unsigned long long)kb_double_bits(max_rel));
-    atomicMax(&stats->max_violation_bits, (unsigned long long)kb_double_bits(max_vio));
+    // Non-negative doubles order like their bits (NaN errors are +inf by
+    // compare_math.h's rule), so the maxima reduce as integers.
+    uint64_t m = warp_sum(mism), u = warp_sum(unwr);
+    uint64_t a = warp_max(kb_double_bits(max_abs)), r = warp_max(kb_double_bits(max_rel));
+    uint64_t v = warp_max(kb_double_bits(max_vio));
+    if ((threadIdx.x & 31) != 0) return;
+    if (m) atomicAdd(&stats->mismatches, (unsigned long long)m);
+    if (u) atomicAdd(&stats->unwritten, (unsigned long long)u);
+    atomicMax(&stats->max_abs_bits, (unsigned long long)a);
+    atomicMax(&stats->max_rel_bits, (unsigned long long)r);
+    atomicMax(&stats->max_violation_bits, (unsigned long long)v);
 }
 
 // Second pass: the lowest index whose violation equals the maximum, so the
@@ -155,12 +182,28 @@ extern "C" __global__ void kb_compare_find(const void* cand, const void* ref, ui
     int size = dtype_size(dtype);
     bool is_float = kb_dtype_is_float(dtype);
     uint64_t target = stats->max_violation_bits;
+    // A thread's indices rise, so its first hit is its lowest: it stops there.
+    // Where nothing is wrong every element's violation is the maximum (0),
+    // and the warp minimum keeps that from becoming one atomic per element.
+    uint64_t first = ~0ull;
     for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
         uint64_t cb = load_bits(cand, i, size), rb = load_bits(ref, i, size);
         double c = bits_to_double(cb, dtype), r = bits_to_double(rb, dtype);
         ElementCheck e = is_float ? kb_check_float(c, r, atol, rtol, equal_nan != 0) : kb_check_bits(cb, rb, c, r);
-        if (kb_double_bits(e.violation) == target) atomicMin(&stats->worst_index, (unsigned long long)i);
+        if (kb_double_bits(e.violation) == target) {
+            first = i;
+            break;
+        }
     }
+    first = warp_min(first);
+    if ((threadIdx.x & 31) == 0 && first != ~0ull) atomicMin(&stats->worst_index, (unsigned long long)first);
+}
+
+// Third step of a comparison: the candidate's bits at the worst index, so the
+// report names the value without another copy from the device.
+extern "C" __global__ void kb_compare_worst(const void* cand, int dtype, KbCompareStats* stats) {
+    uint64_t i = stats->worst_index;
+    stats->worst_bits = i == ~0ull ? 0 : load_bits(cand, i, dtype_size(dtype));
 }
 
 // The SM clock, measured in-kernel: cycles counted by clock64 over a span of

@@ -25,7 +25,7 @@ namespace kb {
     X(cuFuncGetParamInfo) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamBeginCapture)                      \
     X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)             \
     X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig) X(cuStreamWaitEvent)                     \
-    X(cuPointerGetAttribute)
+    X(cuPointerGetAttribute) X(cuMemHostRegister) X(cuMemHostUnregister)
 
 struct CudaDriver {
 #define KB_DECLARE_PTR(name) decltype(&::name) name = nullptr;

@@ -129,6 +129,7 @@ Device::Device(int ordinal) : drv_(&CudaDriver::get()) {
     fn_.guard_check = fn("kb_guard_check");
     fn_.compare = fn("kb_compare");
     fn_.compare_find = fn("kb_compare_find");
+    fn_.compare_worst = fn("kb_compare_worst");
     fn_.clock_probe = fn("kb_clock_probe");
     cuda_check(drv_->cuMemAlloc(&scratch_, 256), "allocating kbench's result area");
     // At least twice the L2, so nothing a kernel touched before a sample survives it.
@@ -142,6 +143,7 @@ Device::~Device() {
     if (!lost_) drv_->cuStreamSynchronize(stream_);
     if (flush_) drv_->cuMemFree(flush_);
     if (scratch_) drv_->cuMemFree(scratch_);
+    if (checks_) drv_->cuMemFree(checks_);
     if (builtins_) drv_->cuModuleUnload(builtins_);
     if (join_) drv_->cuEventDestroy(join_);
     if (stream_) drv_->cuStreamDestroy(stream_);
@@ -272,6 +274,95 @@ uint64_t Device::checksum(CUdeviceptr src, size_t bytes) {
     return out;
 }
 
+PostRunChecks Device::post_run_checks(const std::vector<Range>& checksummed,
+                                     const std::vector<const DeviceBuffer*>& guarded) {
+    KB_PROFILE_SPAN("device.post_run_checks");
+    throw_if_lost();
+    // Layout: one u64 per checksum, then (bad count, first bad offset) per
+    // guard zone, two zones per buffer; initialised in one copy.
+    std::vector<uint64_t> init(checksummed.size(), 0);
+    for (size_t i = 0; i < guarded.size() * 2; ++i) {
+        init.push_back(0);
+        init.push_back(~0ull);
+    }
+    PostRunChecks out;
+    if (init.empty()) return out;
+    size_t bytes = init.size() * sizeof(uint64_t);
+    if (bytes > checks_bytes_) {
+        if (checks_) drv_->cuMemFree(checks_);
+        checks_ = 0;
+        checks_bytes_ = 0;
+        size_t want = std::max<size_t>(4096, bytes);
+        check(drv_->cuMemAlloc(&checks_, want), "allocating kbench's check results");
+        checks_bytes_ = want;
+    }
+    check(drv_->cuMemcpyHtoDAsync(checks_, init.data(), bytes, stream_), "post-run checks");
+    CUdeviceptr slot = checks_;
+    for (const Range& r : checksummed) {
+        CUdeviceptr src = r.ptr;
+        uint64_t n = r.bytes;
+        void* params[] = {&src, &n, &slot};
+        launch_builtin(fn_.checksum, std::max<uint64_t>(1, n / 8), params, "checksum");
+        slot += 8;
+    }
+    std::vector<int64_t> zone_offsets;
+    for (const DeviceBuffer* b : guarded) {
+        struct Zone {
+            CUdeviceptr start;
+            uint64_t bytes;
+            int64_t offset;
+        } zones[2] = {{b->base(), DeviceBuffer::kGuardBytes, -int64_t(DeviceBuffer::kGuardBytes)},
+                      {b->data() + b->bytes(), b->padded_bytes() - b->bytes() + DeviceBuffer::kGuardBytes,
+                       int64_t(b->bytes())}};
+        for (const Zone& z : zones) {
+            CUdeviceptr start = z.start, count_ptr = slot, first_ptr = slot + 8;
+            uint64_t n = z.bytes;
+            uint8_t pattern = kGuardByte;
+            void* params[] = {&start, &n, &pattern, &count_ptr, &first_ptr};
+            launch_builtin(fn_.guard_check, n, params, "guard check");
+            zone_offsets.push_back(z.offset);
+            slot += 16;
+        }
+    }
+    std::vector<uint64_t> result(init.size());
+    download(result.data(), checks_, bytes);
+    out.checksums.assign(result.begin(), result.begin() + std::ptrdiff_t(checksummed.size()));
+    for (size_t b = 0; b < guarded.size(); ++b) {
+        GuardReport rep;
+        for (size_t z = 0; z < 2; ++z) {
+            size_t k = checksummed.size() + (b * 2 + z) * 2;
+            uint64_t bad = result[k], first = result[k + 1];
+            if (bad && !rep.bad_bytes) rep.first_bad_offset = zone_offsets[b * 2 + z] + int64_t(first);
+            rep.bad_bytes += bad;
+        }
+        out.guards.push_back(rep);
+    }
+    return out;
+}
+
+HostPin::~HostPin() {
+    // A lost context fails the unregistration; the pages go with the process.
+    if (ptr_)
+        if (const CudaDriver* d = CudaDriver::try_get(nullptr)) d->cuMemHostUnregister(ptr_);
+}
+
+HostPin& HostPin::operator=(HostPin&& o) noexcept {
+    if (this != &o) {
+        HostPin gone(std::move(*this));
+        ptr_ = o.ptr_;
+        o.ptr_ = nullptr;
+    }
+    return *this;
+}
+
+HostPin Device::pin(void* p, size_t bytes) {
+    KB_PROFILE_SPAN("device.pin");
+    HostPin h;
+    if (!p || !bytes || lost_) return h;
+    if (drv_->cuMemHostRegister(p, bytes, 0) == CUDA_SUCCESS) h.ptr_ = p;
+    return h;
+}
+
 void Device::arm_guards(const DeviceBuffer& b) {
     fill_bytes(b.base(), DeviceBuffer::kGuardBytes, kGuardByte);
     // The back guard starts right after the requested bytes: padding counts.
@@ -309,9 +400,10 @@ GuardReport Device::check_guards(const DeviceBuffer& b) {
 CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol) {
     KB_PROFILE_SPAN("device.compare");
     throw_if_lost();
-    struct Raw {
-        uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst;
-    } raw = {0, 0, 0, 0, 0, ~0ull};
+    struct Raw {  // KbCompareStats in builtin_kernels.cu
+        uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst, worst_bits;
+    } raw = {0, 0, 0, 0, 0, ~0ull, 0};
+    static_assert(sizeof(Raw) <= 256, "the compare statistics must fit kbench's result area");
     check(drv_->cuMemcpyHtoDAsync(scratch_, &raw, sizeof raw, stream_), "compare");
     int dt = int(dtype);
     double atol = tol.atol, rtol = tol.rtol;
@@ -321,6 +413,8 @@ CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, 
     launch_builtin(fn_.compare, count, params, "compare");
     void* params_find[] = {&cand, &ref, &count, &dt, &atol, &rtol, &equal_nan, &scratch_};
     launch_builtin(fn_.compare_find, count, params_find, "compare");
+    void* params_worst[] = {&cand, &dt, &scratch_};
+    check(drv_->cuLaunchKernel(fn_.compare_worst, 1, 1, 1, 1, 1, 1, 0, stream_, params_worst, nullptr), "compare");
     download(&raw, scratch_, sizeof raw);
     CompareStats s;
     s.mismatches = raw.mismatches;
@@ -329,6 +423,7 @@ CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, 
     std::memcpy(&s.max_rel_err, &raw.max_rel, 8);
     std::memcpy(&s.max_violation, &raw.max_violation, 8);
     s.worst_index = raw.worst == ~0ull ? 0 : raw.worst;
+    s.worst_bits = raw.worst_bits;
     return s;
 }
 

@@ -79,12 +79,39 @@ struct CompareStats {
     double max_rel_err = 0.0;
     double max_violation = 0.0;
     uint64_t worst_index = 0;
+    uint64_t worst_bits = 0;  // the candidate's element at worst_index, raw
 };
 
 struct GuardReport {
     uint64_t bad_bytes = 0;
     int64_t first_bad_offset = 0;  // relative to the data start; negative = before it
     bool intact() const { return bad_bytes == 0; }
+};
+
+// Host memory page-locked for the device's copies (cuMemHostRegister) while
+// this lives. Reference outputs are uploaded for every comparison; from
+// page-locked memory the copy runs at the bus's speed, from pageable memory
+// at a fraction of it. Empty when registering failed: copies still work.
+class HostPin {
+public:
+    HostPin() = default;
+    ~HostPin();
+    HostPin(HostPin&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
+    HostPin& operator=(HostPin&& o) noexcept;
+    HostPin(const HostPin&) = delete;
+    HostPin& operator=(const HostPin&) = delete;
+    explicit operator bool() const { return ptr_ != nullptr; }
+
+private:
+    friend class Device;
+    void* ptr_ = nullptr;
+};
+
+// What kbench checks after a candidate's run, read back in one copy: the
+// checksums of some ranges and the guard zones of some buffers.
+struct PostRunChecks {
+    std::vector<uint64_t> checksums;  // in the order the ranges were given
+    std::vector<GuardReport> guards;  // in the order the buffers were given
 };
 
 class Device {
@@ -108,6 +135,8 @@ public:
     void upload(CUdeviceptr dst, const void* src, size_t bytes);
     void download(void* dst, CUdeviceptr src, size_t bytes);
     void fill_bytes(CUdeviceptr dst, size_t bytes, uint8_t value);
+    // Page-locks [p, p + bytes) until the HostPin goes; see HostPin.
+    HostPin pin(void* p, size_t bytes);
 
     // --- kbench's own kernels (all enqueue on stream(); results synchronise)
     void fill_random(CUdeviceptr dst, uint64_t count, DType dtype, const InitSpec& init, uint64_t seed,
@@ -118,6 +147,13 @@ public:
     // Rewrites both guard zones of a buffer; check_guards reads them back.
     void arm_guards(const DeviceBuffer& b);
     GuardReport check_guards(const DeviceBuffer& b);
+    // checksum() of every range and check_guards() of every buffer, with one
+    // synchronisation instead of one per range and two per buffer.
+    struct Range {
+        CUdeviceptr ptr;
+        size_t bytes;
+    };
+    PostRunChecks post_run_checks(const std::vector<Range>& checksummed, const std::vector<const DeviceBuffer*>& guarded);
     CompareStats compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol);
     // The SM clock in MHz, measured in-kernel over `span_us` microseconds.
     double measure_sm_clock_mhz(double span_us = 50.0);
@@ -166,9 +202,11 @@ private:
     CUmodule builtins_ = nullptr;
     DeviceProps props_;
     struct Fns {
-        CUfunction fill_random, fill_u64, checksum, guard_check, compare, compare_find, clock_probe;
+        CUfunction fill_random, fill_u64, checksum, guard_check, compare, compare_find, compare_worst, clock_probe;
     } fn_{};
     CUdeviceptr scratch_ = 0;  // small result area for the builtin kernels
+    CUdeviceptr checks_ = 0;   // post_run_checks' results, grown on demand
+    size_t checks_bytes_ = 0;
     CUdeviceptr flush_ = 0;    // L2 flush buffer
     size_t flush_bytes_ = 0;
     bool lost_ = false;

@@ -272,12 +272,26 @@ void CaseBuffers::scrub(const std::string& key) {
     }
 }
 
+std::vector<Device::Range> CaseBuffers::input_ranges() const {
+    std::vector<Device::Range> out;
+    for (size_t i = 0; i < task_.args.size(); ++i)
+        if (task_.args[i].role == Role::in) out.push_back({args_[i].data(), args_[i].bytes()});
+    return out;
+}
+
 std::vector<uint64_t> CaseBuffers::input_checksums() {
     require_own("input_checksums");
-    std::vector<uint64_t> out;
-    for (size_t i = 0; i < task_.args.size(); ++i)
-        if (task_.args[i].role == Role::in) out.push_back(dev_.checksum(args_[i].data(), args_[i].bytes()));
-    return out;
+    return dev_.post_run_checks(input_ranges(), {}).checksums;
+}
+
+std::vector<uint64_t> CaseBuffers::prepared_input_checksums(uint64_t seed) {
+    require_own("prepared_input_checksums");
+    for (const auto& [s, sums] : prepared_checksums_)
+        if (s == seed) return sums;
+    constexpr size_t kSeedsKept = 4;
+    if (prepared_checksums_.size() >= kSeedsKept) prepared_checksums_.erase(prepared_checksums_.begin());
+    prepared_checksums_.emplace_back(seed, input_checksums());
+    return prepared_checksums_.back().second;
 }
 
 void CaseBuffers::arm_guards() {
@@ -308,22 +322,39 @@ CUdeviceptr CaseBuffers::triton_scratch(const std::string& key, size_t bytes, si
     return p;
 }
 
+std::vector<std::pair<std::string, const DeviceBuffer*>> CaseBuffers::guarded_buffers() const {
+    std::vector<std::pair<std::string, const DeviceBuffer*>> out;
+    for (size_t i = 0; i < args_.size(); ++i)
+        if (args_[i]) out.emplace_back(task_.args[i].name, &args_[i]);
+    for (const auto& set : scratch_)
+        for (const auto& kv : set.second) out.emplace_back("scratch '" + kv.first + "'", &kv.second);
+    for (const auto& kv : triton_scratch_) out.emplace_back("Triton's " + kv.first, &kv.second);
+    return out;
+}
+
+CaseBuffers::AfterRun CaseBuffers::after_run_checks() {
+    // One read-back for everything: a check per buffer and zone, each
+    // waiting for the device, cost more than the run of a small kernel.
+    auto guarded = guarded_buffers();
+    std::vector<const DeviceBuffer*> buffers;
+    for (const auto& g : guarded) buffers.push_back(g.second);
+    std::vector<Device::Range> inputs = external_.empty() ? input_ranges() : std::vector<Device::Range>{};
+    PostRunChecks c = dev_.post_run_checks(inputs, buffers);
+    AfterRun out;
+    out.input_checksums = std::move(c.checksums);
+    for (size_t i = 0; i < guarded.size(); ++i)
+        if (!c.guards[i].intact()) out.breaches.push_back({guarded[i].first, c.guards[i]});
+    return out;
+}
+
 std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
+    auto guarded = guarded_buffers();
+    std::vector<const DeviceBuffer*> buffers;
+    for (const auto& g : guarded) buffers.push_back(g.second);
+    PostRunChecks c = dev_.post_run_checks({}, buffers);
     std::vector<GuardBreach> out;
-    for (size_t i = 0; i < args_.size(); ++i) {
-        if (!args_[i]) continue;
-        GuardReport r = dev_.check_guards(args_[i]);
-        if (!r.intact()) out.push_back({task_.args[i].name, r});
-    }
-    for (auto& set : scratch_)
-        for (auto& kv : set.second) {
-            GuardReport r = dev_.check_guards(kv.second);
-            if (!r.intact()) out.push_back({"scratch '" + kv.first + "'", r});
-        }
-    for (auto& kv : triton_scratch_) {
-        GuardReport r = dev_.check_guards(kv.second);
-        if (!r.intact()) out.push_back({"Triton's " + kv.first, r});
-    }
+    for (size_t i = 0; i < guarded.size(); ++i)
+        if (!c.guards[i].intact()) out.push_back({guarded[i].first, c.guards[i]});
     return out;
 }
 

@@ -122,6 +122,10 @@ public:
     void scrub(const std::string& key);
     // Checksums of every `in` buffer, in argument order.
     std::vector<uint64_t> input_checksums();
+    // input_checksums() right after prepare(seed): the inputs are a pure
+    // function of the seed, so each seed's checksums are computed once and
+    // remembered (a few seeds per case are in use: the score's, the recheck's).
+    std::vector<uint64_t> prepared_input_checksums(uint64_t seed);
     // Rewrites every guard zone; check_guards names the first broken one.
     void arm_guards();
     struct GuardBreach {
@@ -129,6 +133,12 @@ public:
         GuardReport report;
     };
     std::vector<GuardBreach> check_guards();
+    // After a run: input_checksums() and check_guards() read back together.
+    struct AfterRun {
+        std::vector<uint64_t> input_checksums;
+        std::vector<GuardBreach> breaches;
+    };
+    AfterRun after_run_checks();
 
     // A Triton kernel's hidden global (or profile) scratch for one plan
     // binding (docs/triton.md): `bytes` at `align`, poisoned, guard-checked
@@ -149,6 +159,11 @@ private:
     std::map<std::string, std::string> scratch_signatures_;  // key -> names, dtypes and sizes
     std::map<std::string, DeviceBuffer> triton_scratch_;     // key -> Triton's hidden scratch
     std::vector<External> external_;                         // empty: kbench owns the arguments
+    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> prepared_checksums_;  // seed -> checksums, newest last
+    // post_run_checks' arguments: the `in` buffers' ranges, and every guarded
+    // buffer with the name a breach report gives it.
+    std::vector<Device::Range> input_ranges() const;
+    std::vector<std::pair<std::string, const DeviceBuffer*>> guarded_buffers() const;
     void require_own(const char* what) const;
 };
 

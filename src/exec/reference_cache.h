@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device.h"
 #include "exec/host_tensor.h"
 
 namespace kb {
@@ -16,6 +17,9 @@ namespace kb {
 struct ReferenceRun {
     std::vector<HostTensor> outputs;  // out and inout args, in argument order
     double run_ms = 0;                // wall time of the reference's launch plan
+    // Large outputs page-locked while cached: each comparison uploads them.
+    // Declared after `outputs`, so the pages are unpinned before they are freed.
+    std::vector<HostPin> pins;
     size_t bytes() const {
         size_t n = 0;
         for (const auto& t : outputs) n += t.bytes.size();

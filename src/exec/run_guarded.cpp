@@ -12,7 +12,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         bufs.prepare(seed);
         bufs.reset_scratch(kernel.program, scratch_key);
         bufs.arm_guards();
-        before = bufs.input_checksums();
+        before = bufs.prepared_input_checksums(seed);
     }
     try {
         KB_PROFILE_SPAN("guarded.launch_sync");
@@ -27,14 +27,15 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         return g;
     }
     KB_PROFILE_SPAN("guarded.after_checks");
-    std::vector<uint64_t> after = bufs.input_checksums();
+    CaseBuffers::AfterRun checks = bufs.after_run_checks();
+    const std::vector<uint64_t>& after = checks.input_checksums;
     const Task& task = bufs.task();
     for (size_t i = 0, k = 0; i < task.args.size(); ++i)
         if (task.args[i].role == Role::in) {
             if (before[k] != after[k]) g.inputs_modified.push_back(task.args[i].name);
             ++k;
         }
-    g.breaches = bufs.check_guards();
+    g.breaches = std::move(checks.breaches);
     return g;
 }
 
