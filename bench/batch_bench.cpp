@@ -2,7 +2,11 @@
 // on one GPU, worker isolation on, distinct candidates (every one compiles:
 // no compile-cache hits), against kb_score one at a time on the same stream.
 //
-//   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32]
+//   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32] [lanes=0]
+//
+// lanes: kb_batch_options.device_lanes of the batches (0: the library's
+// default); the correctness-only batch is also run with one lane, for the
+// figure before lanes.
 //
 // Measures, each on a fresh context:
 //   context_create_ms        creating a context with worker isolation
@@ -97,9 +101,13 @@ std::vector<double> score_each(kb_context* ctx, const std::vector<Job>& jobs, bo
 
 // Every job through one batch; returns verdicts per second, and the batch's
 // per-stage means in `stages`.
-double run_batch(kb_context* ctx, const std::vector<Job>& jobs, bool timed, kb::Json* stages) {
+unsigned g_lanes = 0;
+
+double run_batch(kb_context* ctx, const std::vector<Job>& jobs, bool timed, kb::Json* stages, unsigned lanes) {
     kb_batch* b = nullptr;
-    kb_status s = kb_batch_create(ctx, nullptr, &b);
+    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+    bo.device_lanes = lanes;
+    kb_status s = kb_batch_create(ctx, &bo, &b);
     if (s != KB_OK) die("kb_batch_create", s);
     kb_score_options so = score_options(timed);
     double t0 = now_ms();
@@ -155,6 +163,7 @@ int main(int argc, char** argv) {
     int n = argc > 1 ? std::atoi(argv[1]) : 120;
     std::string task_list =
         argc > 2 ? argv[2] : "elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32";
+    g_lanes = argc > 3 ? unsigned(std::atoi(argv[3])) : 0;
     int devices = 0;
     kb_device_count(&devices);
     if (devices == 0) {
@@ -164,6 +173,7 @@ int main(int argc, char** argv) {
     kb::Json out;
     out["n"] = n;
     out["tasks"] = task_list;
+    out["device_lanes_asked"] = g_lanes;
 
     std::vector<kb_task*> tasks;
     std::vector<std::string> bodies;
@@ -198,8 +208,9 @@ int main(int argc, char** argv) {
     out["single_correctness_ms"] = median(score_each(ctx, clean_jobs(single), false));
 
     kb::Json timed_stages, correctness_stages;
-    out["batch_timed_per_s"] = run_batch(ctx, clean_jobs(n), true, &timed_stages);
-    out["batch_correctness_per_s"] = run_batch(ctx, clean_jobs(n), false, &correctness_stages);
+    out["batch_timed_per_s"] = run_batch(ctx, clean_jobs(n), true, &timed_stages, g_lanes);
+    out["batch_correctness_per_s"] = run_batch(ctx, clean_jobs(n), false, &correctness_stages, g_lanes);
+    out["batch_correctness_one_lane_per_s"] = run_batch(ctx, clean_jobs(n), false, nullptr, 1);
     out["batch_timed_stages_ms"] = timed_stages;
     out["batch_correctness_stages_ms"] = correctness_stages;
 
@@ -236,7 +247,7 @@ int main(int argc, char** argv) {
         kb_context* mctx = make_context(1.0, nullptr);
         score_each(mctx, clean_jobs(int(tasks.size())), false);  // warm, as above
         std::vector<Job> clean = clean_jobs(n);
-        double clean_rate = run_batch(mctx, clean, false, nullptr);
+        double clean_rate = run_batch(mctx, clean, false, nullptr, g_lanes);
         std::vector<Job> mixed = clean_jobs(n);
         int crashes = 0, hangs = 0;
         for (int i = 0; i < n; ++i) {
@@ -249,7 +260,7 @@ int main(int argc, char** argv) {
                 ++crashes;
             }
         }
-        double mixed_rate = run_batch(mctx, mixed, false, nullptr);
+        double mixed_rate = run_batch(mctx, mixed, false, nullptr, g_lanes);
         out["mixed_clean_per_s"] = clean_rate;
         out["mixed_per_s"] = mixed_rate;
         out["mixed_ratio"] = mixed_rate / clean_rate;

@@ -164,6 +164,9 @@ def collect(out):
                      f"{bb['batch_timed_per_s']:.1f} /s", ">= 50 /s (was 6.7)"))
         rows.append((s, "batch API, correctness-only verdicts per second",
                      f"{bb['batch_correctness_per_s']:.1f} /s", ">= 150 /s (was 19-21)"))
+        if "batch_correctness_one_lane_per_s" in bb:
+            rows.append((s, "  the same with one device lane (kb_batch_options.device_lanes = 1)",
+                         f"{bb['batch_correctness_one_lane_per_s']:.1f} /s", ""))
         rows.append((s, "kb_score latency, timed, median", f"{bb['single_timed_ms']:.1f} ms", "<= 60 ms (was 148)"))
         rows.append((s, "kb_score latency, correctness only, median", f"{bb['single_correctness_ms']:.1f} ms",
                      "<= 20 ms (was 47-53)"))

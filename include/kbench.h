@@ -434,7 +434,7 @@ KB_API kb_status kb_launch(kb_context* ctx, const kb_task* task, const kb_kernel
 
 /* A batch scores many candidates (for one task or several) on one context:
  * candidates compile on a pool of CPU threads ahead of the GPU, which runs
- * one job at a time, and results are collected as they complete.
+ * a few jobs at a time (device_lanes), and results are collected as they complete.
  *
  *   kb_batch* b;  kb_batch_create(ctx, NULL, &b);
  *   for (...) kb_batch_submit(b, task, &cand[i], NULL, i, -1.0, NULL);
@@ -455,14 +455,20 @@ KB_API kb_status kb_launch(kb_context* ctx, const kb_task* task, const kb_kernel
 typedef struct kb_batch kb_batch;
 typedef struct kb_batch_job kb_batch_job;
 
-#define KB_BATCH_OPTIONS_VERSION 1
+#define KB_BATCH_OPTIONS_VERSION 2
 typedef struct kb_batch_options {
     unsigned version;          /* KB_BATCH_OPTIONS_VERSION */
     unsigned capacity;         /* jobs submitted and not yet collected by kb_batch_next; 0: 64 */
     unsigned compile_threads;  /* CPU threads compiling ahead of the GPU; 0: the cores, at most 8 */
+    /* version 2 */
+    unsigned device_lanes;     /* jobs on the GPU at once, each in a worker process of its own
+                                  (worker isolation; an in-process context has one). Their
+                                  correctness work overlaps; timing has the GPU alone, so
+                                  speedups do not change. 0: 4, fewer on a GPU under 40 GiB;
+                                  at most 16 */
 } kb_batch_options;
 
-#define KB_BATCH_OPTIONS_INIT { KB_BATCH_OPTIONS_VERSION, 0u, 0u }
+#define KB_BATCH_OPTIONS_INIT { KB_BATCH_OPTIONS_VERSION, 0u, 0u, 0u }
 KB_API kb_status kb_batch_options_init(kb_batch_options* opts, unsigned version);
 
 /* opts may be NULL for defaults. */

@@ -13,10 +13,11 @@ import (
 type BatchOptions struct {
 	Capacity       uint // jobs submitted and not yet collected (0: 64)
 	CompileThreads uint // CPU threads compiling ahead of the GPU (0: the cores, at most 8)
+	DeviceLanes    uint // jobs on the GPU at once, each in its own worker; timing has the GPU alone (0: 4)
 }
 
 // Batch is a bounded queue of scores on one context: candidates compile on
-// CPU threads ahead of the GPU, which runs one job at a time, and jobs are
+// CPU threads ahead of the GPU, which runs a few at a time (DeviceLanes), and jobs are
 // collected as they complete, with Next or from the Results channel. Every
 // method may be called from any goroutine. Close the batch before its context.
 type Batch struct {
@@ -45,6 +46,7 @@ func (c *Context) NewBatch(opts BatchOptions) (*Batch, error) {
 	defer capi.DeleteKb_batch_options(o)
 	o.SetCapacity(opts.Capacity)
 	o.SetCompile_threads(opts.CompileThreads)
+	o.SetDevice_lanes(opts.DeviceLanes)
 	var bp capi.Struct_SS_kb_batch
 	if err := capi.Kb_batch_create(p, o, &bp); err != nil {
 		leave()

@@ -43,9 +43,14 @@ kb_status kb_batch_create(kb_context* ctx, const kb_batch_options* opts, kb_batc
         KB_REQUIRE(o.compile_threads <= kMaxThreads,
                    "kb_batch_options.compile_threads is " + std::to_string(o.compile_threads) +
                        "; at most " + std::to_string(kMaxThreads) + " (0: the machine's cores, at most 8)");
+        constexpr unsigned kMaxLanes = 16;
+        KB_REQUIRE(o.device_lanes <= kMaxLanes,
+                   "kb_batch_options.device_lanes is " + std::to_string(o.device_lanes) + "; at most " +
+                       std::to_string(kMaxLanes) + " (each is a worker process with a CUDA context; 0: 4)");
         kb::BatchOptions bo;
         bo.capacity = o.capacity;
         bo.compile_threads = o.compile_threads;
+        bo.device_lanes = o.device_lanes;
         auto b = std::make_unique<kb_batch>();
         b->batch = std::make_unique<kb::Batch>(*ctx->ctx, bo);
         *out = b.release();

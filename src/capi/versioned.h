@@ -56,7 +56,8 @@ template <>
 struct Versions<kb_batch_options> {
     static constexpr const char* name = "kb_batch_options";
     static constexpr const char* init = "KB_BATCH_OPTIONS_INIT";
-    static constexpr size_t sizes[] = {0, sizeof(kb_batch_options)};
+    // version 2 appended `device_lanes`
+    static constexpr size_t sizes[] = {0, offsetof(kb_batch_options, device_lanes), sizeof(kb_batch_options)};
 };
 
 // The newest version of T this library knows.

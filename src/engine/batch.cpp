@@ -35,7 +35,23 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
         opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
     compilers_.reserve(opts_.compile_threads);
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });
-    device_ = std::thread([this] { device_loop(); });
+    // A compile-only context has no device: its jobs finish in the compile
+    // threads, and one device thread waits in vain, harmlessly.
+    if (opts_.device_lanes == 0) opts_.device_lanes = default_lanes();
+    size_t lanes = ctx_.has_device() ? ctx_.ensure_lanes(opts_.device_lanes) : 1;
+    opts_.device_lanes = unsigned(lanes);
+    for (size_t lane = 0; lane < lanes; ++lane) devices_.emplace_back([this, lane] { device_loop(lane); });
+}
+
+unsigned Batch::default_lanes() const {
+    constexpr unsigned kLanes = 4;
+    // A lane holds two CUDA contexts (its worker and the worker's standby)
+    // and a task's buffers: about a GiB or two. Small GPUs get fewer.
+    Json dev = ctx_.info().value("device", Json());
+    uint64_t total = dev.is_object() ? dev.value("total_memory_bytes", uint64_t(0)) : 0;
+    if (total == 0) return 1;
+    uint64_t per_lane = uint64_t(10) << 30;
+    return unsigned(std::max<uint64_t>(1, std::min<uint64_t>(kLanes, total / per_lane)));
 }
 
 Batch::~Batch() {
@@ -49,7 +65,7 @@ Batch::~Batch() {
     room_.notify_all();
     done_.notify_all();
     for (std::thread& t : compilers_) t.join();
-    device_.join();
+    for (std::thread& t : devices_) t.join();
 }
 
 BatchCompletion Batch::failure(const Job& job, kb_status status, std::string error) {
@@ -202,7 +218,7 @@ void Batch::compile_loop() {
     }
 }
 
-void Batch::device_loop() {
+void Batch::device_loop(size_t lane) {
     for (;;) {
         JobPtr job;
         {
@@ -224,7 +240,7 @@ void Batch::device_loop() {
         c.id = job->id;
         c.tag = job->tag;
         try {
-            c.result = ctx_.finish_score(job->task, std::move(*job->prepared), job->opts);
+            c.result = ctx_.finish_score(job->task, std::move(*job->prepared), job->opts, lane);
         } catch (const Error& e) {
             c.status = e.status();
             c.error = e.what();

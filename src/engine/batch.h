@@ -31,6 +31,7 @@ namespace kb {
 struct BatchOptions {
     unsigned capacity = 0;         // 0: 64 jobs submitted and not yet collected
     unsigned compile_threads = 0;  // 0: the machine's cores, at most 8
+    unsigned device_lanes = 0;     // jobs on the device at once (Context::ensure_lanes); 0: default_lanes()
 };
 
 // What next() hands back for one job.
@@ -81,7 +82,9 @@ private:
     using JobPtr = std::shared_ptr<Job>;
 
     void compile_loop();
-    void device_loop();
+    void device_loop(size_t lane);
+    // 0 in BatchOptions: 4 lanes, one per 10 GiB of device memory below 40 GiB.
+    unsigned default_lanes() const;
     // Moves a job to `completed_` (called with mu_ held).
     void complete_locked(const JobPtr& job, BatchCompletion c);
     static BatchCompletion failure(const Job& job, kb_status status, std::string error);
@@ -101,7 +104,7 @@ private:
     size_t held_ = 0;                    // submitted and not yet collected (bounded by capacity)
     bool stopping_ = false;
     std::vector<std::thread> compilers_;
-    std::thread device_;
+    std::vector<std::thread> devices_;  // one per lane
 };
 
 }  // namespace kb

@@ -261,9 +261,40 @@ TaskBinding Context::bind(const TaskPtr& task) {
     return tb;
 }
 
+size_t Context::ensure_lanes(size_t wanted) {
+    backend();  // a compile-only context has none: KB_ERR_NO_DEVICE
+    // Lanes need workers: in one process, two lanes would share one CUDA
+    // stream and one set of buffers.
+    if (info_.value("isolation", std::string()) != "worker" || !isolation_.backend) return 1;
+    std::lock_guard<std::mutex> lock(lanes_mutex_);
+    while (lanes_.size() + 1 < wanted) lanes_.push_back(std::make_unique<Lane>());
+    return lanes_.size() + 1;
+}
+
+std::mutex& Context::lane_mutex(size_t lane) {
+    if (lane == 0) return device_mutex_;
+    std::lock_guard<std::mutex> lock(lanes_mutex_);
+    if (lane > lanes_.size()) fail(KB_ERR_INTERNAL, "lane " + std::to_string(lane) + " does not exist");
+    return lanes_[lane - 1]->mutex;
+}
+
+Backend& Context::lane_backend(size_t lane) {
+    if (lane == 0) return backend();
+    Lane* l;
+    {
+        std::lock_guard<std::mutex> lock(lanes_mutex_);
+        if (lane > lanes_.size()) fail(KB_ERR_INTERNAL, "lane " + std::to_string(lane) + " does not exist");
+        l = lanes_[lane - 1].get();
+    }
+    // The caller holds the lane's mutex: only it starts the lane's worker.
+    if (!l->backend) l->backend = isolation_.backend(opts_);
+    return *l->backend;
+}
+
 ReferenceResult Context::run_reference(const TaskPtr& task, int case_index, uint64_t seed) {
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
     return b.run_reference(bind(task), case_index, seed);
 }
 
@@ -271,18 +302,21 @@ CompareResult Context::compare(const TaskPtr& task, const KernelPtr& kernel, int
                                unsigned runs) {
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
     return b.compare(bind(task), kernel, case_index, seed, runs);
 }
 
 void Context::launch(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) {
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
     b.launch_external(task, kernel, x);
 }
 
 TimeResult Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);
+    std::unique_lock<GpuPhaseLock> phase(gpu_phase_);  // the GPU alone while timing
     return b.time(bind(task), kernel, req);
 }
 

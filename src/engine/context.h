@@ -7,11 +7,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>  // std::shared_lock over GpuPhaseLock
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "engine/backend.h"
+#include "engine/gpu_phase.h"
 #include "engine/options.h"
 #include "engine/result.h"
 #include "engine/program_reference_cache.h"
@@ -69,7 +72,17 @@ public:
     // the device: prepare_score compiles (thread-safe, no device work);
     // finish_score runs the device stages (one at a time per context).
     PreparedScore prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
-    ScoreResult finish_score(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts);
+    // `lane` (below) picks the worker that runs the device stages.
+    ScoreResult finish_score(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts,
+                             size_t lane = 0);
+    // Lanes: device workers of one GPU that score side by side. Lane 0 is
+    // backend(); a worker-isolated context starts more on demand (each its own
+    // kbench-worker process, with its standby), an in-process one has one.
+    // Correctness work of several lanes overlaps on the GPU; timing takes the
+    // GPU alone (no other lane's kernel runs while one lane times), so speedups
+    // stay what a lone score would measure. Returns how many lanes there are
+    // now (<= wanted, >= 1); the new lanes' workers start on first use.
+    size_t ensure_lanes(size_t wanted);
     // A program candidate (Python source) against a Python reference, under
     // the protocol opts.protocol names (docs/programs.md; program_score.cpp).
     ScoreResult score_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
@@ -91,8 +104,20 @@ private:
     Json info_;
     std::mutex bind_mutex_;
     // The backend runs one request at a time: kb_score on one thread and a
-    // batch's device thread take turns here instead of racing.
+    // batch's device thread take turns here instead of racing. Lane 0's.
     std::mutex device_mutex_;
+    // Lanes 1.. (lane 0 is backend_ under device_mutex_), created by
+    // ensure_lanes; a lane's backend is made by its first score.
+    struct Lane {
+        std::mutex mutex;
+        std::unique_ptr<Backend> backend;
+    };
+    std::vector<std::unique_ptr<Lane>> lanes_;
+    std::mutex lanes_mutex_;  // guards lanes_ (the vector, not the lanes)
+    Backend& lane_backend(size_t lane);
+    std::mutex& lane_mutex(size_t lane);
+    // Held shared by correctness work, exclusively by timing: see ensure_lanes.
+    GpuPhaseLock gpu_phase_;
     // The secret seed of the post-timing recheck (score.cpp).
     uint64_t recheck_seed(uint64_t avoid);
     std::mutex recheck_mutex_;

@@ -127,11 +127,17 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
     return ps;
 }
 
-ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts) {
+ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts, size_t lane) {
     if (ps.done) return std::move(ps.result);
-    std::lock_guard<std::mutex> device_lock(device_mutex_);
+    if (ps.program_input) {
+        // The Python workers are one pair per context, and a program's score
+        // times as it goes: lane 0's turn, the GPU to itself.
+        std::lock_guard<std::mutex> device_lock(device_mutex_);
+        std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
+        return score_program(task, *ps.program_input, opts);
+    }
+    std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
     KB_PROFILE_SPAN("engine.finish_score");
-    if (ps.program_input) return score_program(task, *ps.program_input, opts);
     const auto t0 = ps.started;
     const Task& t = *task;
     ScoreResult res = std::move(ps.result);
@@ -142,12 +148,17 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     auto stage = Clock::now();
 
     // 2. Correctness on every case, the perf case last.
-    Backend& b = backend();
+    Backend& b = lane_backend(lane);
     TaskBinding tb = [&] { KB_PROFILE_SPAN("engine.bind"); return bind(task); }();
+    // Correctness shares the GPU with other lanes; timing has it alone.
+    auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
+        std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
+        return b.compare(tb, kernel, case_index, seed, runs);
+    };
     for (size_t i = 0; i < t.cases.size(); ++i) {
         unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
         KB_PROFILE_SPAN("engine.case_compare");
-        res.cases.push_back(b.compare(tb, kernel, int(i), res.seed, runs));
+        res.cases.push_back(compare(int(i), res.seed, runs));
         const CompareResult& r = res.cases.back();
         if (r.verdict != KB_VERDICT_PASS) {
             res.stages.correctness_ms = ms_since(stage);
@@ -162,7 +173,10 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
         KB_PROFILE_SPAN("engine.time");
-        res.timing = b.time(tb, kernel, tr);
+        {
+            std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
+            res.timing = b.time(tb, kernel, tr);
+        }
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) return finish(res, res.timing->verdict, res.timing->message, t0);
         res.speedup = res.timing->speedup;
@@ -173,7 +187,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     if (opts.recheck) {
         stage = Clock::now();
         KB_PROFILE_SPAN("engine.recheck");
-        res.recheck = b.compare(tb, kernel, t.perf_index, recheck_seed(res.seed), 1);
+        res.recheck = compare(t.perf_index, recheck_seed(res.seed), 1);
         res.recheck->where.seed_secret = true;
         res.stages.recheck_ms = ms_since(stage);
         Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});

@@ -298,3 +298,36 @@ TEST_F(BatchFixture, CompileOnlyScoreWorksWithoutABatch) {
 }
 
 }  // namespace
+
+namespace {
+
+// device_lanes (kb_batch_options version 2): a bound named in the error, and
+// a version 1 caller (no device_lanes field) still gets a batch.
+TEST_F(BatchFixture, DeviceLanesAreBoundedAndVersionOneCallersStillWork) {
+    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+    bo.device_lanes = 17;
+    kb_batch* b = nullptr;
+    EXPECT_EQ(kb_batch_create(ctx, &bo, &b), KB_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(b, nullptr);
+    EXPECT_NE(std::string(kb_last_error()).find("device_lanes"), std::string::npos) << kb_last_error();
+
+    bo.device_lanes = 4;  // a compile-only context has no device: one lane, jobs still complete
+    ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(submit(b, kernel_source(1000 + i), uint64_t(i)), KB_OK) << kb_last_error();
+    Outcome o;
+    int seen = 0;
+    while (collect(b, 60.0, &o)) {
+        EXPECT_EQ(o.status, KB_OK) << o.detail;
+        ++seen;
+    }
+    EXPECT_EQ(seen, 4);
+    kb_batch_destroy(b);
+
+    struct V1 {  // kb_batch_options as version 1 callers were built with it
+        unsigned version, capacity, compile_threads;
+    } v1 = {1, 8, 1};
+    ASSERT_EQ(kb_batch_create(ctx, reinterpret_cast<const kb_batch_options*>(&v1), &b), KB_OK) << kb_last_error();
+    kb_batch_destroy(b);
+}
+
+}  // namespace

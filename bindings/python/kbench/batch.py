@@ -64,10 +64,11 @@ class Batch(Handle):
 
     _destroy = staticmethod(capi.kb_batch_destroy)
 
-    def __init__(self, context, *, capacity=0, compile_threads=0):
+    def __init__(self, context, *, capacity=0, compile_threads=0, device_lanes=0):
         o = capi.kb_batch_options()
         o.capacity = int(capacity)
         o.compile_threads = int(compile_threads)
+        o.device_lanes = int(device_lanes)
         self._context = context  # kept alive while the batch is
         super().__init__(capi.kb_batch_create(context._handle, o))
         self._lock = threading.Lock()

@@ -161,12 +161,13 @@ class Context(Handle):
         finally:
             capi.kb_launch_args_destroy(args)
 
-    def batch(self, *, capacity=0, compile_threads=0):
+    def batch(self, *, capacity=0, compile_threads=0, device_lanes=0):
         """A kbench.Batch on this context: many scores in flight, compiled on
-        CPU threads ahead of the GPU. Close it (or leave its `with` block)
+        CPU threads ahead of the GPU, device_lanes jobs on the GPU at once
+        (0: the library's default). Close it (or leave its `with` block)
         before closing the context."""
         from .batch import Batch
-        return Batch(self, capacity=capacity, compile_threads=compile_threads)
+        return Batch(self, capacity=capacity, compile_threads=compile_threads, device_lanes=device_lanes)
 
     def __repr__(self):
         return "<kbench.Context closed>" if self.closed else "<kbench.Context>"

@@ -259,18 +259,21 @@ pub const KB_SCORE_OPTIONS_INIT: kb_score_options = kb_score_options {
 
 // --- batches ------------------------------------------------------------------------------
 
-pub const KB_BATCH_OPTIONS_VERSION: c_uint = 1;
+pub const KB_BATCH_OPTIONS_VERSION: c_uint = 2;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct kb_batch_options {
     pub version: c_uint,
     pub capacity: c_uint,
     pub compile_threads: c_uint,
+    // version 2
+    pub device_lanes: c_uint,
 }
 pub const KB_BATCH_OPTIONS_INIT: kb_batch_options = kb_batch_options {
     version: KB_BATCH_OPTIONS_VERSION,
     capacity: 0,
     compile_threads: 0,
+    device_lanes: 0,
 };
 
 // --- functions ----------------------------------------------------------------------------

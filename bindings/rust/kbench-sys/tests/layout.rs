@@ -87,7 +87,8 @@ fn rust_layout() -> Vec<String> {
     l.extend(layout!(kb_batch_options {
         version,
         capacity,
-        compile_threads
+        compile_threads,
+        device_lanes
     }));
     l
 }

@@ -37,6 +37,9 @@ pub struct BatchOptions {
     pub capacity: u32,
     /// CPU threads compiling ahead of the GPU (0: the cores, at most 8).
     pub compile_threads: u32,
+    /// Jobs on the GPU at once, each in its own worker process; timing still
+    /// has the GPU alone (0: 4, fewer on a small GPU).
+    pub device_lanes: u32,
 }
 
 /// A bounded queue of scores on one context. Dropping it cancels the jobs not
@@ -60,6 +63,7 @@ impl<'ctx> Batch<'ctx> {
         let mut o = sys::KB_BATCH_OPTIONS_INIT;
         o.capacity = opts.capacity;
         o.compile_threads = opts.compile_threads;
+        o.device_lanes = opts.device_lanes;
         let mut raw = ptr::null_mut();
         check(unsafe { sys::kb_batch_create(ctx.raw_ptr(), &o, &mut raw) })?;
         Ok(Batch {

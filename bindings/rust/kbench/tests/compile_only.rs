@@ -205,6 +205,7 @@ fn batch_reports_every_job_once_and_cancels() {
         .batch(&kbench::BatchOptions {
             capacity: 16,
             compile_threads: 1,
+            ..Default::default()
         })
         .expect("batch");
     let opts = kbench::ScoreOptions {

@@ -1,0 +1,73 @@
+// The lanes' GPU phase lock (engine/gpu_phase.h): correctness work shares
+// the GPU, timing has it alone, and a waiting timer is not starved by a
+// stream of correctness work.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/gpu_phase.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(GpuPhaseLock, SharersOverlapAndATimerIsAlone) {
+    kb::GpuPhaseLock lock;
+    std::atomic<int> sharing{0}, max_sharing{0}, timing{0};
+    std::atomic<bool> overlap_with_timer{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i) {
+                if ((i + t) % 10 == 0) {
+                    std::unique_lock<kb::GpuPhaseLock> l(lock);
+                    if (sharing.load() != 0 || timing.fetch_add(1) != 0) overlap_with_timer = true;
+                    std::this_thread::sleep_for(50us);
+                    timing.fetch_sub(1);
+                } else {
+                    std::shared_lock<kb::GpuPhaseLock> l(lock);
+                    if (timing.load() != 0) overlap_with_timer = true;
+                    int now = sharing.fetch_add(1) + 1;
+                    int seen = max_sharing.load();
+                    while (now > seen && !max_sharing.compare_exchange_weak(seen, now)) {
+                    }
+                    std::this_thread::sleep_for(50us);
+                    sharing.fetch_sub(1);
+                }
+            }
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_FALSE(overlap_with_timer) << "a timer ran beside other work";
+    EXPECT_GT(max_sharing.load(), 1) << "correctness work never overlapped";
+}
+
+TEST(GpuPhaseLock, AWaitingTimerStopsNewSharersAndGetsTheGpu) {
+    kb::GpuPhaseLock lock;
+    std::atomic<bool> stop{false};
+    // Three "lanes" comparing back to back, always at least one inside: with a
+    // reader-preferring lock a timer would wait for a gap that never comes.
+    std::vector<std::thread> sharers;
+    for (int t = 0; t < 3; ++t)
+        sharers.emplace_back([&] {
+            while (!stop) {
+                std::shared_lock<kb::GpuPhaseLock> l(lock);
+                std::this_thread::sleep_for(2ms);
+            }
+        });
+    std::this_thread::sleep_for(10ms);
+    auto t0 = std::chrono::steady_clock::now();
+    {
+        std::unique_lock<kb::GpuPhaseLock> l(lock);
+    }
+    auto waited = std::chrono::steady_clock::now() - t0;
+    stop = true;
+    for (auto& t : sharers) t.join();
+    EXPECT_LT(waited, 500ms) << "the timer waited behind a stream of correctness work";
+}
+
+}  // namespace
