@@ -80,7 +80,7 @@ private:
     std::string log_;
 };
 
-// 8 GiB of address space, 180 s of CPU per process, 1 GiB per file written.
+// 8 GiB of memory (RLIMIT_DATA), 180 s of CPU per process, 1 GiB per file written.
 ProcessLimits default_compile_limits();
 
 struct CompilerConfig {
@@ -88,7 +88,7 @@ struct CompilerConfig {
     std::string cache_dir;   // "" for a memory-only cache
     double timeout_s = 300;  // wall clock per compile (NVRTC and nvcc each); 0: none
     // Every compiler process kbench starts (nvcc and what it runs; compile
-    // workers take the memory cap): address space, CPU seconds per process,
+    // workers take the memory cap): memory (RLIMIT_DATA), CPU seconds per process,
     // the largest file it may write. The kernel enforces them.
     ProcessLimits process_limits = default_compile_limits();
     size_t memory_cache_entries = 4096;  // images kept in memory (oldest dropped first)
@@ -100,7 +100,7 @@ struct CompilerConfig {
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
     // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),
     // how many compile workers may run at once (0: 2, or $KBENCH_TRITON_WORKERS),
-    // the deadline of one Triton compile, and each worker's address-space cap.
+    // the deadline of one Triton compile, and each worker's memory cap (RLIMIT_DATA).
     std::string python;
     std::string triton_worker_script;
     size_t triton_workers = 0;

@@ -49,7 +49,7 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
 // every recheck (most of a small task's score time); one shared by a few
 // scores lets the reference's outputs for it be cached.
 uint64_t Context::recheck_seed(uint64_t avoid) {
-    constexpr unsigned kRecheckSeedUses = 32;
+    constexpr unsigned kRecheckSeedUses = 256;
     std::lock_guard<std::mutex> lock(recheck_mutex_);
     if (recheck_seed_uses_ >= kRecheckSeedUses || recheck_seed_ == 0 || recheck_seed_ == avoid) {
         recheck_seed_ = secret_seed({avoid});

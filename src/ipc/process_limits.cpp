@@ -19,8 +19,9 @@ namespace kb {
 
 bool address_space_limit_usable() {
 #ifdef KB_SANITIZED_BUILD
-    // ASan and TSan reserve terabytes of shadow address space: a cap on the
-    // address space of a sanitized process would fail its next mmap.
+    // ASan and TSan map terabytes of writable shadow memory, which
+    // RLIMIT_DATA counts: a memory cap on a sanitized process would fail its
+    // next mmap.
     return false;
 #else
     return true;
@@ -29,7 +30,7 @@ bool address_space_limit_usable() {
 
 uint64_t own_address_space_limit() {
     struct rlimit r;
-    if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 0;
+    if (::getrlimit(kMemoryLimit, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 0;
     return uint64_t(r.rlim_cur);
 }
 
@@ -47,7 +48,8 @@ std::string apply_process_limits(const ProcessLimits& l) {
         return "";
     };
     std::string err;
-    if (l.memory_bytes && address_space_limit_usable()) err += set(RLIMIT_AS, l.memory_bytes, l.memory_bytes, "RLIMIT_AS");
+    if (l.memory_bytes && address_space_limit_usable())
+        err += set(kMemoryLimit, l.memory_bytes, l.memory_bytes, "RLIMIT_DATA");
     if (l.cpu_s > 0) {
         uint64_t s = uint64_t(std::ceil(l.cpu_s));
         err += set(RLIMIT_CPU, s, s + 5, "RLIMIT_CPU");

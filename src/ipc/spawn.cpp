@@ -195,7 +195,7 @@ pid_t spawn_process(const SpawnSpec& spec, std::string* error) {
         a->resource[a->nlimits] = resource;
         a->limit[a->nlimits++] = {cur, max};
     };
-    if (l.memory_bytes) add_limit(RLIMIT_AS, l.memory_bytes, l.memory_bytes);
+    if (l.memory_bytes) add_limit(kMemoryLimit, l.memory_bytes, l.memory_bytes);
     if (l.cpu_s > 0) {
         // SIGXCPU at the soft limit (it ends the process), SIGKILL a little later.
         uint64_t s = uint64_t(std::ceil(l.cpu_s));
@@ -336,7 +336,7 @@ RunResult run_limited(SpawnSpec spec, double wall_s, size_t max_output) {
                 (r.peak_rss_bytes >= l.memory_bytes / 4 &&
                  (r.term_signal != 0 || mentions(r.output, {"signal 6", "signal 9", "signal 11", "Killed"}))))) {
         r.limit = LimitHit::memory;
-        r.limit_detail = "the memory limit of " + format_bytes(l.memory_bytes) + " (address space)";
+        r.limit_detail = "the memory limit of " + format_bytes(l.memory_bytes) + " (heap and private mappings, RLIMIT_DATA)";
     }
     return r;
 }

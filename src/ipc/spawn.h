@@ -47,7 +47,7 @@ struct RunResult {
     int term_signal = 0;         // the signal that ended it, when one did
     std::string output;          // stdout and stderr as written, up to the output limit
     LimitHit limit = LimitHit::none;  // the limit that stopped it (or made it fail), if any
-    std::string limit_detail;    // that limit in words: "the memory limit of 8 GiB (address space)"
+    std::string limit_detail;    // that limit in words: "the memory limit of 8 GiB (heap and private mappings, RLIMIT_DATA)"
     double wall_s = 0;
     double cpu_s = 0;            // user + system, with the descendants it waited for
     uint64_t peak_rss_bytes = 0; // the largest of it and its waited-for descendants

@@ -43,13 +43,13 @@ TEST(Spawn, RunsWithTheGivenEnvironmentFolderAndNothingElseOfTheHost) {
 }
 
 TEST(Spawn, ItsOwnProcessGroupAndTheLimitsAreTheKernels) {
-    SpawnSpec s = sh("ps -o pgid= -p $$; echo pid=$$; ulimit -v; ulimit -t; ulimit -f; ulimit -c");
+    SpawnSpec s = sh("ps -o pgid= -p $$; echo pid=$$; ulimit -d; ulimit -t; ulimit -f; ulimit -c");
     s.limits.memory_bytes = uint64_t(512) << 20;
     s.limits.cpu_s = 7;
     s.limits.file_bytes = uint64_t(1) << 20;
     RunResult r = kb::run_limited(s, 10, 1 << 20);
     ASSERT_TRUE(r.ok()) << r.error << r.output;
-    // pgid == pid, limits as asked (ulimit -v and -f count KiB and 512-byte
+    // pgid == pid, limits as asked (ulimit -d (the memory cap is RLIMIT_DATA) and -f count KiB and 512-byte
     // blocks in dash; bash counts KiB for both: accept either for -f).
     size_t pid_at = r.output.find("pid=");
     ASSERT_NE(pid_at, std::string::npos);
