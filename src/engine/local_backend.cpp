@@ -37,10 +37,31 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
             return *buffers_.front().buffers;
         }
     }
-    // Two sets at a time: the case in hand and, usually, the perf case.
     KB_PROFILE_SPAN("local.buffers_miss");
-    while (buffers_.size() >= 2) buffers_.pop_back();
-    buffers_.push_front({key, task, std::make_unique<CaseBuffers>(dev_, *task, case_index)});
+    // Every case of the task in hand stays allocated (a score visits each,
+    // then the perf case again for timing and the recheck): allocating,
+    // arming and freeing them per visit cost more than the runs of small
+    // kernels. Bounded by count and bytes; the least recently used go first.
+    constexpr size_t kMaxSets = 8;
+    constexpr uint64_t kMaxBytes = uint64_t(2) << 30;
+    const uint64_t bytes = case_buffer_bytes(*task, case_index);
+    uint64_t held = 0;
+    for (const BufferEntry& e : buffers_) held += e.bytes;
+    while (!buffers_.empty() && (buffers_.size() >= kMaxSets || held + bytes > kMaxBytes)) {
+        held -= buffers_.back().bytes;
+        buffers_.pop_back();
+    }
+    std::unique_ptr<CaseBuffers> made;
+    try {
+        made = std::make_unique<CaseBuffers>(dev_, *task, case_index);
+    } catch (const Error& e) {
+        // Sets kept for later cases may be what fills the device: free them
+        // and try once more before the case counts as too large.
+        if (e.status() != KB_ERR_OUT_OF_MEMORY || buffers_.empty()) throw;
+        buffers_.clear();
+        made = std::make_unique<CaseBuffers>(dev_, *task, case_index);
+    }
+    buffers_.push_front({key, task, std::move(made), bytes});
     return *buffers_.front().buffers;
 }
 

@@ -49,6 +49,7 @@ private:
         std::string key;
         TaskPtr task;  // keeps the Task the buffers refer to alive
         std::unique_ptr<CaseBuffers> buffers;
+        uint64_t bytes = 0;  // case_buffer_bytes of the case
     };
     std::list<BufferEntry> buffers_;  // front = most recent
     OutputComparer comparer_;
