@@ -268,7 +268,8 @@ size_t Context::ensure_lanes(size_t wanted) {
     if (info_.value("isolation", std::string()) != "worker" || !isolation_.backend) return 1;
     std::lock_guard<std::mutex> lock(lanes_mutex_);
     while (lanes_.size() + 1 < wanted) lanes_.push_back(std::make_unique<Lane>());
-    return lanes_.size() + 1;
+    // A batch asking for fewer lanes than an earlier one made uses the first ones.
+    return std::max<size_t>(1, std::min(wanted, lanes_.size() + 1));
 }
 
 std::mutex& Context::lane_mutex(size_t lane) {

@@ -125,8 +125,12 @@ TimingRun measure_plans(Device& dev, const std::vector<std::function<void()>>& p
     for (;;) {
         double elapsed = ms_since(sample_start);
         double remaining_us = std::max(0.0, (opts.budget_ms - elapsed) * 1000.0);
-        // Batches of ~10 ms keep the host's bookkeeping off the GPU's critical path.
-        unsigned rounds = unsigned(std::clamp(std::min(10000.0, remaining_us) / round_us, 1.0, double(kMaxBatch)));
+        // Batches of ~10 ms keep the host's bookkeeping off the GPU's critical
+        // path. The first is only as long as min_samples rounds (at least
+        // ~2 ms): a quiet kernel meets the noise target there, and a score's
+        // timing took 16 ms when it always ran 10 ms of samples.
+        double batch_us = n == 0 ? std::max(2000.0, double(opts.min_samples) * round_us) : 10000.0;
+        unsigned rounds = unsigned(std::clamp(std::min(batch_us, remaining_us) / round_us, 1.0, double(kMaxBatch)));
         rounds = std::min(rounds, opts.max_samples - n);
         for (unsigned r = 0; r < rounds; ++r) {
             for (size_t i = 0; i < P; ++i) {
