@@ -113,8 +113,8 @@ if [ $run_tests = 1 ]; then
 fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
-# compile score isolation batch run fidelity triton baselines devices sweep.
-want() { case " ${BENCHES:-compile score isolation batch run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
+# compile score isolation batch longrun run fidelity triton baselines devices sweep.
+want() { case " ${BENCHES:-compile score isolation batch longrun run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ $run_bench = 1 ]; then
   step "benchmarks"
   want compile && "$BUILD/bench/kbench_compile_bench" 30 >"$OUT/compile_bench.json" 2>"$OUT/compile_bench.err"
@@ -127,6 +127,11 @@ if [ $run_bench = 1 ]; then
     step "batch throughput (issue 12)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
     tail -3 "$OUT/batch_bench.err"; cat "$OUT/batch_bench.json"
+  fi
+  if want longrun; then
+    step "long run: ${LONGRUN_N:-1000} candidates with crashes and hangs, memory flat, nothing left behind (issue 15)"
+    "$BUILD/bench/kbench_longrun_bench" ${LONGRUN_N:-1000} 1.0 >"$OUT/longrun.json" 2>"$OUT/longrun.err"
+    echo "longrun exit $?"; tail -3 "$OUT/longrun.err"; head -c 1500 "$OUT/longrun.json"; echo
   fi
   if want run; then
     step "kbench run: ${RUN_N:-500} mixed answers end to end, then interrupted and resumed (issue 11)"

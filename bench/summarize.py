@@ -182,6 +182,26 @@ def collect(out):
                         "1 s deadline): rate / clean rate",
                      f"{bb['mixed_per_s']:.1f} / {bb['mixed_clean_per_s']:.1f} /s = {100 * bb['mixed_ratio']:.0f} %",
                      ">= 60 %"))
+    lr = load(out, "longrun.json")
+    if lr and "checks" in lr:
+        s = "Long run: one worker-isolated context, crashes and hangs among the candidates (issue 15)"
+        v = lr.get("verdicts", {})
+        rows.append((s, f"candidates scored ({lr['deadline_s']} s deadline): verdicts",
+                     f"{lr['collected']} of {lr['n']}: " + ", ".join(f"{k} {n}" for k, n in sorted(v.items())),
+                     "all with the expected verdict"))
+        rows.append((s, "every verdict the expected one", str(lr["checks"]["verdicts"]).lower(), "true"))
+        rows.append((s, "rate, candidates per second", f"{lr['per_s']:.1f} /s", ""))
+        def mib(series, i):
+            return f"{series[i] / 2**20:.0f}" if len(series) > i else "-"
+        for key, label in (("rss_bytes", "this process's RSS"), ("family_rss_bytes", "RSS with its workers"),
+                           ("device_used_bytes", "device memory in use")):
+            ser = lr.get(key, [])
+            rows.append((s, f"{label}, MiB: after 50 / 200 / last ({len(ser)} samples)",
+                         f"{mib(ser, 0)} / {mib(ser, 3)} / {mib(ser, len(ser) - 1)}", "flat after 200"))
+        for k in ("host_rss_flat", "family_rss_flat", "device_memory_flat"):
+            rows.append((s, f"check {k}", str(lr["checks"][k]).lower(), "true"))
+        rows.append((s, "processes left after kb_context_destroy", str(len(lr.get("leftover_processes", []))), "0"))
+        rows.append((s, "worker respawns (most seen in a result)", str(lr.get("max_respawns", 0)), ""))
     rb = load(out, "run_bench.json")
     if rb and "wall_s" in rb:
         s = "kbench run: a candidates file end to end (issue 11)"
