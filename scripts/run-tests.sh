@@ -7,3 +7,9 @@ bash scripts/build.sh
 BUILD=${BUILD:-build}
 cd "$BUILD"
 ctest --output-on-failure -j "$(nproc)" --timeout 900 "$@"
+cd - >/dev/null
+# Every fuzz target for a short while (docs/fuzzing.md): a finding fails the
+# run. FUZZ_SECONDS=0 skips it; a CTest filter given as arguments skips it too.
+if [ "${FUZZ_SECONDS:-20}" != 0 ] && [ $# -eq 0 ]; then
+  FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/run-fuzz.sh
+fi

@@ -22,6 +22,10 @@ command -v swig >/dev/null || need+=(swig)
 # The pip test (tests/pip) makes a fresh virtual environment.
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 command -v go >/dev/null || need+=(golang-go)
+# The fuzz targets (docs/fuzzing.md): clang with libFuzzer's runtime, which
+# Debian ships in libclang-rt-dev.
+command -v clang++ >/dev/null || need+=(clang)
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""

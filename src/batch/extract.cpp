@@ -9,6 +9,8 @@
 //      second kernel of the plan) are joined in answer order.
 #include "batch/extract.h"
 
+#include "task/task_json.h"
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -72,29 +74,47 @@ bool Extraction::has_flag(const std::string& f) const {
     return std::find(flags.begin(), flags.end(), f) != flags.end();
 }
 
+namespace {
+
+// A model's answer may hold any bytes (a stray 0x8A inside the code, found by
+// fuzz_extract): the report carries them as valid UTF-8, each broken
+// sequence replaced by U+FFFD, so that any JSON writer can serialise it.
+std::string utf8(const std::string& s) {
+    if (taskjson::is_valid_utf8(s)) return s;
+    return Json::parse(Json(s).dump(-1, ' ', false, Json::error_handler_t::replace)).get<std::string>();
+}
+
+std::vector<std::string> utf8(const std::vector<std::string>& v) {
+    std::vector<std::string> out;
+    for (const std::string& s : v) out.push_back(utf8(s));
+    return out;
+}
+
+}  // namespace
+
 Json Extraction::to_json(bool with_code, bool with_blocks) const {
     Json j;
     j["outcome"] = extract_outcome_name(outcome);
-    j["language"] = language;
+    j["language"] = utf8(language);
     j["picked_block"] = picked_block;
     j["used_blocks"] = used_blocks;
     j["blocks"] = block_count;
-    j["reason"] = reason;
-    j["flags"] = flags;
-    j["notes"] = notes;
-    if (with_code) j["code"] = code;
+    j["reason"] = utf8(reason);
+    j["flags"] = utf8(flags);
+    j["notes"] = utf8(notes);
+    if (with_code) j["code"] = utf8(code);
     if (with_blocks) {
         Json list = Json::array();
         for (const CodeBlock& b : blocks) {
             Json e;
             e["index"] = b.index;
             e["source"] = b.source;
-            e["tag"] = b.tag;
+            e["tag"] = utf8(b.tag);
             e["language"] = b.language == CodeLanguage::python && b.triton ? "triton" : code_language_name(b.language);
             e["lines"] = {b.first_line, b.last_line};
             e["closed"] = b.closed;
             e["in_reasoning"] = b.in_reasoning;
-            e["kernels"] = std::vector<std::string>(b.facts.kernels.begin(), b.facts.kernels.end());
+            e["kernels"] = utf8(std::vector<std::string>(b.facts.kernels.begin(), b.facts.kernels.end()));
             e["has_main"] = b.facts.has_main;
             list.push_back(std::move(e));
         }

@@ -224,6 +224,21 @@ TEST(ExtractRules, JsonCarriesTheDocumentedKeys) {
 }
 
 // Any text at all: no crash, no hang, and the result is consistent with itself.
+// fuzz_extract's first finding: one invalid byte inside the code made the
+// report unserialisable (nlohmann's strict dump threw type_error 316).
+TEST(ExtractRules, TheReportIsValidUtf8WhateverBytesTheAnswerHeld) {
+    const std::string answer = "__global__ void vector_add(const float* a, const float* b,\n"
+                               "                           floa\x8a* c, int n) { c[0] = a[0] + b[0]; }\n";
+    ExtractOptions o;
+    o.language = AnswerLanguage(0);
+    Extraction x = extract_answer(answer, o);
+    std::string text;
+    EXPECT_NO_THROW(text = x.to_json(true, true).dump(-1, ' ', false, kb::Json::error_handler_t::strict));
+    ASSERT_FALSE(x.code.empty()) << text;
+    // U+FFFD (EF BF BD in UTF-8) where the broken byte was.
+    EXPECT_NE(text.find("floa\xef\xbf\xbd*"), std::string::npos) << text;
+}
+
 TEST(ExtractRules, ArbitraryInputsGiveConsistentResults) {
     const std::vector<std::string> pieces = {
         "```", "```cuda", "```python", "~~~", "````", "\n", "\r\n", "  ", "<think>", "</think>", "<|im_end|>",

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds kbench with sanitizers into its own folder and runs the CPU tests
+# there (docs/sanitizers.md). Without arguments: ASan + UBSan over every CPU
+# test (CTest label unit). With `thread`: TSan over the tests that run
+# threads (the thread test, the batch queue, the compile pool, the phase lock).
+#
+#   scripts/run-sanitizers.sh            # build-asan, ASan + UBSan
+#   scripts/run-sanitizers.sh thread     # build-tsan, TSan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-address}
+cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
+export PATH="$cuda_home/bin:$PATH"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# Bindings, benchmarks and examples stay out: Python, Go and Rust would load an
+# instrumented library into uninstrumented runtimes.
+common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_BUILD_BINDINGS=OFF -DKBENCH_BUILD_BENCH=OFF
+        -DKBENCH_BUILD_EXAMPLES=OFF -DKBENCH_BUILTIN_ARCHS=90 "${launcher[@]}")
+case "$kind" in
+  address)
+    BUILD=${BUILD_ASAN:-build-asan}
+    cmake -S . -B "$BUILD" "${common[@]}" -DKBENCH_SANITIZE=address,undefined >/dev/null
+    cmake --build "$BUILD" -j "$(nproc)"
+    # Leaks are checked by the RSS test (LeakCycles); LeakSanitizer would
+    # report the CUDA libraries' own process-lifetime allocations.
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -L unit -E "${SANITIZE_EXCLUDE:-^(pip_install_wheel|install_consumers|abi_compatible_with_baseline|exported_symbols_are_kb_only)$}")
+    ;;
+  thread)
+    BUILD=${BUILD_TSAN:-build-tsan}
+    cmake -S . -B "$BUILD" "${common[@]}" -DKBENCH_SANITIZE=thread >/dev/null
+    cmake --build "$BUILD" -j "$(nproc)" --target kbench_unit_tests kbench_worker
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
+        -R "${TSAN_TESTS:-Threads|BatchFixture|CompilePool|GpuPhaseLock}")
+    ;;
+  *) echo "usage: run-sanitizers.sh [address|thread]" >&2; exit 2 ;;
+esac
