@@ -24,10 +24,18 @@
  * from and stays valid until that handle is destroyed, unless stated otherwise.
  * Input strings and buffers are copied; the caller keeps ownership of them.
  *
- * Threads: kb_task and kb_kernel are immutable after creation and may be
- * shared between threads. A kb_context may be used by one thread at a time,
- * except kb_compile, which may run on several threads at once against the
- * same context (compilation is CPU work and is meant to run ahead of the GPU).
+ * Threads: kb_task, kb_kernel and kb_result are immutable after creation and
+ * may be read from any number of threads. A kb_context may be shared: every
+ * call on it may be made from several threads at once. Compilation runs in
+ * parallel (kb_compile, and the compile stage of kb_score); device work takes
+ * turns (the device stages of kb_score, kb_compare, kb_time, kb_launch run one
+ * at a time per context, or per lane in a batch). kb_last_error() is per
+ * thread. What must not race: kb_context_destroy with any other call on that
+ * context, and the destroy of any handle with its use. A kb_batch's functions
+ * may be called from any thread (see Batches); a kb_batch_job and a
+ * kb_launch_args belong to one thread at a time. tests/unit/test_threads.cpp
+ * runs eight threads on one context and on a context each (under TSan with
+ * scripts/run-sanitizers.sh thread).
  */
 #ifndef KBENCH_H
 #define KBENCH_H
