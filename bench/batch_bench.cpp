@@ -31,17 +31,6 @@ using namespace bench;
 
 namespace {
 
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        std::fprintf(stderr, "cannot read %s\n", path.c_str());
-        std::exit(1);
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -183,7 +172,7 @@ int main(int argc, char** argv) {
         kb_status s = kb_load_task((dir + "/task.json").c_str(), &t);
         if (s != KB_OK) die(name.c_str(), s);
         tasks.push_back(t);
-        bodies.push_back(read(dir + "/candidates/correct.cu"));
+        bodies.push_back(read_file(dir + "/candidates/correct.cu"));
     }
     // Distinct sources: a comment makes each one a compile-cache miss.
     int serial = 0;
@@ -242,8 +231,8 @@ int main(int argc, char** argv) {
 
     // The mixed stream: 10% crash, 2% hang, on a context with a 1 s deadline.
     {
-        std::string crash = read(source_dir() + "/tests/adversarial/kernels/illegal_address.cu");
-        std::string hang = read(source_dir() + "/tests/adversarial/kernels/infinite_loop.cu");
+        std::string crash = read_file(source_dir() + "/tests/adversarial/kernels/illegal_address.cu");
+        std::string hang = read_file(source_dir() + "/tests/adversarial/kernels/infinite_loop.cu");
         kb_context* mctx = make_context(1.0, nullptr);
         score_each(mctx, clean_jobs(int(tasks.size())), false);  // warm, as above
         std::vector<Job> clean = clean_jobs(n);

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,5 +38,17 @@ inline double quantile(std::vector<double> v, double q) {
 }
 
 inline std::string source_dir() { return KB_SOURCE_DIR; }
+
+// A whole file, or exit naming it: the benchmarks read kernels from the tree.
+inline std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "cannot read %s\n", path.c_str());
+        std::exit(1);
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 }  // namespace bench

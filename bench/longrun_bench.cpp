@@ -24,17 +24,6 @@ using namespace bench;
 
 namespace {
 
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        std::fprintf(stderr, "cannot read %s\n", path.c_str());
-        std::exit(1);
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 struct Job {
     kb_task* task;
     std::string code;
@@ -67,10 +56,10 @@ int main(int argc, char** argv) {
         kb_task* t = nullptr;
         if (kb_status s = kb_load_task((dir + "/task.json").c_str(), &t)) die(name, s);
         tasks.push_back(t);
-        bodies.push_back(read(dir + "/candidates/correct.cu"));
+        bodies.push_back(read_file(dir + "/candidates/correct.cu"));
     }
-    const std::string crash = read(source_dir() + "/tests/adversarial/kernels/illegal_address.cu");
-    const std::string hang = read(source_dir() + "/tests/adversarial/kernels/infinite_loop.cu");
+    const std::string crash = read_file(source_dir() + "/tests/adversarial/kernels/illegal_address.cu");
+    const std::string hang = read_file(source_dir() + "/tests/adversarial/kernels/infinite_loop.cu");
     std::vector<Job> jobs;
     for (int i = 0; i < n; ++i) {
         const std::string tag = "// longrun " + std::to_string(i) + "\n";

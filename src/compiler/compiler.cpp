@@ -1,5 +1,4 @@
 #include "compiler/compiler.h"
-#include "util/profile.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include "compiler/source_text.h"
 #include "util/sha256.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 #ifndef KB_BUILD_CUDA_HOME
 #define KB_BUILD_CUDA_HOME "/usr/local/cuda"

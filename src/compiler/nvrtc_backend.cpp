@@ -1,5 +1,4 @@
 #include "compiler/nvrtc_backend.h"
-#include "util/profile.h"
 #include "compiler/nvrtc_errors.h"
 
 #include <nvrtc.h>
@@ -19,6 +18,7 @@
 #include "util/sha256.h"
 #include "util/clock.h"
 #include "util/units.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

@@ -264,14 +264,7 @@ void Device::poison(CUdeviceptr dst, uint64_t count, DType dtype) {
 
 uint64_t Device::checksum(CUdeviceptr src, size_t bytes) {
     KB_PROFILE_SPAN("device.checksum");
-    throw_if_lost();
-    check(drv_->cuMemsetD8Async(scratch_, 0, 8, stream_), "checksum");
-    uint64_t n = bytes;
-    void* params[] = {&src, &n, &scratch_};
-    launch_builtin(fn_.checksum, std::max<uint64_t>(1, bytes / 8), params, "checksum");
-    uint64_t out = 0;
-    download(&out, scratch_, 8);
-    return out;
+    return post_run_checks({{src, bytes}}, {}).checksums.at(0);
 }
 
 PostRunChecks Device::post_run_checks(const std::vector<Range>& checksummed,
@@ -371,30 +364,7 @@ void Device::arm_guards(const DeviceBuffer& b) {
 
 GuardReport Device::check_guards(const DeviceBuffer& b) {
     KB_PROFILE_SPAN("device.check_guards");
-    throw_if_lost();
-    GuardReport rep;
-    struct Zone {
-        CUdeviceptr start;
-        uint64_t bytes;
-        int64_t offset;  // of the zone's first byte relative to the data start
-    } zones[2] = {{b.base(), DeviceBuffer::kGuardBytes, -int64_t(DeviceBuffer::kGuardBytes)},
-                  {b.data() + b.bytes(), b.padded_bytes() - b.bytes() + DeviceBuffer::kGuardBytes,
-                   int64_t(b.bytes())}};
-    for (const Zone& z : zones) {
-        uint64_t init[2] = {0, ~0ull};
-        check(drv_->cuMemcpyHtoDAsync(scratch_, init, sizeof init, stream_), "guard check");
-        CUdeviceptr count_ptr = scratch_, first_ptr = scratch_ + 8;
-        CUdeviceptr start = z.start;
-        uint64_t n = z.bytes;
-        uint8_t pattern = kGuardByte;
-        void* params[] = {&start, &n, &pattern, &count_ptr, &first_ptr};
-        launch_builtin(fn_.guard_check, n, params, "guard check");
-        uint64_t out[2];
-        download(out, scratch_, sizeof out);
-        if (out[0] && !rep.bad_bytes) rep.first_bad_offset = z.offset + int64_t(out[1]);
-        rep.bad_bytes += out[0];
-    }
-    return rep;
+    return post_run_checks({}, {&b}).guards.at(0);
 }
 
 CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol) {

@@ -1,5 +1,4 @@
 #include "engine/local_backend.h"
-#include "util/profile.h"
 
 #include <chrono>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include "exec/run_guarded.h"
 #include "util/error.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

@@ -6,7 +6,6 @@
 // The first failure ends the score; the result keeps everything learnt up to
 // it (compile facts, the cases that passed, timing), so nothing computed is lost.
 #include <algorithm>
-#include "util/profile.h"
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -17,6 +16,7 @@
 #include "engine/tune.h"
 #include "util/error.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

@@ -1,4 +1,5 @@
 #include "exec/run_guarded.h"
+
 #include "util/profile.h"
 
 namespace kb {

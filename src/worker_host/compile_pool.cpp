@@ -6,12 +6,12 @@
 #include <thread>
 
 #include "util/error.h"
-#include "util/profile.h"
 #include "util/units.h"
 #include "worker_host/deadlines.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_backend.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

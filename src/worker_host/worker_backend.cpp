@@ -1,5 +1,4 @@
 #include "worker_host/worker_backend.h"
-#include "util/profile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "util/error.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_locate.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

@@ -1,5 +1,4 @@
 #include "worker_server/worker_server.h"
-#include "util/profile.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +20,7 @@
 #include "ipc/pidfd.h"
 #include "ipc/process_limits.h"
 #include "protocol/wire.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kbench.h"
+#include "support/compile_only_context.h"
 #include "support/task_paths.h"
 
 namespace {
@@ -24,17 +25,6 @@ uint64_t rss_bytes() {
     return 0;
 }
 
-kb_context* make_context() {
-    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
-    o.device = KB_DEVICE_NONE;
-    o.isolation = KB_ISOLATION_IN_PROCESS;
-    o.arch = "sm_90";
-    o.flags = KB_CONTEXT_NO_NVCC_FALLBACK;
-    kb_context* ctx = nullptr;
-    EXPECT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
-    return ctx;
-}
-
 TEST(LeakCycles, TenThousandLoadCompileDestroyCyclesKeepMemoryFlat) {
     const std::string task_file = kb::test::builtin_task_file("vector_add_f32");
     static const std::string salt = std::to_string(std::random_device{}());
@@ -43,14 +33,14 @@ TEST(LeakCycles, TenThousandLoadCompileDestroyCyclesKeepMemoryFlat) {
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "    if (i < n) c[i] = a[i] + b[i];\n}\n";
     constexpr int kCycles = 10000, kWarm = 1000;
-    kb_context* ctx = make_context();
+    kb_context* ctx = kb::test::compile_only_context();
     ASSERT_NE(ctx, nullptr);
     uint64_t warm_rss = 0, peak_after_warm = 0;
     std::string fresh = "// " + salt + " fresh 0\n" + body;
     for (int i = 0; i < kCycles; ++i) {
         if (i % 100 == 99) {
             kb_context_destroy(ctx);
-            ctx = make_context();
+            ctx = kb::test::compile_only_context();
             ASSERT_NE(ctx, nullptr);
         }
         if (i % 20 == 0) fresh = "// " + salt + " fresh " + std::to_string(i) + "\n" + body;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kbench.h"
+#include "support/compile_only_context.h"
 #include "support/task_paths.h"
 
 namespace {
@@ -27,17 +28,6 @@ std::string source(int thread, int round) {
            "\n__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
            "    if (i < n) c[i] = a[i] + b[i];\n}\n";
-}
-
-kb_context* compile_only_context() {
-    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
-    o.device = KB_DEVICE_NONE;
-    o.isolation = KB_ISOLATION_IN_PROCESS;
-    o.arch = "sm_90";
-    o.flags = KB_CONTEXT_NO_NVCC_FALLBACK;
-    kb_context* ctx = nullptr;
-    EXPECT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
-    return ctx;
 }
 
 // One thread's work: compile, score (compile only), and a broken source whose
@@ -89,7 +79,7 @@ struct Threads : ::testing::Test {
 };
 
 TEST_F(Threads, EightThreadsCompileAndScoreOnOneContext) {
-    kb_context* ctx = compile_only_context();
+    kb_context* ctx = kb::test::compile_only_context();
     ASSERT_NE(ctx, nullptr);
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
@@ -104,7 +94,7 @@ TEST_F(Threads, EightThreadsWithAContextEachShareOneTask) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
         threads.emplace_back([&, t] {
-            kb_context* ctx = compile_only_context();
+            kb_context* ctx = kb::test::compile_only_context();
             if (!ctx) {
                 ++failures;
                 return;
