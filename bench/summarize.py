@@ -49,6 +49,12 @@ SECTION_NOTES = {
         "each time (a real compile in a warm worker), then again (a cache hit); (b) kb_time (cold) of each "
         "tutorial candidate on its task's perf case against triton.testing.do_bench (median, cold L2) of the "
         "same kernel launched by Triton's JIT with the same constexprs and options, five runs each.",
+    "KernelBench level-1 problems on kbench (issue 10)":
+        "bench/kernelbench/: warm_bench.py scores each candidate N times in one kbench context, each a fresh "
+        "variant (a comment in every @triton.jit body, so Triton compiles again), after one priming score; "
+        "agreement.py scores each of the vendored KernelBench problems with its Triton candidate by kbench "
+        "(kernelbench and strict protocols) and by KernelBench's own eval_kernel_against_ref (backend triton, "
+        "5 correctness trials) in a fresh process, in the same run on the same GPU.",
     "Timing fidelity against triton.testing.do_bench on the same cubin (issue 2)":
         "kbench times the kernel with kb_time (cold, L2 flushed); CuPy loads the very cubin kbench compiled and "
         "do_bench (median mode, warmup 25 ms, rep 200 ms) times it in the same process. Five runs each.",
@@ -223,6 +229,48 @@ def collect(out):
                          "130, whole"))
             rows.append((s, "  resumed: lines in the end, duplicates, every candidate present",
                          f"{it['final_lines']}, {it['duplicates']}, {str(it['complete']).lower()}", f"{rb['n']}, 0, true"))
+    kw = load(out, "kernelbench_warm.json")
+    if kw and "overall_fresh_compile_median_ms" in kw:
+        s = "KernelBench level-1 problems on kbench (issue 10)"
+        how = "warm Python worker, one context" if kw["warm"] else "NOT warm: `kbench score` per score"
+        rows.append((s, f"a level-1 Triton candidate scored, Triton compile included ({how}, {kw['protocol']}): "
+                        f"median of {sum(p['fresh_compile_ms']['n'] for p in kw['problems'])} scores of "
+                        f"{len(kw['problems'])} problems", f"{kw['overall_fresh_compile_median_ms']:.0f} ms", "<= 1500 ms"))
+        for p in kw["problems"]:
+            f, same = p["fresh_compile_ms"], p["same_source_ms"]
+            rows.append((s, f"  {p['problem']}: fresh compile median (min-max) / same source median / first score; "
+                            f"verdicts {','.join(p['verdicts'])}",
+                         f"{f['median']:.0f} ({f['min']:.0f}-{f['max']:.0f}) / {same['median']:.0f} / "
+                         f"{p['prime_ms']:.0f} ms", ""))
+            if p.get("later_correctness_over_prime") is not None:
+                rows.append((s, f"  {p['problem']}: correctness stage of later scores over the first "
+                                f"(inputs and reference cached: < 1); cache fields {len(p['cache_fields'])}",
+                             f"{p['later_correctness_over_prime']:.3f}", "< 1"))
+    ka = read_text(out, "kernelbench_agreement.jsonl")
+    if ka:
+        s = "KernelBench level-1 problems on kbench (issue 10)"
+        recs = [json.loads(ln) for ln in ka.splitlines() if ln.strip()]
+        agree = [r for r in recs if r.get("agree") is True]
+        disagree = [r["problem"] for r in recs if r.get("agree") is False]
+        rows.append((s, f"kbench --protocol kernelbench verdicts agreeing with KernelBench's eval_kernel_against_ref "
+                        f"({len(set(r.get('family') for r in recs))} families)",
+                     f"{len(agree)} of {len(recs)}", "all"))
+        if disagree:
+            rows.append((s, "  disagreeing", ", ".join(disagree), ""))
+        not_compared = [r["problem"] for r in recs if r.get("agree") is None]
+        if not_compared:
+            rows.append((s, "  not compared (a side errored or was skipped)", ", ".join(not_compared), ""))
+        strict_pass = [r for r in recs if (r.get("kbench_strict") or {}).get("verdict") == "pass"]
+        if any("kbench_strict" in r for r in recs):
+            rows.append((s, "kbench strict protocol: candidates passing", f"{len(strict_pass)} of {len(recs)}", ""))
+
+        def wall(side):
+            w = sorted(r[side]["wall_s"] for r in recs if isinstance(r.get(side), dict) and r[side].get("wall_s"))
+            return f"{w[len(w) // 2]:.1f}" if w else "-"
+        overlapped = any(r.get("overlapped") for r in recs)
+        rows.append((s, "median wall time per problem: kbench kernelbench / kbench strict / KernelBench harness"
+                        + (" (harness beside kbench: not clean)" if overlapped else ""),
+                     f"{wall('kbench_kernelbench')} / {wall('kbench_strict')} / {wall('kernelbench')} s", ""))
     dv = load(out, "devices.json")
     if dv and dv.get("devices"):
         s = "Device ceilings (kbench devices; what efficiency divides by)"

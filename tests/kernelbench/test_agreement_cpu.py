@@ -338,5 +338,29 @@ class AgreementEndToEnd(unittest.TestCase):
         self.assertIn("not clean measurements", p.stdout)
 
 
+class WarmBenchWithoutThePackage(unittest.TestCase):
+    """Without kbench's Python package warm_bench.py measures the CLI and must
+    not claim a warm worker or the target."""
+
+    def test_cli_fallback_says_not_warm(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "build"))
+            os.makedirs(os.path.join(d, "cands"))
+            kb = os.path.join(d, "build", "kbench")
+            write(kb, f"#!{sys.executable}\n" + FAKE_KBENCH)
+            os.chmod(kb, 0o755)
+            write(os.path.join(d, "cands", "19_ReLU.py"), TRITON_SOURCE)
+            p = subprocess.run([sys.executable, os.path.join(KB, "warm_bench.py"), "--build", os.path.join(d, "build"),
+                                "--candidates", os.path.join(d, "cands"), "-n", "2"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual((doc["via"], doc["warm"], doc["meets_target"]), ("cli", False, False))
+            relu = doc["problems"][0]
+            self.assertEqual([x["series"] for x in relu["scores"]], ["prime", "fresh", "fresh", "same", "same"])
+            self.assertEqual(relu["fresh_compile_ms"]["n"], 2)
+            self.assertTrue(relu["all_pass"])
+
+
 if __name__ == "__main__":
     unittest.main()
