@@ -240,7 +240,7 @@ def collect(out):
             f, same = p["fresh_compile_ms"], p["same_source_ms"]
             rows.append((s, f"  {p['problem']}: fresh compile median (min-max) / same source median / first score; "
                             f"verdicts {','.join(p['verdicts'])}",
-                         f"{f['median']:.0f} ({f['min']:.0f}-{f['max']:.0f}) / {same['median']:.0f} / "
+                         f"{f['median']:.0f} ({f['min']:.0f}-{f['max']:.0f}) / {same['median'] if same else '-'} / "
                          f"{p['prime_ms']:.0f} ms", ""))
             if p.get("later_correctness_over_prime") is not None:
                 rows.append((s, f"  {p['problem']}: correctness stage of later scores over the first "

@@ -351,7 +351,7 @@ class WarmBenchWithoutThePackage(unittest.TestCase):
             os.chmod(kb, 0o755)
             write(os.path.join(d, "cands", "19_ReLU.py"), TRITON_SOURCE)
             p = subprocess.run([sys.executable, os.path.join(KB, "warm_bench.py"), "--build", os.path.join(d, "build"),
-                                "--candidates", os.path.join(d, "cands"), "-n", "2"],
+                                "--candidates", os.path.join(d, "cands"), "-n", "2", "--same", "2"],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
             doc = json.loads(p.stdout)
