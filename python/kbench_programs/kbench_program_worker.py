@@ -15,13 +15,16 @@ the candidate's address space. Outputs go back to the host, whose comparator
     program_load -> (candidate worker) the candidate imported from a real file,
                     its findings and the kernels it declares
     program_run  -> the model at a case on inputs from a seed: outputs (blobs,
-                    or files when large), input checksums before and after,
+                    files when large, or, asked to share, CUDA IPC handles
+                    the reference worker compares on the GPU; asked to
+                    compare, the reference worker does so against the
+                    outputs it kept), input checksums before and after,
                     the kernels and aten operators of the call, integrity
     program_time -> the model timed at a case under a protocol's parameters
     shutdown     -> exit
 
     kbench_program_worker.py --fd N --parent PID (--device D | --no-device)
-        --role reference|candidate --work-dir DIR [--cupti-lib PATH] [--test-hooks]
+        --role reference|candidate --work-dir DIR [--cupti-lib PATH] [--gpu-compare-lib PATH] [--test-hooks]
 
 Without torch the worker still starts (hello says so), answers the canary
 when it has no device, and imports candidates: the supervision tests run
@@ -41,6 +44,8 @@ import kbench_frames as kf  # noqa: E402
 import kbench_problem as kp  # noqa: E402
 import kbench_checks as kc  # noqa: E402
 import kbench_attribution as ka  # noqa: E402
+import kbench_gpu_share as kg  # noqa: E402
+import collections  # noqa: E402
 
 WORKER_VERSION = "1"
 _perf_counter = time.perf_counter  # captured before any candidate can replace it
@@ -69,7 +74,7 @@ def short_traceback(exc, source_name=None, limit=6):
 
 
 class Worker:
-    def __init__(self, conn, role, device, work_dir, cupti_lib, test_hooks):
+    def __init__(self, conn, role, device, work_dir, cupti_lib, test_hooks, gpu_compare_lib=""):
         self.conn = conn
         self.role = role
         self.device_index = device
@@ -89,6 +94,11 @@ class Worker:
         self.libcuda = None
         self.integrity = None
         self.test_cpu = False
+        self.gpu_compare_lib = gpu_compare_lib
+        self.comparer = None      # reference worker: kg.GpuComparer once on a device
+        self.shared = []          # candidate worker: outputs exported by IPC, alive until the next request
+        self.kept = collections.OrderedDict()  # reference worker: run key -> output tensors (for GPU compares)
+        self.kept_bytes = 0
 
     # ---- start-up --------------------------------------------------------
     def start_torch(self, want_device):
@@ -120,6 +130,8 @@ class Worker:
             torch.zeros(1, device=self.device)  # create the context now, not in the first request
             self.libcuda = ka.load_libcuda()
             self.cupti = ka.Cupti(self.cupti_lib)
+            if self.role == "reference":
+                self.comparer = kg.GpuComparer(self.gpu_compare_lib)
         try:
             import triton  # noqa: F401  (imported now so its start-up is not a candidate's time)
         except Exception:
@@ -140,6 +152,9 @@ class Worker:
         if self.device.startswith("cuda"):
             info["device_name"] = self.torch.cuda.get_device_name(self.device)
         info["cupti"] = bool(self.cupti and self.cupti.available)
+        info["gpu_compare"] = bool(self.comparer and self.comparer.available)
+        if self.comparer and not self.comparer.available:
+            info["gpu_compare_why"] = self.comparer.why
         if self.cupti and not self.cupti.available:
             info["cupti_why"] = self.cupti.why
         self.integrity = kc.Integrity()
@@ -184,6 +199,9 @@ class Worker:
             del self.models[key]
         for key in [k for k in self.inputs if k[0] == h]:
             self.forget_inputs(key)
+        for key in [k for k in self.kept if k[0] == h]:
+            old = self.kept.pop(key)
+            self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
 
     def forget_inputs(self, key):
         tensors, descs = self.inputs.pop(key)
@@ -236,7 +254,9 @@ class Worker:
     def input_budget(self):
         if self.device.startswith("cuda"):
             free, total = self.torch.cuda.mem_get_info(self.device)
-            return max(int(total * 0.3), 1 << 30)
+            # Two workers' inputs and the reference's kept outputs share the
+            # device with the candidate's own work.
+            return max(int(total * 0.15), 1 << 30)
         return 4 << 30
 
     def model(self, h, ref, case, who, model_seed):
@@ -365,6 +385,11 @@ class Worker:
         t.cuda.empty_cache()
         held = []
         for s in list(sizes)[:16]:
+            if int(s) >= 1 << 20:
+                # The large pool splits its best-fitting free block: the one
+                # large poisoned block below backs these (four copies of a
+                # 6 GB output would not fit beside it).
+                continue
             for _ in range(4):
                 held.append(t.empty(max(1, (int(s) + size - 1) // size), dtype=tdt, device=self.device))
         held.append(t.empty(nbytes // size, dtype=tdt, device=self.device))
@@ -391,9 +416,17 @@ class Worker:
             self.modules[key] = m
         return m
 
-    def describe_outputs(self, value, want_data, expect_device):
+    def describe_outputs(self, value, want_data, expect_device, share=False, data_limit=None):
+        """The outputs' descriptions, the blobs that carry their bytes, and the
+        output tensors themselves (contiguous, in order).
+
+        share: CUDA outputs are exported as IPC handles instead of copied to
+        the host (kg.export_ipc), and kept alive until the next request, for
+        the reference worker to compare on the GPU; an output that cannot be
+        exported is copied as before. data_limit: bytes are sent only when the
+        tensor outputs total at most this much (None: always)."""
         t = self.torch
-        outs, blobs, files = [], [], []
+        outs, blobs, files, tensors = [], [], [], []
         flat = kp.flatten_outputs(value)
         total = 0
         for label, v in flat:
@@ -403,18 +436,29 @@ class Worker:
                 continue
             total += x.numel() * x.element_size()
         to_files = total > FILE_OUTPUT_BYTES
+        if data_limit is not None and total > data_limit:
+            want_data = False
         for label, v in flat:
             x = kp.as_tensor(v)
             if x is None:
                 continue
             d = {"label": label, "is_tensor": isinstance(v, t.Tensor), "dtype": kp.kb_dtype(x),
                  "shape": list(x.shape), "device": str(x.device)}
-            if not want_data:
-                outs.append(d)
-                continue
             data = x.detach()
             if not data.is_contiguous():
                 data = data.contiguous()
+            tensors.append(data)
+            if share and data.is_cuda:
+                try:
+                    d["ipc"] = kg.export_ipc(self.libcuda, data)
+                    self.shared.append(data)
+                    outs.append(d)
+                    continue
+                except kg.IpcExportError as e:
+                    d["ipc_why"] = str(e)
+            if not want_data:
+                outs.append(d)
+                continue
             data = data.reshape(-1).view(t.uint8).cpu()
             if to_files:
                 path = os.path.join(self.work_dir, "out-%d-%d.bin" % (os.getpid(), len(files)))
@@ -425,7 +469,51 @@ class Worker:
                 d["blob"] = len(blobs)
                 blobs.append(data.numpy().tobytes())
             outs.append(d)
-        return outs, blobs
+        return outs, blobs, tensors
+
+    def run_key(self, h, case, doc):
+        return (h, case, self.seed_key(doc.get("seed", 0)), doc.get("mode", "strict"),
+                self.seed_key(doc.get("model_seed", 42)))
+
+    def keep_outputs(self, key, tensors):
+        """Keeps the reference's outputs of a run on the device for later
+        GPU comparisons, least recently used out past the budget."""
+        size = sum(x.numel() * x.element_size() for x in tensors)
+        _, total = self.torch.cuda.mem_get_info(self.device)
+        budget = int(total * 0.2)
+        if key in self.kept:
+            return
+        evicted = False
+        while self.kept and self.kept_bytes + size > budget:
+            _, old = self.kept.popitem(last=False)
+            self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
+            evicted = True
+        if evicted:
+            self.torch.cuda.empty_cache()
+        if size <= budget:
+            self.kept[key] = tensors
+            self.kept_bytes += size
+
+    def compare_on_gpu(self, expected, items):
+        """Each item: a candidate output (by IPC handle) against the kept
+        reference output at its position, by the C core's comparator."""
+        out = []
+        for it in items:
+            k = int(it["output"])
+            if k < 0 or k >= len(expected):
+                raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "no reference output %d to compare with" % k)
+            exp = expected[k]
+            n = exp.numel() * exp.element_size()
+            if int(it.get("bytes", -1)) != n:
+                out.append({"error": "the candidate's output holds %s bytes, the reference's %d"
+                                     % (it.get("bytes"), n)})
+                continue
+            try:
+                out.append(self.comparer.compare(self.device_index, it["handle"], it["offset"], exp,
+                                                 kp.kb_dtype(exp), it["atol"], it["rtol"], it.get("equal_nan", True)))
+            except (RuntimeError, ValueError) as e:
+                out.append({"error": str(e)})
+        return out
 
     def program_run(self, doc, blobs):
         h, tt = self.task(doc, blobs)
@@ -444,6 +532,18 @@ class Worker:
         fault = doc.get("test_fault", "") if self.test_hooks else ""
         if fault:
             self.test_fault(fault)
+        if doc.get("compare") is not None:
+            if who != "reference" or self.comparer is None or not self.comparer.available:
+                raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "this worker cannot compare on the GPU (%s)"
+                                   % (self.comparer.why if self.comparer else "not the reference worker on a device"))
+            key = self.run_key(h, case, doc)
+            kept = self.kept.get(key)
+            if kept is not None:
+                self.kept.move_to_end(key)
+                return {"case": case, "compared": self.compare_on_gpu(kept, doc["compare"])}, []
+            # Not kept (evicted, or a new worker): run the reference again.
+            doc["keep_outputs"] = True
+            doc["want_outputs"] = False
         result = {"case": case}
         try:
             if self.torch is not None:
@@ -519,8 +619,24 @@ class Worker:
                 if isinstance(x, self.torch.Tensor):
                     after.append({"index": i, "checksum": kp.checksum(x)})
             result["inputs_after"] = after
-        outs, out_blobs = self.describe_outputs(out, bool(doc.get("want_outputs", True)), self.device)
+        share = bool(doc.get("share_outputs", False)) and who == "candidate"
+        want = bool(doc.get("want_outputs", True))
+        keep = who == "reference" and bool(doc.get("keep_outputs")) and self.comparer is not None and \
+            self.comparer.available
+        outs, out_blobs, out_tensors = self.describe_outputs(out, want, self.device, share=share,
+                                                             data_limit=doc.get("data_limit") if keep else None)
+        if keep:
+            key = self.run_key(h, case, doc)
+            if all(x.is_cuda for x in out_tensors):
+                self.keep_outputs(key, out_tensors)
+            result["gpu_compare"] = key in self.kept
+            if not result["gpu_compare"] and doc.get("data_limit") is not None:
+                # Not kept (off the device, or over the budget): the host
+                # compares, so it needs every byte after all.
+                outs, out_blobs, out_tensors = self.describe_outputs(out, want, self.device)
         result["outputs"] = outs
+        if who == "reference" and doc.get("compare") is not None:
+            result["compared"] = self.compare_on_gpu(out_tensors, doc["compare"])
         attribution = {"cupti": use_cupti}
         if use_cupti:
             attribution.update(tally.to_json())
@@ -703,6 +819,8 @@ def serve(worker):
             return
         msg_type, msg_id, doc, blobs = frame
         doc["_id"] = msg_id
+        # The outputs a candidate's last run exported are compared by now.
+        worker.shared = []
         try:
             if msg_type == kf.MSG_HELLO:
                 info = worker.hello(doc)
@@ -739,7 +857,8 @@ def serve(worker):
 
 
 def main(argv):
-    args = {"--fd": -1, "--parent": 0, "--device": -1, "--role": "", "--work-dir": "", "--cupti-lib": ""}
+    args = {"--fd": -1, "--parent": 0, "--device": -1, "--role": "", "--work-dir": "", "--cupti-lib": "",
+            "--gpu-compare-lib": ""}
     flags = set()
     i = 1
     while i < len(argv):
@@ -747,11 +866,12 @@ def main(argv):
         if a in ("--no-device", "--test-hooks"):
             flags.add(a)
         elif a in args and i + 1 < len(argv):
-            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib") else int(argv[i + 1])
+            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib",
+                                                       "--gpu-compare-lib") else int(argv[i + 1])
             i += 1
         else:
             sys.stderr.write("usage: kbench_program_worker.py --fd N --parent PID (--device D | --no-device) "
-                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--test-hooks]\n")
+                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--gpu-compare-lib PATH] [--test-hooks]\n")
             return 2
         i += 1
     if args["--fd"] < 0 or args["--role"] not in ("reference", "candidate") or not args["--work-dir"]:
@@ -771,7 +891,8 @@ def main(argv):
     # to /dev/null); its stderr goes to the worker's log.
     conn = kf.Connection(fd)
     worker = Worker(conn, args["--role"], args["--device"], work_dir, args["--cupti-lib"] or
-                    ka.default_cupti_library(), "--test-hooks" in flags)
+                    ka.default_cupti_library(), "--test-hooks" in flags,
+                    args["--gpu-compare-lib"] or kg.default_gpu_compare_library())
     try:
         serve(worker)
     except (kf.ProtocolError, BrokenPipeError, ConnectionResetError) as e:

@@ -25,7 +25,8 @@ namespace kb {
     X(cuFuncGetParamInfo) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamBeginCapture)                      \
     X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)             \
     X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig) X(cuStreamWaitEvent)                     \
-    X(cuPointerGetAttribute) X(cuMemHostRegister) X(cuMemHostUnregister)
+    X(cuPointerGetAttribute) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuIpcOpenMemHandle)                 \
+    X(cuIpcCloseMemHandle) X(cuMemGetAddressRange)
 
 struct CudaDriver {
 #define KB_DECLARE_PTR(name) decltype(&::name) name = nullptr;

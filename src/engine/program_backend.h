@@ -66,13 +66,31 @@ struct ProgramRunRequest {
     std::string poison_dtype;      // the candidate worker fills this much free device memory
     uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first,
     std::vector<uint64_t> poison_sizes;  // and blocks of each reference output's size (see poison_plan)
+    // GPU comparison (docs/programs.md, "Processes"): the candidate worker
+    // exports its CUDA outputs as IPC handles instead of copying them to the
+    // host; the reference worker keeps its outputs on the device for
+    // compare_on_gpu, and sends their bytes only up to data_limit in all.
+    bool share_outputs = false;
+    bool keep_outputs = false;
+    std::optional<uint64_t> data_limit;
+};
+
+// An output another process exported (CUDA IPC): the 64-byte handle of its
+// allocation, in hex, where in it the output starts, and its size.
+struct SharedOutput {
+    std::string handle;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
 };
 
 struct ProgramRunReply {
     std::vector<ProgramInput> inputs;
     std::vector<std::pair<int, std::string>> inputs_after;  // index, checksum after the call (candidate)
     std::vector<ProgramOutputMeta> outputs;
-    std::vector<HostTensor> data;  // host copies of the tensor outputs, in `outputs` order
+    std::vector<HostTensor> data;  // host copies of the tensor outputs that were sent
+    std::vector<int> data_of;      // per output: its index in `data`, or -1
+    std::vector<std::optional<SharedOutput>> shared;  // per output: exported for a GPU comparison
+    bool gpu_compare = false;      // reference: its outputs are kept on the device for compare_on_gpu
     std::optional<uint64_t> seed_value;  // the seed the worker resolved
     std::optional<std::string> error;  // the model raised
     std::string error_stage, error_where;
@@ -107,6 +125,22 @@ struct ProgramTimeReply {
     std::optional<ProgramWorkerFailure> failure;
 };
 
+// One candidate output to compare on the GPU against the reference output at
+// position `output` (of the reference's outputs) of the same run.
+struct GpuCompareItem {
+    size_t output = 0;
+    SharedOutput candidate;
+    Tolerance tolerance;
+};
+
+// The C core's comparator's statistics (Device::compare), or why there are none.
+struct GpuCompareStats {
+    std::optional<std::string> error;
+    uint64_t mismatches = 0, unwritten = 0;
+    double max_abs_err = 0, max_rel_err = 0, max_violation = 0;
+    uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
+};
+
 class ProgramBackend {
 public:
     virtual ~ProgramBackend() = default;
@@ -119,6 +153,12 @@ public:
     // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
     virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;
     virtual ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) = 0;
+    // The reference worker compares the candidate's exported outputs with
+    // its own of the run `req` names (run again when it no longer holds
+    // them), on the GPU. One result per item; kb::Error when the reference
+    // worker fails.
+    virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
+                                                        const std::vector<GpuCompareItem>& items) = 0;
 };
 
 }  // namespace kb

@@ -40,6 +40,9 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
     return res;
 }
 
+// Reference outputs up to this size (in all) also come to the host.
+constexpr uint64_t kHostOutputBytes = uint64_t(64) << 20;
+
 std::string reference_key(const Task& t, const ProgramRunRequest& rq) {
     return t.hash + "/" + std::to_string(rq.case_index) + "/" + rq.seed.key() + "/" + rq.mode + "/" +
            rq.model_seed.key();
@@ -51,16 +54,23 @@ std::string reference_key(const Task& t, const ProgramRunRequest& rq) {
 // under 1 MiB from its small pool, never from one large poisoned block, and
 // picks the best-fitting free block, so the worker also leaves poisoned free
 // blocks of exactly the sizes an unwritten output would be allocated at.
+uint64_t output_bytes(const ProgramOutputMeta& m) {
+    auto dt = parse_dtype(m.dtype);
+    if (!m.is_tensor && m.dtype.empty()) return 0;
+    uint64_t n = dt ? dtype_size(*dt) : 0;
+    for (int64_t d : m.shape) n *= uint64_t(std::max<int64_t>(d, 0));
+    return n;
+}
+
 void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i) {
         const ProgramOutputMeta& m = ref.outputs[i];
         if (rq.poison_dtype.empty() && (m.dtype == "f32" || m.dtype == "f16" || m.dtype == "bf16" || m.dtype == "f64"))
             rq.poison_dtype = m.dtype;
-    }
-    for (const HostTensor& t : ref.data) {
-        bytes += t.bytes.size();
-        if (!t.bytes.empty()) rq.poison_sizes.push_back(t.bytes.size());
+        uint64_t n = output_bytes(m);
+        bytes += n;
+        if (n) rq.poison_sizes.push_back(n);
     }
     if (rq.poison_dtype.empty()) rq.poison_dtype = "f32";
     rq.poison_bytes = std::max<uint64_t>(2 * bytes, uint64_t(16) << 20);
@@ -120,7 +130,8 @@ CompareResult failure_result(const Task& t, int case_index, std::optional<uint64
 
 // The verdict of one candidate run against the reference's, as a CompareResult.
 CompareResult judge_run_against(const Task& t, const ProgramProtocol& p, const ProgramRunRequest& rq,
-                                const ProgramRunReply& ref, const ProgramRunReply& cand, const std::string& label) {
+                                const ProgramRunReply& ref, const ProgramRunReply& cand, const std::string& label,
+                                const std::vector<std::optional<OutputReport>>& gpu) {
     CompareResult r;
     r.where = case_info(t, rq.case_index, cand.seed_value ? cand.seed_value : ref.seed_value);
     r.kernel = label;
@@ -154,13 +165,22 @@ CompareResult judge_run_against(const Task& t, const ProgramProtocol& p, const P
             for (const ProgramInput& in : cand.inputs)
                 if (in.index == index && in.checksum != sum) obs.inputs_modified.push_back(input_label(in, t));
         if (output_mismatches(ref.outputs, cand.outputs, rules).empty()) {
-            // The values, by the C core's comparator, output by output.
-            size_t ri = 0, ci = 0;
-            for (size_t k = 0; k < ref.outputs.size(); ++k) {
+            // The values, by the C core's comparator, output by output: on the
+            // GPU where both workers shared them (gpu[k]), else on the host.
+            for (size_t k = 0; k < ref.outputs.size() && k < cand.outputs.size(); ++k) {
                 if (!ref.outputs[k].is_tensor && ref.outputs[k].dtype.empty()) continue;
-                if (ri >= ref.data.size() || ci >= cand.data.size()) break;
-                const HostTensor& rt = ref.data[ri++];
-                HostTensor ct = cand.data[ci++];
+                if (k < gpu.size() && gpu[k]) {
+                    obs.outputs.push_back(*gpu[k]);
+                    continue;
+                }
+                const int ri = k < ref.data_of.size() ? ref.data_of[k] : -1;
+                const int ci = k < cand.data_of.size() ? cand.data_of[k] : -1;
+                if (ri < 0 || ci < 0) {
+                    fail(KB_ERR_INTERNAL, "output " + ref.outputs[k].label + " of case '" + rules.case_name +
+                                              "' reached the host from " + (ri < 0 ? "neither worker" : "one worker"));
+                }
+                const HostTensor& rt = ref.data[size_t(ri)];
+                const HostTensor& ct = cand.data[size_t(ci)];
                 Arg a;
                 a.name = ref.outputs[k].label;
                 a.role = Role::out;
@@ -309,6 +329,12 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         ProgramRunRequest r = rq;
         r.clone_inputs = false;  // the reference's own inputs: nothing else sees them
         r.record_ops = r.record_kernels = false;
+        // Kept on the device for GPU comparisons where the reference worker
+        // can (a device and libkbench_gpu_compare); bytes come to the host
+        // only for small outputs (the checks of outputs that cannot tell
+        // right from wrong read them) or where the worker cannot compare.
+        r.keep_outputs = true;
+        r.data_limit = kHostOutputBytes;
         auto reply = std::make_shared<ProgramRunReply>(b.run(ProgramRole::reference, task, r));
         if (reply->failure)
             fail(KB_ERR_REFERENCE_FAILED, "the reference worker failed at case '" + t.cases[size_t(rq.case_index)].name +
@@ -338,6 +364,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         rq.record_ops = p.record_ops && !recheck;
         rq.record_kernels = p.record_kernels && !recheck;
         poison_plan(*ref, rq);
+        rq.share_outputs = ref->gpu_compare;
         ProgramRunReply cand = b.run(ProgramRole::candidate, task, rq);
         if (cand.failure)
             return failure_result(t, rq.case_index, ref->seed_value, res.candidate, *cand.failure);
@@ -352,7 +379,77 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
             r.run_ms = cand.run_ms;
             return r;
         }
-        return judge_run_against(t, p, rq, *ref, cand, res.candidate);
+        // Outputs both workers hold on the device are compared there; the
+        // rest on the host, with the reference's bytes fetched if its reply
+        // left them out (large outputs stay on the device).
+        std::vector<std::optional<OutputReport>> gpu(cand.outputs.size());
+        std::shared_ptr<const ProgramRunReply> ref_host = ref;
+        if (!cand.error) {
+            std::vector<GpuCompareItem> items;
+            std::vector<size_t> at;
+            bool need_ref_data = false;
+            for (size_t k = 0; k < cand.outputs.size() && k < ref->outputs.size(); ++k) {
+                const ProgramOutputMeta& rm = ref->outputs[k];
+                const ProgramOutputMeta& cm = cand.outputs[k];
+                if (!rm.is_tensor && rm.dtype.empty()) continue;
+                const bool shared = k < cand.shared.size() && cand.shared[k];
+                if (shared && ref->gpu_compare && cm.dtype == rm.dtype && output_bytes(cm) == output_bytes(rm)) {
+                    GpuCompareItem it;
+                    it.output = k;
+                    it.candidate = *cand.shared[k];
+                    it.tolerance = program_tolerance(p, t, *parse_dtype(rm.dtype));
+                    items.push_back(it);
+                    at.push_back(k);
+                } else if (!shared && (k >= ref->data_of.size() || ref->data_of[k] < 0)) {
+                    need_ref_data = true;
+                }
+            }
+            if (!items.empty()) {
+                std::vector<GpuCompareStats> stats = b.compare_on_gpu(task, base, items);
+                for (size_t i = 0; i < items.size(); ++i) {
+                    const ProgramOutputMeta& rm = ref->outputs[at[i]];
+                    const GpuCompareStats& st = stats[i];
+                    if (st.error) {
+                        cand.error = "output " + rm.label + " could not be compared on the GPU: " + *st.error;
+                        cand.error_stage = "call";
+                        break;
+                    }
+                    OutputReport r;
+                    r.name = rm.label;
+                    r.dtype = *parse_dtype(rm.dtype);
+                    r.exact = !dtype_is_float(r.dtype);
+                    r.tolerance = items[i].tolerance;
+                    r.elements = output_bytes(rm) / dtype_size(r.dtype);
+                    r.mismatches = st.mismatches;
+                    r.unwritten = st.unwritten;
+                    r.max_abs_err = st.max_abs_err;
+                    r.max_rel_err = st.max_rel_err;
+                    r.max_violation = st.max_violation;
+                    r.worst_flat = st.worst_index;
+                    HostTensor shape_only;
+                    shape_only.shape = rm.shape;
+                    r.worst_index = shape_only.unflatten(st.worst_index);
+                    uint64_t got = st.worst_bits, expected = st.expected_bits;
+                    r.worst_got = load_as_double(&got, r.dtype, 0);
+                    r.worst_expected = load_as_double(&expected, r.dtype, 0);
+                    r.compared_on = "gpu";
+                    gpu[at[i]] = r;
+                }
+            }
+            if (need_ref_data && !cand.error) {
+                // Rare: an output the candidate could not share (not on the
+                // device) against a large reference output kept on it.
+                ProgramRunRequest full = base;
+                full.clone_inputs = false;
+                full.record_ops = full.record_kernels = false;
+                auto reply = std::make_shared<ProgramRunReply>(b.run(ProgramRole::reference, task, full));
+                if (reply->failure || reply->error)
+                    fail(KB_ERR_REFERENCE_FAILED, "the reference failed at case '" +
+                                                      t.cases[size_t(rq.case_index)].name + "' when run again");
+                ref_host = reply;
+            }
+        }
+        return judge_run_against(t, p, rq, *ref_host, cand, res.candidate, gpu);
     };
 
     // 2. Correctness.

@@ -18,6 +18,9 @@
 #ifndef KB_PROGRAM_WORKER_SOURCE
 #define KB_PROGRAM_WORKER_SOURCE ""
 #endif
+#ifndef KB_GPU_COMPARE_LIB_BUILD
+#define KB_GPU_COMPARE_LIB_BUILD ""
+#endif
 #ifndef KB_CUPTI_LIB_BUILD
 #define KB_CUPTI_LIB_BUILD ""
 #endif
@@ -138,12 +141,22 @@ std::string locate_cupti_library() {
     return is_file(build) ? build : "";
 }
 
+std::string locate_gpu_compare_library() {
+    std::string e = env("KBENCH_GPU_COMPARE_LIB");
+    if (!e.empty()) return e;
+    std::string installed = std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python/native/libkbench_gpu_compare.so";
+    if (is_file(installed)) return installed;
+    std::string build = KB_GPU_COMPARE_LIB_BUILD;
+    return is_file(build) ? build : "";
+}
+
 ProgramWorkerSettings program_worker_settings(const ContextOptions& opts) {
     ProgramWorkerSettings s;
     s.python = env("KBENCH_PYTHON");
     if (s.python.empty()) s.python = "python3";
     s.script = locate_program_worker_script();
     s.cupti_lib = locate_cupti_library();
+    s.gpu_compare_lib = locate_gpu_compare_library();
     s.device = opts.device;
     s.test_hooks = env("KBENCH_WORKER_TEST_HOOKS") == "1";
     s.test_cpu = s.test_hooks && env("KBENCH_PROGRAM_TEST_CPU") == "1";
@@ -167,6 +180,10 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         if (!settings_.cupti_lib.empty()) {
             ws.spawn.extra_args.push_back("--cupti-lib");
             ws.spawn.extra_args.push_back(settings_.cupti_lib);
+        }
+        if (!settings_.gpu_compare_lib.empty() && role == ProgramRole::reference) {
+            ws.spawn.extra_args.push_back("--gpu-compare-lib");
+            ws.spawn.extra_args.push_back(settings_.gpu_compare_lib);
         }
         ws.spawn.what = "kbench Python " + name + " worker";
         ws.spawn.fix = "kbench runs it with the interpreter $KBENCH_PYTHON names (else python3 on PATH): install "
@@ -326,16 +343,29 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
     return out;
 }
 
-ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& rq) {
-    ProgramRunReply out;
+namespace {
+
+// What names a run in both workers: its case, seeds and input mode.
+Json run_key_body(const ProgramRunRequest& rq) {
     Json body;
     body["case"] = rq.case_index;
     body["seed"] = rq.seed.to_json();
     body["model_seed"] = rq.model_seed.to_json();
     body["mode"] = rq.mode;
+    return body;
+}
+
+}  // namespace
+
+ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& rq) {
+    ProgramRunReply out;
+    Json body = run_key_body(rq);
     body["clone_inputs"] = rq.clone_inputs;
     body["record"] = Json{{"ops", rq.record_ops}, {"kernels", rq.record_kernels}};
     body["want_outputs"] = rq.want_outputs;
+    if (rq.share_outputs) body["share_outputs"] = true;
+    if (rq.keep_outputs) body["keep_outputs"] = true;
+    if (rq.data_limit) body["data_limit"] = *rq.data_limit;
     if (!rq.poison_dtype.empty()) {
         body["poison_dtype"] = rq.poison_dtype;
         body["poison_bytes"] = rq.poison_bytes;
@@ -389,7 +419,19 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
             meta.dtype = m.value("dtype", std::string());
             if (m.contains("shape")) meta.shape = shape_from(m["shape"]);
             meta.device = m.value("device", std::string());
+            std::optional<SharedOutput> shared;
+            if (m.contains("ipc")) {
+                const Json& ipc = m["ipc"];
+                SharedOutput so;
+                so.handle = ipc.at("handle").get<std::string>();
+                so.offset = ipc.at("offset").get<uint64_t>();
+                so.bytes = ipc.at("bytes").get<uint64_t>();
+                shared = so;
+            }
+            out.shared.push_back(shared);
+            int data_index = -1;
             if (m.contains("blob") || m.contains("file")) {
+                data_index = int(out.data.size());
                 HostTensor t;
                 t.name = meta.label;
                 auto dt = parse_dtype(meta.dtype);
@@ -415,8 +457,10 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
                 t.bytes.assign(bytes.begin(), bytes.end());
                 out.data.push_back(std::move(t));
             }
+            out.data_of.push_back(data_index);
             out.outputs.push_back(meta);
         }
+        out.gpu_compare = r.value("gpu_compare", false);
         out.run_ms = r.value("run_ms", 0.0);
         if (r.contains("span_ms")) out.span_ms = r["span_ms"].get<double>();
         out.attribution = attribution_from(r.value("attribution", Json::object()));
@@ -428,6 +472,56 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
     }
     if (role == ProgramRole::reference) reference_ms_[case_key] = out.run_ms;
     else candidate_cases_seen_[case_key] = true;
+    return out;
+}
+
+std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& rq,
+                                                           const std::vector<GpuCompareItem>& items) {
+    Json body = run_key_body(rq);
+    body["want_outputs"] = false;
+    Json list = Json::array();
+    for (const GpuCompareItem& it : items)
+        list.push_back(Json{{"output", it.output},
+                            {"handle", it.candidate.handle},
+                            {"offset", it.candidate.offset},
+                            {"bytes", it.candidate.bytes},
+                            {"atol", it.tolerance.atol},
+                            {"rtol", it.tolerance.rtol},
+                            {"equal_nan", it.tolerance.equal_nan}});
+    body["compare"] = list;
+    Outcome o = exchange(ProgramRole::reference, wire::Msg::program_run, body, {}, task, kReferenceS);
+    const std::string case_name = task->cases[size_t(rq.case_index)].name;
+    if (!o.ok()) {
+        ProgramWorkerFailure f = failure_of(ProgramRole::reference, o, kReferenceS, "comparing at case '" + case_name + "'");
+        fail(KB_ERR_REFERENCE_FAILED, "the reference worker failed while comparing outputs on the GPU: " + f.message);
+    }
+    if (!wire::reply_ok(o.reply.json)) reply_failed(ProgramRole::reference, wire::Msg::program_run, o);
+    std::vector<GpuCompareStats> out;
+    try {
+        const Json& compared = o.reply.json["result"].at("compared");
+        for (const Json& c : compared) {
+            GpuCompareStats st;
+            if (c.contains("error")) {
+                st.error = c["error"].get<std::string>();
+            } else {
+                st.mismatches = c.at("mismatches").get<uint64_t>();
+                st.unwritten = c.at("unwritten").get<uint64_t>();
+                st.max_abs_err = c.at("max_abs_err").get<double>();
+                st.max_rel_err = c.at("max_rel_err").get<double>();
+                st.max_violation = c.at("max_violation").get<double>();
+                st.worst_index = c.at("worst_index").get<uint64_t>();
+                st.worst_bits = c.at("worst_bits").get<uint64_t>();
+                st.expected_bits = c.at("expected_bits").get<uint64_t>();
+            }
+            out.push_back(st);
+        }
+    } catch (const nlohmann::json::exception& e) {
+        fail(KB_ERR_WORKER, std::string("the Python reference worker sent a comparison this library cannot read (") +
+                                e.what() + ")");
+    }
+    if (out.size() != items.size())
+        fail(KB_ERR_WORKER, "the Python reference worker compared " + std::to_string(out.size()) + " outputs of " +
+                                std::to_string(items.size()));
     return out;
 }
 

@@ -21,6 +21,7 @@ struct ProgramWorkerSettings {
     std::string python;       // the interpreter ($KBENCH_PYTHON, else python3 on PATH)
     std::string script;       // kbench_program_worker.py (locate_program_worker_script)
     std::string cupti_lib;    // libkbench_cupti.so ("" without CUPTI)
+    std::string gpu_compare_lib;  // libkbench_gpu_compare.so ("": outputs are compared on the host)
     int device = 0;           // -1: no device (supervision tests)
     bool test_hooks = false;  // $KBENCH_WORKER_TEST_HOOKS=1: test faults are obeyed
     bool test_cpu = false;    // $KBENCH_PROGRAM_TEST_CPU=1 with test hooks: torch on the CPU (tests)
@@ -36,6 +37,8 @@ ProgramWorkerSettings program_worker_settings(const ContextOptions& opts);
 std::string locate_program_worker_script();
 // libkbench_cupti.so: $KBENCH_CUPTI_LIB, the installed copy, the build tree's ("" when none).
 std::string locate_cupti_library();
+// libkbench_gpu_compare.so: $KBENCH_GPU_COMPARE_LIB, the installed copy, the build tree's ("" when none).
+std::string locate_gpu_compare_library();
 
 class ProgramWorkers : public ProgramBackend {
 public:
@@ -47,6 +50,8 @@ public:
                                     const std::string& source_name) override;
     ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
+    std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
+                                                const std::vector<GpuCompareItem>& items) override;
 
     Supervisor& supervisor(ProgramRole role) { return role == ProgramRole::reference ? *reference_ : *candidate_; }
     const ProgramWorkerSettings& settings() const { return settings_; }
