@@ -15,10 +15,9 @@ def sum_squares_partials_kernel(x_ptr, partials_ptr, n_elements, BLOCK: tl.const
     n_programs = tl.num_programs(0)
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    # Grid-stride loop over blocks; 64-bit starts because the faithful x holds 1.9e9 elements.
-    n_blocks = tl.cdiv(n_elements, BLOCK)
-    for blk in range(pid, n_blocks, n_programs):
-        start = blk.to(tl.int64) * BLOCK
+    # Grid-stride loop over blocks; a 64-bit start (so a 64-bit loop variable) because the faithful
+    # x holds 1.9e9 elements and larger sizes pass 2^31.
+    for start in range(pid.to(tl.int64) * BLOCK, n_elements, n_programs * BLOCK):
         idx = start + offs
         x = tl.load(x_ptr + idx, mask=idx < n_elements, other=0.0).to(tl.float32)
         acc += x * x
