@@ -1,12 +1,15 @@
 # problem: 37_FrobeniusNorm_.py
 # kernelbench: level1
-# x / ||x||_F in three launches: a persistent grid of at most 1024 programs accumulates per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
+# x / ||x||_F in three launches: up to 8192 programs in grid-stride loops accumulates per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-MAX_PARTIALS = 1024
+# Grid-stride programs (and partials): with about 4 resident per SM, 1024 would make two waves whose
+# second leaves SMs idle; 8192 keeps the last wave's idle share small, and one program still adds
+# 8192 partials in a single load.
+MAX_PARTIALS = 8192
 
 
 @triton.jit
@@ -57,6 +60,6 @@ class ModelNew(nn.Module):
         norm = torch.empty((1,), dtype=torch.float32, device=x.device)
         sum_squares_partials_kernel[(n_partials,)](x, partials, n, BLOCK=BLOCK, num_warps=8)
         norm_from_partials_kernel[(1,)](partials, norm, n_partials,
-                                        BLOCK=triton.next_power_of_2(n_partials), num_warps=4)
+                                        BLOCK=triton.next_power_of_2(n_partials), num_warps=8)
         divide_by_norm_kernel[(triton.cdiv(n, BLOCK),)](x, norm, y, n, BLOCK=BLOCK, num_warps=8)
         return y
