@@ -1,6 +1,6 @@
 # problem: 100_HingeLoss.py
 # kernelbench: level1
-# mean(clamp(1 - p * t, min=0)) with t broadcast along the last axis as in the reference: up to 8192 programs in grid-stride loops reads t in place (stride 0) and accumulates fp32 per-lane sums over (rows, cols) tiles, then one program adds the partials in order and divides by n.
+# mean(clamp(1 - p * t, min=0)) with t broadcast along the last axis as in the reference: up to 8192 programs in grid-stride loops read t in place (stride 0) and accumulate fp32 per-lane sums over (rows, cols) tiles, then one program adds the partials in order and divides by n.
 import torch
 import torch.nn as nn
 import triton

@@ -1,6 +1,6 @@
 # problem: 37_FrobeniusNorm_.py
 # kernelbench: level1
-# x / ||x||_F in three launches: up to 8192 programs in grid-stride loops accumulates per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
+# x / ||x||_F in three launches: up to 8192 programs in grid-stride loops accumulate per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
 import torch
 import torch.nn as nn
 import triton

@@ -1,6 +1,6 @@
 # problem: 94_MSELoss.py
 # kernelbench: level1
-# mean((p - t)^2): up to 8192 programs in grid-stride loops accumulates fp32 per-lane sums over (rows, cols) tiles into one partial each, then one program adds the partials in order and divides by n.
+# mean((p - t)^2): up to 8192 programs in grid-stride loops accumulate fp32 per-lane sums over (rows, cols) tiles into one partial each, then one program adds the partials in order and divides by n.
 import torch
 import torch.nn as nn
 import triton

@@ -1,6 +1,6 @@
 # problem: 96_HuberLoss.py
 # kernelbench: level1
-# smooth_l1_loss (beta = 1, mean): up to 8192 programs in grid-stride loops accumulates fp32 per-lane sums of the Huber term over (rows, cols) tiles into one partial each, then one program adds the partials in order and divides by n.
+# smooth_l1_loss (beta = 1, mean): up to 8192 programs in grid-stride loops accumulate fp32 per-lane sums of the Huber term over (rows, cols) tiles into one partial each, then one program adds the partials in order and divides by n.
 import torch
 import torch.nn as nn
 import triton
