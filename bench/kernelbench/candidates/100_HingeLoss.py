@@ -1,12 +1,15 @@
 # problem: 100_HingeLoss.py
 # kernelbench: level1
-# mean(clamp(1 - p * t, min=0)) with t broadcast along the last axis as in the reference: a persistent grid of at most 1024 programs reads t in place (stride 0) and accumulates fp32 per-lane sums over (rows, cols) tiles, then one program adds the partials in order and divides by n.
+# mean(clamp(1 - p * t, min=0)) with t broadcast along the last axis as in the reference: up to 8192 programs in grid-stride loops read t in place (stride 0) and accumulate fp32 per-lane sums over (rows, cols) tiles, then one program adds the partials in order and divides by n.
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-MAX_PARTIALS = 1024
+# Grid-stride programs (and partials): with about 4 resident per SM, 1024 would make two waves whose
+# second leaves SMs idle; 8192 keeps the last wave's idle share small, and one program still adds
+# 8192 partials in a single load.
+MAX_PARTIALS = 8192
 
 
 @triton.jit
@@ -65,7 +68,7 @@ def hinge_loss(predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor
                                               t2.stride(0), t2.stride(1), n_col_tiles, n_tiles,
                                               BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=8)
     # n = 0 gives 0 / 0 = NaN, as torch.mean of an empty tensor does.
-    mean_of_partials_kernel[(1,)](partials, out, n_partials, n, BLOCK=triton.next_power_of_2(n_partials), num_warps=4)
+    mean_of_partials_kernel[(1,)](partials, out, n_partials, n, BLOCK=triton.next_power_of_2(n_partials), num_warps=8)
     return out
 
 

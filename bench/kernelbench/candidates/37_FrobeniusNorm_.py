@@ -1,12 +1,15 @@
 # problem: 37_FrobeniusNorm_.py
 # kernelbench: level1
-# x / ||x||_F in three launches: a persistent grid of at most 1024 programs accumulates per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
+# x / ||x||_F in three launches: up to 8192 programs in grid-stride loops accumulate per-lane fp32 sums of squares into one partial each, one program adds the partials in a fixed order (deterministic, no atomics) and takes the sqrt, and an elementwise pass divides.
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-MAX_PARTIALS = 1024
+# Grid-stride programs (and partials): with about 4 resident per SM, 1024 would make two waves whose
+# second leaves SMs idle; 8192 keeps the last wave's idle share small, and one program still adds
+# 8192 partials in a single load.
+MAX_PARTIALS = 8192
 
 
 @triton.jit
@@ -15,10 +18,9 @@ def sum_squares_partials_kernel(x_ptr, partials_ptr, n_elements, BLOCK: tl.const
     n_programs = tl.num_programs(0)
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    # Grid-stride loop over blocks; 64-bit starts because the faithful x holds 1.9e9 elements.
-    n_blocks = tl.cdiv(n_elements, BLOCK)
-    for blk in range(pid, n_blocks, n_programs):
-        start = blk.to(tl.int64) * BLOCK
+    # Grid-stride loop over blocks; a 64-bit start (so a 64-bit loop variable) because the faithful
+    # x holds 1.9e9 elements and larger sizes pass 2^31.
+    for start in range(pid.to(tl.int64) * BLOCK, n_elements, n_programs * BLOCK):
         idx = start + offs
         x = tl.load(x_ptr + idx, mask=idx < n_elements, other=0.0).to(tl.float32)
         acc += x * x
@@ -58,6 +60,6 @@ class ModelNew(nn.Module):
         norm = torch.empty((1,), dtype=torch.float32, device=x.device)
         sum_squares_partials_kernel[(n_partials,)](x, partials, n, BLOCK=BLOCK, num_warps=8)
         norm_from_partials_kernel[(1,)](partials, norm, n_partials,
-                                        BLOCK=triton.next_power_of_2(n_partials), num_warps=4)
+                                        BLOCK=triton.next_power_of_2(n_partials), num_warps=8)
         divide_by_norm_kernel[(triton.cdiv(n, BLOCK),)](x, norm, y, n, BLOCK=BLOCK, num_warps=8)
         return y
