@@ -45,6 +45,7 @@ import kbench_problem as kp  # noqa: E402
 import kbench_checks as kc  # noqa: E402
 import kbench_attribution as ka  # noqa: E402
 import kbench_gpu_share as kg  # noqa: E402
+import kbench_profile as kprof  # noqa: E402
 import collections  # noqa: E402
 
 WORKER_VERSION = "1"
@@ -811,6 +812,30 @@ class CandidateFailure(Exception):
 _Event = [None]
 
 
+def _profile_methods(cls, names):
+    """KBENCH_PROFILE spans (kbench_profile.py) around the worker's stages."""
+    for name in names:
+        def wrap(f, label):
+            def g(*args, **kwargs):
+                with kprof.span(label):
+                    return f(*args, **kwargs)
+            g.__name__ = f.__name__
+            g.__doc__ = f.__doc__
+            return g
+        setattr(cls, name, wrap(getattr(cls, name), "py." + name))
+
+
+_profile_methods(Worker, ("program_load", "program_run", "program_time", "make_inputs", "model",
+                          "poison_free_memory", "call", "describe_outputs", "keep_outputs", "compare_on_gpu", "sync"))
+if kprof._PATH:
+    _checksum = kp.checksum
+
+    def _profiled_checksum(t):
+        with kprof.span("py.checksum"):
+            return _checksum(t)
+    kp.checksum = _profiled_checksum
+
+
 def serve(worker):
     conn = worker.conn
     while True:
@@ -890,6 +915,7 @@ def main(argv):
     # A candidate's print() must not reach the host's stdout (kbench set it
     # to /dev/null); its stderr goes to the worker's log.
     conn = kf.Connection(fd)
+    kprof.name_process("python %s worker" % args["--role"])
     worker = Worker(conn, args["--role"], args["--device"], work_dir, args["--cupti-lib"] or
                     ka.default_cupti_library(), "--test-hooks" in flags,
                     args["--gpu-compare-lib"] or kg.default_gpu_compare_library())
