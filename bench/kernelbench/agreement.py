@@ -59,7 +59,7 @@ def pairs(problems_dir, candidates_dir, only):
     cands = {}
     if os.path.isdir(candidates_dir):
         cands = {f[:-3]: os.path.join(candidates_dir, f) for f in os.listdir(candidates_dir)
-                 if f.endswith(".py") and not f.startswith("_")}
+                 if f.endswith(".py") and f[:1].isdigit()}  # not the folder's tools
     for stem in sorted(set(cands) - set(problems)):
         print(f"warning: candidate {stem}.py names no problem in {problems_dir}", file=sys.stderr)
     rx = re.compile(only) if only else None

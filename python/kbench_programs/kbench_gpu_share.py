@@ -88,9 +88,19 @@ class GpuComparer:
                                       code, float(atol), float(rtol), 1 if equal_nan else 0, ctypes.byref(s))
         if rc != 0:
             raise RuntimeError(self.lib.kbg_error().decode("utf-8", "replace"))
-        return {"mismatches": s.mismatches, "unwritten": s.unwritten, "max_abs_err": s.max_abs_err,
-                "max_rel_err": s.max_rel_err, "max_violation": s.max_violation, "worst_index": s.worst_index,
-                "worst_bits": s.worst_bits, "expected_bits": s.expected_bits}
+        return {"mismatches": s.mismatches, "unwritten": s.unwritten, "max_abs_err": _number(s.max_abs_err),
+                "max_rel_err": _number(s.max_rel_err), "max_violation": _number(s.max_violation),
+                "worst_index": s.worst_index, "worst_bits": s.worst_bits, "expected_bits": s.expected_bits}
+
+
+def _number(x):
+    """JSON has no inf or NaN (an error against an expected 0 is inf): those
+    travel as the strings "inf", "-inf" and "nan", which the host reads back."""
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return x
 
 
 def default_gpu_compare_library():

@@ -683,10 +683,12 @@ class Worker:
             model = self.model(h, ref, case, who, doc.get("model_seed", 42))
             warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
             timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
-            # The cached inputs stay untouched: without clone_inputs (KernelBench
-            # reuses the same objects for every call) the calls share one copy.
-            warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
-            timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
+            # The cached inputs stay untouched: with clone_inputs every call
+            # gets its own copy (args_of); without (KernelBench reuses the
+            # same objects for every call) the calls share one copy.
+            if not bool(doc.get("clone_inputs", False)):
+                warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
+                timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
         except CandidateFailure as e:
             return {"error": {"stage": e.stage, "message": str(e)}}
         except Exception as e:
@@ -721,6 +723,7 @@ class Worker:
                     calls += 1
                     if calls >= 10000:
                         break
+                del warm
                 if doc.get("empty_cache_after_warmup", False) and cuda:
                     t.cuda.empty_cache()
                 trials = int(doc.get("trials", 100))
@@ -785,6 +788,41 @@ class Worker:
     @property
     def _event_class(self):
         return _Event[0]
+
+    # ---- memory --------------------------------------------------------------
+    def release_caches(self):
+        """Frees what the worker holds for later requests (inputs, kept
+        reference outputs) and torch's cached blocks; True if anything went.
+        Problems at KernelBench's sizes (6-9 GB an input) fill the device
+        with two workers' caches."""
+        held = self.input_bytes + self.kept_bytes
+        for key in list(self.inputs):
+            self.forget_inputs(key)
+        self.kept.clear()
+        self.kept_bytes = 0
+        self.shared = []
+        if self.torch is not None and self.device.startswith("cuda"):
+            import gc
+            gc.collect()
+            self.torch.cuda.empty_cache()
+        return held > 0
+
+    def with_memory_retry(self, f, doc, blobs):
+        """f(doc, blobs), run once more after release_caches() when it ran out
+        of device memory while the worker's own caches held some."""
+        def oom(text):
+            return "OutOfMemoryError" in text or "out of memory" in text
+        try:
+            r = f(doc, blobs)
+        except RequestError as e:
+            if not oom(str(e)) or not self.release_caches():
+                raise
+            return f(doc, blobs)
+        res = r[0] if isinstance(r, tuple) else r
+        err = res.get("error") if isinstance(res, dict) else None
+        if err and oom(str(err.get("message", ""))) and self.release_caches():
+            return f(doc, blobs)
+        return r
 
     # ---- test hooks ------------------------------------------------------
     def test_fault(self, fault):
@@ -860,10 +898,10 @@ def serve(worker):
             elif msg_type == kf.MSG_PROGRAM_LOAD:
                 conn.reply(msg_type, msg_id, worker.program_load(doc, blobs))
             elif msg_type == kf.MSG_PROGRAM_RUN:
-                result, out_blobs = worker.program_run(doc, blobs)
+                result, out_blobs = worker.with_memory_retry(worker.program_run, doc, blobs)
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_TIME:
-                conn.reply(msg_type, msg_id, worker.program_time(doc, blobs))
+                conn.reply(msg_type, msg_id, worker.with_memory_retry(worker.program_time, doc, blobs))
             elif msg_type == kf.MSG_TEST and worker.test_hooks:
                 fault = doc.get("fault", "")
                 if fault:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "util/error.h"
 #include "util/files.h"
@@ -345,6 +346,17 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
 
 namespace {
 
+// A number the Python worker sent: JSON has no inf or NaN, so those come as
+// the strings "inf", "-inf" and "nan".
+double json_number(const Json& j) {
+    if (j.is_number()) return j.get<double>();
+    const std::string s = j.get<std::string>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    fail(KB_ERR_WORKER, "the Python worker sent '" + s + "' where a number belongs");
+}
+
 // What names a run in both workers: its case, seeds and input mode.
 Json run_key_body(const ProgramRunRequest& rq) {
     Json body;
@@ -506,9 +518,9 @@ std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task,
             } else {
                 st.mismatches = c.at("mismatches").get<uint64_t>();
                 st.unwritten = c.at("unwritten").get<uint64_t>();
-                st.max_abs_err = c.at("max_abs_err").get<double>();
-                st.max_rel_err = c.at("max_rel_err").get<double>();
-                st.max_violation = c.at("max_violation").get<double>();
+                st.max_abs_err = json_number(c.at("max_abs_err"));
+                st.max_rel_err = json_number(c.at("max_rel_err"));
+                st.max_violation = json_number(c.at("max_violation"));
                 st.worst_index = c.at("worst_index").get<uint64_t>();
                 st.worst_bits = c.at("worst_bits").get<uint64_t>();
                 st.expected_bits = c.at("expected_bits").get<uint64_t>();

@@ -106,7 +106,9 @@ class Candidates(unittest.TestCase):
     def setUp(self):
         if not os.path.isdir(CANDIDATES):
             self.skipTest("bench/kernelbench/candidates/ is not there yet")
-        self.cands = sorted(f for f in os.listdir(CANDIDATES) if f.endswith(".py") and not f.startswith("_"))
+        # Candidates are named for their problem, whose stem starts with its
+        # number; the folder's tools (check_on_cpu.py, ...) are not candidates.
+        self.cands = sorted(f for f in os.listdir(CANDIDATES) if f.endswith(".py") and f[:1].isdigit())
 
     def test_every_candidate_names_a_problem(self):
         self.assertEqual(sorted(set(self.cands) - set(PROBLEM_FILES)), [])
