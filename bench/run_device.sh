@@ -176,6 +176,7 @@ if [ $run_bench = 1 ]; then
       PYTHONUNBUFFERED=1 python3 bench/kernelbench/agreement.py --build "$BUILD" --out "$OUT/kernelbench_agreement.jsonl" \
         ${KB_ONLY:+--only "$KB_ONLY"} --perf-trials ${KB_PERF_TRIALS:-100} --timeout ${KB_TIMEOUT:-300} \
         $([ "${KB_OVERLAP:-0}" = 1 ] && echo --overlap) $([ "${KB_SKIP_STRICT:-0}" = 1 ] && echo --skip-strict) \
+        $([ "${KB_SCALE_LARGE:-1}" = 1 ] && echo --scale-large) \
         >"$OUT/kernelbench_agreement.md" 2>"$OUT/kernelbench_agreement.err"
       echo "kernelbench agreement rc=$? (0 all agree, 1 a disagreement, 2 something not compared)"
       cat "$OUT/kernelbench_agreement.md"

@@ -39,12 +39,14 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import agreement_table  # noqa: E402
+import problem_sizes  # noqa: E402
 
 # KernelBench's eval_from_generations.py and kbench's kernelbench protocol
 # both check 5 seeds; the harness must be called with the same number for the
@@ -119,11 +121,14 @@ def run(a):
     scorer = make_scorer(a.via, a.build, a.kbench, a.timeout)
     out = open(a.out, "w") if a.out else sys.stdout
     records = []
+    scratch = tempfile.mkdtemp(prefix="kbench-agreement-")
     try:
         for i, (stem, problem, candidate) in enumerate(found):
             with open(candidate) as f:
                 source = f.read()
+            problem, changed = problem_sizes.sized_problem(stem, problem, scratch, a.scale_large)
             rec = {"problem": stem, "family": agreement_table.family(stem), "candidate": os.path.relpath(candidate, ROOT),
+                   "sizes": changed or "the problem's own",
                    "kbench_via": scorer.via, "first_score_in_context": scorer.via == "api" and i == 0,
                    "overlapped": bool(a.overlap and not a.skip_kernelbench)}
             harness = None
@@ -179,6 +184,9 @@ def main():
     ap.add_argument("--skip-kernelbench", action="store_true", help="leave out (c), KernelBench's harness")
     ap.add_argument("--overlap", action="store_true",
                     help="run KernelBench's harness beside kbench's scores (faster; times then not clean)")
+    ap.add_argument("--scale-large", action="store_true",
+                    help="run the problems with inputs over ~0.5 GB at the smaller sizes of problem_sizes.py "
+                         "(both sides get the same copy)")
     ap.add_argument("--out", help="the JSON lines go here instead of stdout")
     ap.add_argument("--table-from", help="print the table and exit status of these recorded JSON lines")
     a = ap.parse_args()

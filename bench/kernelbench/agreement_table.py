@@ -90,18 +90,24 @@ def _wall(side):
     return f"{side['wall_s']:.1f}"
 
 
+def _sizes(s):
+    if not s or isinstance(s, str):
+        return s or "the problem's own"
+    return ", ".join(f"{k}={v}" for k, v in s.items())
+
+
 def render(records):
     """The markdown table, with a totals line under it."""
     lines = [
-        "| problem | family | kbench (kernelbench) | KernelBench | agree | kbench (strict) "
+        "| problem | family | sizes | kbench (kernelbench) | KernelBench | agree | kbench (strict) "
         "| runtime ms kbench-kb: cand / ref | runtime ms KernelBench: cand / ref | runtime ms strict: cand / ref "
         "| wall s kbench-kb | wall s KernelBench | wall s strict |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in records:
         a = agreement(r)
         lines.append("| " + " | ".join([
-            r.get("problem", "?"), r.get("family") or family(r.get("problem", "")),
+            r.get("problem", "?"), r.get("family") or family(r.get("problem", "")), _sizes(r.get("sizes")),
             _verdict(r.get("kbench_kernelbench")), _harness(r.get("kernelbench")),
             {True: "yes", False: "**NO**", None: "n/a"}[a], _verdict(r.get("kbench_strict")),
             _pair(r.get("kbench_kernelbench")), _pair(r.get("kernelbench")), _pair(r.get("kbench_strict")),

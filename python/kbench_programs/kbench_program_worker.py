@@ -385,13 +385,18 @@ class Worker:
                 value -= 1 << bits
         t.cuda.empty_cache()
         held = []
+        # Best fit picks the smallest free block that holds an allocation,
+        # such as the unpoisoned rest of the segment the inputs' copies came
+        # from: poisoned blocks of each output's exact size win over those.
+        # Four of a small size; one of a large one, within free memory (four
+        # copies of a 6 GB output would not fit).
+        room = free // 2 - nbytes
         for s in list(sizes)[:16]:
-            if int(s) >= 1 << 20:
-                # The large pool splits its best-fitting free block: the one
-                # large poisoned block below backs these (four copies of a
-                # 6 GB output would not fit beside it).
-                continue
-            for _ in range(4):
+            copies = 4 if int(s) < 16 << 20 else 1
+            for _ in range(copies):
+                if int(s) > room:
+                    break
+                room -= int(s)
                 held.append(t.empty(max(1, (int(s) + size - 1) // size), dtype=tdt, device=self.device))
         held.append(t.empty(nbytes // size, dtype=tdt, device=self.device))
         for p in held:
@@ -807,22 +812,36 @@ class Worker:
             self.torch.cuda.empty_cache()
         return held > 0
 
+    def trim_cache(self):
+        """Hands torch's cached free blocks back to the driver when they are
+        many (over 1 GiB): two workers share the device, and blocks one of
+        them keeps for itself (the poison, a large problem's temporaries) are
+        memory the other cannot get."""
+        if self.torch is None or not self.device.startswith("cuda"):
+            return
+        cuda = self.torch.cuda
+        if cuda.memory_reserved(self.device) - cuda.memory_allocated(self.device) > (1 << 30):
+            cuda.empty_cache()
+
     def with_memory_retry(self, f, doc, blobs):
         """f(doc, blobs), run once more after release_caches() when it ran out
         of device memory while the worker's own caches held some."""
         def oom(text):
             return "OutOfMemoryError" in text or "out of memory" in text
         try:
-            r = f(doc, blobs)
-        except RequestError as e:
-            if not oom(str(e)) or not self.release_caches():
-                raise
-            return f(doc, blobs)
-        res = r[0] if isinstance(r, tuple) else r
-        err = res.get("error") if isinstance(res, dict) else None
-        if err and oom(str(err.get("message", ""))) and self.release_caches():
-            return f(doc, blobs)
-        return r
+            try:
+                r = f(doc, blobs)
+            except RequestError as e:
+                if not oom(str(e)) or not self.release_caches():
+                    raise
+                return f(doc, blobs)
+            res = r[0] if isinstance(r, tuple) else r
+            err = res.get("error") if isinstance(res, dict) else None
+            if err and oom(str(err.get("message", ""))) and self.release_caches():
+                return f(doc, blobs)
+            return r
+        finally:
+            self.trim_cache()
 
     # ---- test hooks ------------------------------------------------------
     def test_fault(self, fault):
