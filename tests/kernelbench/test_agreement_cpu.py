@@ -15,6 +15,7 @@ torch and no GPU needed:
     python3 tests/kernelbench/test_agreement_cpu.py [-v]
 """
 import ast
+import re
 import json
 import os
 import subprocess
@@ -209,8 +210,8 @@ class AgreementLogic(unittest.TestCase):
         t = at.render([record("19_ReLU", "pass", True), record("40_LayerNorm", "pass", False)])
         rows = [ln for ln in t.splitlines() if ln.startswith("| 19_") or ln.startswith("| 40_")]
         self.assertEqual(len(rows), 2)
-        self.assertIn("| activation | pass | correct | yes | pass |", rows[0])
-        self.assertIn("| normalization | pass | incorrect | **NO** |", rows[1])
+        self.assertIn("| activation | the problem's own | pass | correct | yes | pass |", rows[0])
+        self.assertIn("| normalization | the problem's own | pass | incorrect | **NO** |", rows[1])
         self.assertIn("0.5 / 1", rows[0])
         self.assertIn("2 problem(s): 1 agree, 1 disagree, 0 not compared", t)
 
@@ -224,7 +225,7 @@ class AgreementLogic(unittest.TestCase):
                 p = subprocess.run([sys.executable, os.path.join(KB, "agreement.py"), "--table-from", path],
                                    capture_output=True, text=True)
                 self.assertEqual(p.returncode, want, p.stdout + p.stderr)
-                self.assertIn("| 19_ReLU | activation | pass | correct | yes |", p.stdout)
+                self.assertIn("| 19_ReLU | activation | the problem's own | pass | correct | yes |", p.stdout)
 
 
 # A stand-in for `kbench score --json --protocol P PROBLEM CANDIDATE`: passes
@@ -363,6 +364,33 @@ class WarmBenchWithoutThePackage(unittest.TestCase):
             self.assertEqual(relu["fresh_compile_ms"]["n"], 2)
             self.assertTrue(relu["all_pass"])
 
+
+
+class ProblemSizes(unittest.TestCase):
+    """problem_sizes.py: the smaller sizes agreement.py --scale-large runs."""
+
+    def test_every_scaled_problem_exists_and_rewrites(self):
+        import problem_sizes
+        for stem, changes in problem_sizes.SCALED.items():
+            with self.subTest(problem=stem):
+                path = os.path.join(PROBLEMS, stem + ".py")
+                self.assertTrue(os.path.exists(path))
+                text = read(path)
+                out = problem_sizes.rewrite(text, changes)
+                for name, value in changes.items():
+                    self.assertRegex(out, r"(?m)^%s\s*=\s*%s" % (re.escape(name), re.escape(value)))
+                # Only the named constants' lines change.
+                changed = [a for a, b in zip(text.splitlines(), out.splitlines()) if a != b]
+                self.assertEqual(len(changed), len(changes))
+
+    def test_a_missing_constant_is_an_error(self):
+        import problem_sizes
+        with self.assertRaises(KeyError):
+            problem_sizes.rewrite("x = 1\n", {"batch_size": "8"})
+
+    def test_comment_after_the_value_stays(self):
+        import problem_sizes
+        self.assertEqual(problem_sizes.rewrite("M = 256 * 8 # 2048\n", {"M": "128"}), "M = 128 # 2048\n")
 
 if __name__ == "__main__":
     unittest.main()
