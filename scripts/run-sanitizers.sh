@@ -42,11 +42,7 @@ case "$kind" in
     BUILD=${BUILD_TSAN:-build-tsan}
     cmake -S . -B "$BUILD" "${common[@]}" -DKBENCH_SANITIZE=thread >/dev/null
     cmake --build "$BUILD" -j "$(nproc)" --target kbench_thread_tests kbench_worker
-    # die_after_fork=0: the emulator runs references in a forked child of
-    # this multithreaded process (src/emulate/emulator.cpp), and TSan ends
-    # such a child when it starts a thread; the child is a copy with one
-    # thread, which TSan can say nothing true about.
-    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:die_after_fork=0
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -L thread)
     ;;
   *) echo "usage: run-sanitizers.sh [address|thread]" >&2; exit 2 ;;

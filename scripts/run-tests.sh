@@ -13,10 +13,10 @@ cd - >/dev/null
 if [ "${FUZZ_SECONDS:-20}" != 0 ] && [ $# -eq 0 ]; then
   FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/run-fuzz.sh
 fi
-# The sanitizer build (docs/sanitizers.md): ASan + UBSan over every CPU
-# test. SANITIZE=0 skips it; so does a CTest filter given as arguments. The
-# TSan build (scripts/run-sanitizers.sh thread) is not run here yet: see
-# docs/sanitizers.md for what it reports.
+# The sanitizer builds (docs/sanitizers.md): ASan + UBSan over every CPU
+# test, TSan over the threaded ones. SANITIZE=0 skips them; so does a CTest
+# filter given as arguments.
 if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
   bash scripts/run-sanitizers.sh address
+  bash scripts/run-sanitizers.sh thread
 fi

@@ -1,5 +1,6 @@
 #include "ipc/spawn.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -32,6 +33,26 @@
 
 namespace kb {
 namespace {
+
+using CloneFn = int (*)(int (*)(void*), void*, int, void*, ...);
+
+// glibc's clone. ThreadSanitizer intercepts clone() and takes a child that
+// shares the address space (CLONE_VM) for a fork: its after-fork bookkeeping
+// then runs on the parent's own state, which it corrupts (every later
+// hand-off between threads looks like a race, and starting a thread ends the
+// process as a "multi-threaded fork"). Under TSan, the library's own symbol.
+CloneFn libc_clone() {
+#if defined(__SANITIZE_THREAD__)
+    static const CloneFn f = [] {
+        void* libc = ::dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+        void* p = libc ? ::dlvsym(libc, "clone", "GLIBC_2.2.5") : nullptr;
+        return p ? reinterpret_cast<CloneFn>(p) : &::clone;
+    }();
+    return f;
+#else
+    return &::clone;
+#endif
+}
 
 constexpr int kMaxFds = 16;
 constexpr int kFirstTempFd = 64;  // child numbers are below; temporaries at or above
@@ -216,7 +237,7 @@ pid_t spawn_process(const SpawnSpec& spec, std::string* error) {
     sigset_t all, old;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = ::clone(child_main, top, CLONE_VM | CLONE_VFORK | SIGCHLD, a.get());
+    pid_t pid = libc_clone()(child_main, top, CLONE_VM | CLONE_VFORK | SIGCHLD, a.get());
     int clone_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {
