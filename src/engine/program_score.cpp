@@ -48,12 +48,8 @@ std::string reference_key(const Task& t, const ProgramRunRequest& rq) {
            rq.model_seed.key();
 }
 
-// The poison pattern's dtype: the reference's first floating output (the
-// pattern is per dtype), how much free memory to fill (twice the outputs), and
-// the size of each output: torch's caching allocator serves an allocation of
-// under 1 MiB from its small pool, never from one large poisoned block, and
-// picks the best-fitting free block, so the worker also leaves poisoned free
-// blocks of exactly the sizes an unwritten output would be allocated at.
+// An output's size in bytes, from its description (its bytes may have
+// stayed on the device).
 uint64_t output_bytes(const ProgramOutputMeta& m) {
     auto dt = parse_dtype(m.dtype);
     if (!m.is_tensor && m.dtype.empty()) return 0;
@@ -62,6 +58,12 @@ uint64_t output_bytes(const ProgramOutputMeta& m) {
     return n;
 }
 
+// The poison pattern's dtype: the reference's first floating output (the
+// pattern is per dtype), how much free memory to fill (twice the outputs), and
+// the size of each output: torch's caching allocator serves an allocation of
+// under 1 MiB from its small pool, never from one large poisoned block, and
+// picks the best-fitting free block, so the worker also leaves poisoned free
+// blocks of exactly the sizes an unwritten output would be allocated at.
 void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i) {
