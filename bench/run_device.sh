@@ -17,6 +17,8 @@
 #            mixed answers, interrupted and resumed (bench/run_bench.py)
 #     full:  both (about 10 minutes on an H100; the device tool allows 10 per
 #            command, so it runs the two halves as two calls)
+#   PROFILE_BATCH=1 / PROFILE_RUN=1: the batch / run benchmark under
+#     KBENCH_PROFILE (docs/measurement.md), into profile_*.jsonl
 #
 # Needs: CUDA toolkit (nvcc), CMake, Ninja or Make, a C++17 compiler; for
 # `full`, Python with torch, triton and cupy. nlohmann/json and GoogleTest
@@ -130,8 +132,10 @@ if [ $run_bench = 1 ]; then
   want isolation && "$BUILD/bench/kbench_isolation_bench" >"$OUT/isolation_bench.json" 2>"$OUT/isolation_bench.err"
   if want batch; then
     step "batch throughput (issue 12)"
-    "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
+    ${PROFILE_BATCH:+env KBENCH_PROFILE=$OUT/profile_batch.jsonl} \
+      "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
     tail -3 "$OUT/batch_bench.err"; cat "$OUT/batch_bench.json"
+    [ -n "${PROFILE_BATCH:-}" ] && python3 bench/profile_sum.py "$OUT/profile_batch.jsonl" --top 40
   fi
   if want longrun; then
     step "long run: ${LONGRUN_N:-1000} candidates with crashes and hangs, memory flat, nothing left behind (issue 15)"
@@ -140,8 +144,9 @@ if [ $run_bench = 1 ]; then
   fi
   if want run; then
     step "kbench run: ${RUN_N:-500} mixed answers end to end, then interrupted and resumed (issue 11)"
-    PYTHONUNBUFFERED=1 python3 bench/run_bench.py "$BUILD" "$OUT" --count ${RUN_N:-500} ${RUN_TIMEOUT:+--timeout $RUN_TIMEOUT} >"$OUT/run_bench.json" 2>"$OUT/run_bench.err"
+    env PYTHONUNBUFFERED=1 ${PROFILE_RUN:+KBENCH_PROFILE=$OUT/profile_run.jsonl} python3 bench/run_bench.py "$BUILD" "$OUT" --count ${RUN_N:-500} ${RUN_TIMEOUT:+--timeout $RUN_TIMEOUT} >"$OUT/run_bench.json" 2>"$OUT/run_bench.err"
     tail -4 "$OUT/run_bench.err"
+    [ -n "${PROFILE_RUN:-}" ] && python3 bench/profile_sum.py "$OUT/profile_run.jsonl" --top 40
   fi
   if want fidelity; then
     step "timing fidelity"

@@ -184,10 +184,14 @@ def collect(out):
             rows.append((s, "  batch, timed: mean compile / queue / correctness / timing / recheck",
                          " / ".join(f"{st.get(k + '_ms_mean', 0):.0f}" for k in
                                     ("compile", "queue", "correctness", "timing", "recheck")) + " ms", ""))
-        rows.append((s, f"mixed stream ({bb['mixed_crashes']} crashing, {bb['mixed_hangs']} hanging of {bb['n']}; "
-                        "1 s deadline): rate / clean rate",
-                     f"{bb['mixed_per_s']:.1f} / {bb['mixed_clean_per_s']:.1f} /s = {100 * bb['mixed_ratio']:.0f} %",
-                     ">= 60 %"))
+        for suffix, deadline in (("", "kbench's computed deadlines"), ("_1s", "1 s deadline")):
+            if "mixed_per_s" + suffix not in bb:
+                continue
+            rows.append((s, f"mixed stream ({bb['mixed_crashes' + suffix]} crashing, {bb['mixed_hangs' + suffix]} "
+                            f"hanging of {bb['n']}; {deadline}): rate / clean rate",
+                         f"{bb['mixed_per_s' + suffix]:.1f} / {bb['mixed_clean_per_s' + suffix]:.1f} /s = "
+                         f"{100 * bb['mixed_ratio' + suffix]:.0f} %",
+                         ">= 60 % (was 27 %, 1 s deadline)"))
     lr = load(out, "longrun.json")
     if lr and "checks" in lr:
         s = "Long run: one worker-isolated context, crashes and hangs among the candidates (issue 15)"
