@@ -1,9 +1,11 @@
 #include "device/device.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "hostdev/compare_math.h"
 #include "device/builtin_image.h"
@@ -179,6 +181,40 @@ CUresult Device::sync_raw() {
     CUresult r = drv_->cuStreamSynchronize(stream_);
     if (r != CUDA_SUCCESS && cuda_error_is_sticky(r)) mark_lost(r, "a kernel run");
     return r;
+}
+
+CUresult Device::sync_within(double limit_s) {
+    if (limit_s <= 0) return sync_raw();
+    KB_PROFILE_SPAN("device.sync_within");
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const auto until = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
+    // Yield for the first two milliseconds, so a short kernel's end is seen
+    // as soon as cuStreamSynchronize would see it; then sleep between polls
+    // (at most a millisecond), so a kernel that never ends costs no CPU core.
+    constexpr auto kYieldFor = std::chrono::milliseconds(2);
+    auto nap = std::chrono::microseconds(50);
+    for (;;) {
+        CUresult r = drv_->cuStreamQuery(stream_);
+        if (r != CUDA_ERROR_NOT_READY) {
+            if (r != CUDA_SUCCESS && cuda_error_is_sticky(r)) mark_lost(r, "a kernel run");
+            return r;
+        }
+        const auto now = Clock::now();
+        if (now >= until) {
+            char what[160];
+            std::snprintf(what, sizeof what, "a kernel run still going after %.3g s (kbench stopped waiting for it)",
+                          limit_s);
+            mark_lost(CUDA_ERROR_LAUNCH_TIMEOUT, what);
+            return CUDA_ERROR_LAUNCH_TIMEOUT;
+        }
+        if (now - t0 < kYieldFor) {
+            std::this_thread::yield();
+        } else {
+            std::this_thread::sleep_for(nap);
+            nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
+        }
+    }
 }
 
 void Device::sync(const char* what) {

@@ -163,6 +163,11 @@ public:
     // Waits for stream(); a sticky error marks the device lost. Returns the
     // raw result so callers can classify a candidate's failure.
     CUresult sync_raw();
+    // sync_raw, giving up after `limit_s` seconds (0: no limit): then the
+    // stream's work is still running, the device is marked lost (only the
+    // process's end stops a kernel that never finishes) and the result is
+    // CUDA_ERROR_LAUNCH_TIMEOUT. Polls instead of blocking in the driver.
+    CUresult sync_within(double limit_s);
     // sync_raw, throwing kb::Error for any failure (for kbench's own work).
     void sync(const char* what);
 

@@ -137,6 +137,11 @@ std::vector<HostTensor> LocalBackend::inputs(const TaskBinding& tb, int case_ind
 
 CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                     unsigned runs) {
+    return compare(tb, kernel, case_index, seed, runs, KernelLimit{});
+}
+
+CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                                    unsigned runs, const KernelLimit& limit) {
     KB_PROFILE_SPAN("local.compare");
     const Task& task = *tb.task;
     auto t0 = Clock::now();
@@ -154,7 +159,7 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     runs = std::max(1u, runs);
     for (unsigned run = 0; run < runs; ++run) {
         KB_PROFILE_SPAN("local.compare.run");
-        GuardedRun g = run_guarded(dev_, modules_, bufs, *kernel, seed, "candidate", &builtins_);
+        GuardedRun g = run_guarded(dev_, modules_, bufs, *kernel, seed, "candidate", &builtins_, limit);
         RunObservation obs = observation_of(g);
         if (!obs.fault) {
             if (run > 0) {

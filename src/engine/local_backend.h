@@ -25,6 +25,11 @@ public:
     ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
     CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                           unsigned runs) override;
+    // compare, each run watched against `limit` (exec/run_guarded.h). The
+    // worker passes the host's limit; in this process a run past it would
+    // leave a kernel no one can stop, so compare above waits without one.
+    CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs,
+                          const KernelLimit& limit);
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
     void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) override;
 

@@ -1,11 +1,22 @@
 #include "exec/run_guarded.h"
 
+#include <cstdio>
+
 #include "util/profile.h"
 
 namespace kb {
+namespace {
+
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+    return buf;
+}
+
+}  // namespace
 
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
-                       const std::string& scratch_key, BuiltinLibraries* builtins) {
+                       const std::string& scratch_key, BuiltinLibraries* builtins, const KernelLimit& limit) {
     GuardedRun g;
     std::vector<uint64_t> before;
     {
@@ -20,7 +31,16 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         auto mod = modules.get(dev, kernel);
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
         plan.enqueue(dev);
-        CUresult r = dev.sync_raw();
+        CUresult r = dev.sync_within(limit.seconds);
+        if (r == CUDA_ERROR_LAUNCH_TIMEOUT && limit.seconds > 0 && dev.lost())
+            throw KernelFault(KB_VERDICT_TIMEOUT,
+                              "the kernel did not finish within " + seconds_text(limit.seconds) + " of its launch at case '" +
+                                  bufs.the_case().name + "' (limit: " + limit.why +
+                                  "); kbench ended its worker process to stop it and goes on with a fresh one. Look "
+                                  "for a loop that never ends (a wrong exit condition, a spin on a flag no thread "
+                                  "sets, a __syncthreads() some threads never reach), or raise "
+                                  "kb_context_options.timeout_s if the kernel is only slow",
+                              r);
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
     } catch (const KernelFault& f) {
         g.fault = f;

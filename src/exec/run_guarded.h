@@ -24,10 +24,23 @@ struct GuardedRun {
     std::vector<CaseBuffers::GuardBreach> breaches;
 };
 
+// How long one run of a candidate's plan may keep the GPU before it counts
+// as a hang. Watched in the process that launched it, from the launch to
+// the stream's end: no process start, module load or data movement in it,
+// so it can be far tighter than the request's deadline, and a hang stops
+// holding the GPU (and the lanes beside it) that much sooner. 0: no limit.
+struct KernelLimit {
+    double seconds = 0;
+    std::string why;  // the rule, in words, for the verdict's message
+};
+
 // Runs `kernel`'s plan once on `bufs` with inputs from `seed`. `scratch_key`
 // keeps the program's scratch apart from others' ("candidate", "reference");
 // `builtins` serves the plan's built-in steps (none in a candidate's plan).
+// A run past `limit` is a `timeout` fault that loses the context: the
+// kernel is still running, and only the process's end stops it.
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
-                       const std::string& scratch_key, BuiltinLibraries* builtins = nullptr);
+                       const std::string& scratch_key, BuiltinLibraries* builtins = nullptr,
+                       const KernelLimit& limit = {});
 
 }  // namespace kb

@@ -42,6 +42,15 @@ Deadline DeadlinePolicy::compare(double reference_ms, uint64_t case_bytes, unsig
     return d;
 }
 
+Deadline DeadlinePolicy::kernel(double reference_ms) const {
+    if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
+    Deadline d;
+    d.seconds = std::max(kKernelFloorS, kSlowdown * reference_ms / 1000.0);
+    d.why = "max(" + num("%g", kKernelFloorS) + " s, " + num("%g", kSlowdown) + "x the reference's " +
+            num("%.3g", reference_ms) + " ms)";
+    return d;
+}
+
 Deadline DeadlinePolicy::time(double reference_ms, uint64_t case_bytes, const TimeRequest& req, bool new_kernel) const {
     if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
     // The protocol runs warm-up, one probe of each plan, then samples until

@@ -31,11 +31,24 @@ struct DeadlinePolicy {
     // Above the compiler's own per-compile limit (CompilerConfig::timeout_s,
     // 300 s), so its more precise message wins when it applies.
     static constexpr double kCompileS = 330.0;
+    // The floor of a kernel's run limit (kernel()). Measured on an H100
+    // (bench/RESULTS.md, 2026-11-26): a faulting kernel is still "running"
+    // until the driver has recovered its channel, over 0.25 s once with no
+    // other work on the GPU, so a 0.25 s floor made a crash a timeout. Under
+    // load a hang beside it slows everything more (up to seconds); such a
+    // timeout is tried again (engine/gpu_incidents.h) rather than covered
+    // by this floor.
+    static constexpr double kKernelFloorS = 1.0;
 
     // A candidate on one case, `runs` times. `reference_ms` is the reference's
     // run time at that case; `new_kernel` adds time to load a module the
     // worker has not seen (PTX is JIT-compiled by the driver).
     Deadline compare(double reference_ms, uint64_t case_bytes, unsigned runs, bool new_kernel) const;
+    // One run of a candidate's plan, watched by the worker itself from the
+    // launch to the stream's end (exec/run_guarded.h): the compare
+    // deadline's rule without what surrounds a run, so a hang is caught in a
+    // fraction of it. timeout_s, when given, is this limit too.
+    Deadline kernel(double reference_ms) const;
     // The measurement protocol on a case (the baseline interleaved when asked).
     // `reference_ms` is the reference's time at the timed case.
     Deadline time(double reference_ms, uint64_t case_bytes, const TimeRequest& req, bool new_kernel) const;

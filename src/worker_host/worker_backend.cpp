@@ -287,12 +287,17 @@ CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& ker
     double ref_ms = reference_ms_[ref_key(*tb.task, case_index)];
     uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
     Deadline d;
-    Outcome o = exchange(wire::Msg::compare, Json{{"case_index", case_index}, {"seed", seed}, {"runs", runs}}, tb, kernel,
+    Deadline limit = deadlines_.kernel(ref_ms);
+    Json body{{"case_index", case_index}, {"seed", seed}, {"runs", runs},
+              {"kernel_limit_s", limit.seconds}, {"kernel_limit_why", limit.why}};
+    Outcome o = exchange(wire::Msg::compare, body, tb, kernel,
                          [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
     const Json* reply = candidate_reply(wire::Msg::compare, o, tb, case_index, kernel);
     if (!reply) return compare_failure(*tb.task, case_index, seed, kernel->label, o, d);
     CompareResult r = [&] { KB_PROFILE_SPAN("host.parse_compare"); return parse_reply(*reply, compare_result_from_json); }();
     r.worker = worker_facts(o);
+    // The worker's own watchdog stopped a run: the limit is this request's deadline.
+    if (r.verdict == KB_VERDICT_TIMEOUT && r.context_lost) r.deadline_s = limit.seconds;
     return r;
 }
 

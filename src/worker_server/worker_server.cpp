@@ -460,6 +460,11 @@ Json WorkerServer::compare(const wire::Frame& req) {
     int ci = case_arg(req.json, *task, false);
     uint64_t seed = req.json.at("seed").get<uint64_t>();
     unsigned runs = req.json.value("runs", 1u);
+    // The host's limit on one run (a hang then costs that, not the request's
+    // whole deadline); absent from an older host: wait as before.
+    KernelLimit limit;
+    limit.seconds = req.json.value("kernel_limit_s", 0.0);
+    limit.why = req.json.value("kernel_limit_why", std::string());
     LocalBackend& b = backend();
     // The reference first, on its own: its failure is the task's, not the
     // candidate's (normally a cache hit: the host asked for it already).
@@ -469,7 +474,7 @@ Json WorkerServer::compare(const wire::Frame& req) {
     apply_test_fault(req.json);
     CompareResult r;
     try {
-        r = b.compare(tb, kernel, ci, seed, runs);
+        r = b.compare(tb, kernel, ci, seed, runs, limit);
     } catch (const Error& e) {
         if (!b.device().lost()) throw;
         r.where = case_info(*task, ci, seed);

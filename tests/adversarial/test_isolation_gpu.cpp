@@ -59,6 +59,29 @@ TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
     EXPECT_LT(seconds_since(t1), 0.5) << "hang to the next healthy verdict";
 }
 
+TEST(IsolationGpu, HangIsCaughtByTheWorkersOwnWatchdogAtItsFloor) {
+    auto ctx = worker_context();  // kbench's computed deadlines
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
+    ASSERT_EQ(to_json(ctx->compare(task(kTask), good, 0, kSeed))["verdict"], "pass");
+    // The request's deadline is 2 s + 1 s to load the new module: the
+    // worker's watchdog (1 s from the launch) ends it first.
+    let_standby_start();
+    auto t0 = Clock::now();
+    Json r = to_json(ctx->compare(task(kTask), loop, 0, kSeed));
+    double took = seconds_since(t0);
+    EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
+    EXPECT_TRUE(r.value("context_lost", false)) << r.dump(2);
+    EXPECT_EQ(r.value("deadline_s", 0.0), DeadlinePolicy::kKernelFloorS) << r.dump(2);
+    EXPECT_TRUE(has(r["message"].get<std::string>(), "of its launch")) << r["message"];
+    EXPECT_LT(took, DeadlinePolicy::kKernelFloorS + 0.5) << r.dump(2);
+    auto t1 = Clock::now();
+    Json next = to_json(ctx->compare(task(kTask), good, 0, kSeed));
+    EXPECT_EQ(next["verdict"], "pass") << next.dump(2);
+    EXPECT_NE(next["worker"]["pid"], r["worker"]["pid"]) << "the hung worker was replaced";
+    EXPECT_LT(seconds_since(t1), 0.5) << "hang to the next healthy verdict";
+}
+
 TEST(IsolationGpu, CrashToTheNextHealthyVerdictTakesUnderHalfASecond) {
     auto ctx = worker_context();
     KernelPtr good = compile(*ctx, kTask, kCorrect);

@@ -83,6 +83,19 @@ TEST(WorkerDeadlines, TimingCoversTheBudgetAndSlowKernels) {
     EXPECT_GT(p.time(0.1, 0, r, false).seconds, 5.0);
 }
 
+TEST(WorkerDeadlines, AKernelRunIsLimitedFarBelowItsRequest) {
+    DeadlinePolicy p;
+    Deadline tiny = p.kernel(0.01);
+    EXPECT_EQ(tiny.seconds, DeadlinePolicy::kKernelFloorS);
+    // A hang costs a third of the request's deadline (2 s, + 1 s to load a new module).
+    EXPECT_LE(tiny.seconds, p.compare(0.01, 12, 1, true).seconds / 3);
+    EXPECT_TRUE(has(tiny.why, "20x the reference's 0.01 ms")) << tiny.why;
+    EXPECT_NEAR(p.kernel(500.0).seconds, 10.0, 1e-9);  // a 0.5 s reference: 20x
+    p.timeout_s = 5;
+    EXPECT_EQ(p.kernel(0.01).seconds, 5.0);  // the caller's deadline wins, for the run too
+    EXPECT_TRUE(has(p.kernel(0.01).why, "timeout_s"));
+}
+
 TEST(WorkerDeadlines, ContextTimeoutReplacesTheComputedOne) {
     DeadlinePolicy p;
     p.timeout_s = 0.75;
