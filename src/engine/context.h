@@ -14,6 +14,7 @@
 
 #include "compiler/compiler.h"
 #include "engine/backend.h"
+#include "engine/gpu_incidents.h"
 #include "engine/gpu_phase.h"
 #include "engine/options.h"
 #include "engine/result.h"
@@ -118,6 +119,13 @@ private:
     std::mutex& lane_mutex(size_t lane);
     // Held shared by correctness work, exclusively by timing: see ensure_lanes.
     GpuPhaseLock gpu_phase_;
+    // Every lane's timeouts, to tell a lane's hang from a neighbour's
+    // disturbance (engine/gpu_incidents.h).
+    GpuIncidents incidents_;
+    // Runs a lane's compare or time request; a timeout that overlapped
+    // another lane's timeout is run once more (score.cpp).
+    template <class Request>
+    auto with_retry(size_t lane, Request request) -> decltype(request());
     // The secret seed of the post-timing recheck (score.cpp).
     uint64_t recheck_seed(uint64_t avoid);
     std::mutex recheck_mutex_;

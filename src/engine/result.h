@@ -97,6 +97,8 @@ struct CompareResult {
     std::string signal;                 // "SIGSEGV (segmentation fault)"
     std::optional<int> exit_code;
     std::optional<WorkerFacts> worker;
+    // Not empty: this is a second attempt, and why (engine/gpu_incidents.h).
+    std::string retried;
 };
 
 // One timed program's statistics (microseconds) and its rates.
@@ -124,6 +126,7 @@ struct TimeResult {
     std::string signal;
     std::optional<int> exit_code;
     std::optional<WorkerFacts> worker;
+    std::string retried;  // as CompareResult::retried
     bool failed() const { return verdict != KB_VERDICT_NONE && verdict != KB_VERDICT_PASS; }
 };
 

@@ -330,6 +330,7 @@ Json to_json(const CompareResult& r) {
     failure_fields(j, r.deadline_s, r.signal, r.exit_code);
     j["run_ms"] = r.run_ms;
     if (r.worker) j["worker"] = to_json(*r.worker);
+    if (!r.retried.empty()) j["retried"] = r.retried;
     return j;
 }
 
@@ -354,6 +355,7 @@ CompareResult compare_result_from_json(const Json& j) {
     failure_fields_from(j, r);
     r.run_ms = j.value("run_ms", 0.0);
     if (j.contains("worker")) r.worker = worker_facts_from_json(j["worker"]);
+    r.retried = string_at(j, "retried");
     return r;
 }
 
@@ -384,6 +386,7 @@ Json to_json(const TimeResult& r) {
     if (r.context_lost) j["context_lost"] = true;
     failure_fields(j, r.deadline_s, r.signal, r.exit_code);
     if (r.worker) j["worker"] = to_json(*r.worker);
+    if (!r.retried.empty()) j["retried"] = r.retried;
     return j;
 }
 
@@ -409,6 +412,7 @@ TimeResult time_result_from_json(const Json& j) {
     r.context_lost = j.value("context_lost", false);
     failure_fields_from(j, r);
     if (j.contains("worker")) r.worker = worker_facts_from_json(j["worker"]);
+    r.retried = string_at(j, "retried");
     return r;
 }
 

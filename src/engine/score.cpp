@@ -127,6 +127,32 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
     return ps;
 }
 
+template <class Request>
+auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
+    struct Running {  // this lane's request, as the other lanes see it
+        GpuIncidents& log;
+        size_t lane;
+        Running(GpuIncidents& l, size_t n) : log(l), lane(n) { log.begin(lane, Clock::now()); }
+        ~Running() { log.end(lane); }
+    };
+    const auto from = Clock::now();
+    auto r = [&] { Running running(incidents_, lane); return request(); }();
+    if (r.verdict != KB_VERDICT_TIMEOUT) return r;
+    // A timeout: a hang that slowed the whole GPU (remembered for the other
+    // lanes), or a kernel slowed by another lane's hang.
+    const auto to = Clock::now();
+    const bool beside_another = incidents_.others_overlap(lane, from, to);
+    incidents_.record(lane, from, to);
+    if (!beside_another) return r;
+    const std::string first = r.message;
+    const auto again = Clock::now();
+    r = [&] { Running running(incidents_, lane); return request(); }();
+    if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, again, Clock::now());
+    r.retried = "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; this "
+                "is the second attempt. The first: " + first;
+    return r;
+}
+
 ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts, size_t lane) {
     if (ps.done) return std::move(ps.result);
     if (ps.program_input) {
@@ -151,9 +177,13 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     Backend& b = lane_backend(lane);
     TaskBinding tb = [&] { KB_PROFILE_SPAN("engine.bind"); return bind(task); }();
     // Correctness shares the GPU with other lanes; timing has it alone.
+    // Either one, run again once when it timed out beside another lane's
+    // hang or crash (engine/gpu_incidents.h).
     auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
-        std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
-        return b.compare(tb, kernel, case_index, seed, runs);
+        return with_retry(lane, [&] {
+            std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
+            return b.compare(tb, kernel, case_index, seed, runs);
+        });
     };
     for (size_t i = 0; i < t.cases.size(); ++i) {
         unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
@@ -173,10 +203,10 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
         KB_PROFILE_SPAN("engine.time");
-        {
+        res.timing = with_retry(lane, [&] {
             std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
-            res.timing = b.time(tb, kernel, tr);
-        }
+            return b.time(tb, kernel, tr);
+        });
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) return finish(res, res.timing->verdict, res.timing->message, t0);
         res.speedup = res.timing->speedup;

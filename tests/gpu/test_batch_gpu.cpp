@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/gpu_incidents.h"
 #include "gpu/gpu_test_util.h"
 #include "kbench.h"
 #include "util/files.h"
@@ -100,6 +101,70 @@ TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
         EXPECT_EQ(kb_result_verdict(r), jobs[i].verdict) << kb_result_message(r);
         kb_result_destroy(r);
     }
+    kb_task_destroy(task);
+    kb_context_destroy(ctx);
+}
+
+TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
+    // Each hang overlaps the other's: either could have been slowed by its
+    // neighbour (engine/gpu_incidents.h), so each gets a second attempt, and
+    // a real hang times out again. The result says it was retried.
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    o.timeout_s = 1.0;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* task = nullptr;
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+    bo.device_lanes = 2;
+    kb_batch* b = nullptr;
+    ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
+    std::string hang = kb::read_file(std::string(KB_SOURCE_DIR) + "/tests/adversarial/kernels/infinite_loop.cu");
+    kb_score_options so = KB_SCORE_OPTIONS_INIT;
+    so.flags = KB_SCORE_SKIP_TIMING;
+    // Warm both lanes first (their workers, the task's reference), so the two
+    // hangs start together.
+    for (int i = 0; i < 4; ++i) {
+        std::string code = correct(200 + i);
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = code.c_str();
+        ASSERT_EQ(kb_batch_submit(b, task, &c, &so, 100 + i, -1, nullptr), KB_OK) << kb_last_error();
+    }
+    kb_batch_job* job = nullptr;
+    for (int i = 0; i < 4; ++i) {
+        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
+        kb_batch_job_destroy(job);
+    }
+    for (int i = 0; i < 2; ++i) {
+        std::string code = "// hang " + std::to_string(i) + "\n" + hang;
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = code.c_str();
+        ASSERT_EQ(kb_batch_submit(b, task, &c, &so, i, -1, nullptr), KB_OK) << kb_last_error();
+    }
+    int retried = 0;
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
+        kb_result* r = nullptr;
+        ASSERT_EQ(kb_batch_job_take_result(job, &r), KB_OK) << kb_last_error();
+        EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_TIMEOUT) << kb_result_message(r);
+        std::string doc = kb_result_json(r);
+        if (doc.find("\"retried\"") != std::string::npos) ++retried;
+        kb_result_destroy(r);
+        kb_batch_job_destroy(job);
+    }
+    EXPECT_EQ(retried, 2) << "each hang overlapped the other's";
+    kb_batch_destroy(b);
+    // Alone, a hang is not tried again (once the others' aftermath is over).
+    std::this_thread::sleep_for(kb::GpuIncidents::kAftermath + std::chrono::milliseconds(300));
+    std::string code = "// hang alone\n" + hang;
+    kb_candidate c = KB_CANDIDATE_INIT;
+    c.code = code.c_str();
+    kb_result* r = nullptr;
+    ASSERT_EQ(kb_score(ctx, task, &c, &so, &r), KB_OK) << kb_last_error();
+    EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_TIMEOUT) << kb_result_message(r);
+    EXPECT_EQ(std::string(kb_result_json(r)).find("\"retried\""), std::string::npos) << kb_result_json(r);
+    kb_result_destroy(r);
     kb_task_destroy(task);
     kb_context_destroy(ctx);
 }

@@ -1,0 +1,75 @@
+// Hangs that disturbed the whole GPU, kept per context so that one lane's
+// timeout can be told apart from a neighbour's doing. On an H100
+// (bench/RESULTS.md, 2026-11-26) a kernel that spins until its worker is
+// killed slows every other context on the GPU (so does the driver's
+// recovery from a crash, for a tenth of a second or so): in a stream with
+// crashes and hangs the honest candidates' correctness took a median 115 ms
+// instead of 20 ms, and in a 500-answer run a few honest kernels, and a
+// crash the driver was slow to report, missed their deadlines. A timeout
+// that overlapped another lane's is therefore tried once more
+// (Context::with_retry) before it becomes the verdict: a real hang times
+// out again, and says it was retried.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace kb {
+
+class GpuIncidents {
+public:
+    using Clock = std::chrono::steady_clock;
+    // How long after a failed request ends its effects may last: the killed
+    // worker's context is torn down, and the driver recovers, after the reply.
+    static constexpr std::chrono::milliseconds kAftermath{1000};
+    // A request running this long is a hang or is slowed by one: kbench's
+    // own requests on the built-in tasks take milliseconds. Well under the
+    // shortest limit of a kernel's run (1 s), so that of two hangs that
+    // started together the first to time out sees the other.
+    static constexpr std::chrono::milliseconds kLong{500};
+
+    // Lane `lane`'s request [from, to] ended in a timeout.
+    void record(size_t lane, Clock::time_point from, Clock::time_point to) {
+        std::lock_guard<std::mutex> l(mu_);
+        recent_.push_back({lane, from, to});
+        // Old ones can overlap nothing that runs now; a bound keeps a long
+        // life of failures from growing the list.
+        while (recent_.size() > kKept) recent_.pop_front();
+    }
+    // A request on lane `lane` starts / ends (one at a time per lane).
+    void begin(size_t lane, Clock::time_point at) {
+        std::lock_guard<std::mutex> l(mu_);
+        running_[lane] = at;
+    }
+    void end(size_t lane) {
+        std::lock_guard<std::mutex> l(mu_);
+        running_.erase(lane);
+    }
+    // Whether another lane's incident (with its aftermath) overlapped
+    // [from, to], or another lane's request has been running for `kLong`
+    // at `to`: a hang not yet stopped (the first of two side by side to
+    // time out has no record of the other yet), or another victim.
+    bool others_overlap(size_t lane, Clock::time_point from, Clock::time_point to) const {
+        std::lock_guard<std::mutex> l(mu_);
+        for (const Incident& i : recent_)
+            if (i.lane != lane && i.from <= to && from <= i.to + kAftermath) return true;
+        for (const auto& [other, since] : running_)
+            if (other != lane && to - since >= kLong) return true;
+        return false;
+    }
+
+private:
+    struct Incident {
+        size_t lane;
+        Clock::time_point from, to;
+    };
+    static constexpr size_t kKept = 256;
+    mutable std::mutex mu_;
+    std::deque<Incident> recent_;
+    std::map<size_t, Clock::time_point> running_;  // lane -> since
+};
+
+}  // namespace kb
