@@ -192,6 +192,12 @@ def collect(out):
                          f"{bb['mixed_per_s' + suffix]:.1f} / {bb['mixed_clean_per_s' + suffix]:.1f} /s = "
                          f"{100 * bb['mixed_ratio' + suffix]:.0f} %",
                          ">= 60 % (was 27 %, 1 s deadline)"))
+            mc, cc = bb.get("mixed_correctness" + suffix), bb.get("mixed_clean_correctness" + suffix)
+            if mc and cc and "pass" in cc:
+                parts = [f"{v} {mc[v]['median_ms']:.0f}" for v in ("pass", "runtime_error", "timeout") if v in mc]
+                rows.append((s, "  correctness stage per candidate, median ms, in that stream (the clean stream's "
+                                "passes beside it)",
+                             ", ".join(parts) + f" (clean: pass {cc['pass']['median_ms']:.0f})", ""))
     lr = load(out, "longrun.json")
     if lr and "checks" in lr:
         s = "Long run: one worker-isolated context, crashes and hangs among the candidates (issue 15)"
