@@ -247,6 +247,57 @@ int main(int argc, char** argv) {
         }
         out["cache_hit_compile_ms"] = median(hit);
     }
+    // Measurement cost (issue 12): a kernel of a few microseconds (vector_add
+    // at its 100003-element case) timed to 1 % relative noise in a 10 ms
+    // budget, cold (per-launch events around an L2 flush) and hot (a CUDA
+    // graph of back-to-back launches), five times each; and the defaults.
+    {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        std::string code = "// timed\n" + bodies[0];
+        c.code = code.c_str();
+        kb_kernel* k = nullptr;
+        if (kb_compile(ctx, tasks[0], &c, &k) != KB_OK) die("kb_compile (timing cost)", KB_ERR_INTERNAL);
+        kb::Json cost = kb::Json::object();
+        struct Setting {
+            const char* name;
+            kb_time_mode mode;
+            bool defaults;
+        };
+        for (const Setting& st : {Setting{"cold_10ms", KB_TIME_COLD, false}, Setting{"hot_10ms", KB_TIME_HOT, false},
+                                  Setting{"cold_defaults", KB_TIME_COLD, true}, Setting{"hot_defaults", KB_TIME_HOT, true}}) {
+            kb_time_options to = KB_TIME_OPTIONS_INIT;
+            to.mode = st.mode;
+            to.case_index = 2;
+            if (!st.defaults) {
+                to.budget_ms = 10;
+                to.warmup_ms = 1;
+                to.target_rel_noise = 0.01;
+            }
+            kb::Json runs = kb::Json::array();
+            for (int i = 0; i < 5; ++i) {
+                kb_result* r = nullptr;
+                double t = now_ms();
+                kb_status s = kb_time(ctx, tasks[0], k, &to, &r);
+                double call_ms = now_ms() - t;
+                if (s != KB_OK) die("kb_time", s);
+                kb::Json doc = kb::Json::parse(kb_result_json(r));
+                kb::Json cand = doc.value("candidate", kb::Json::object());
+                kb::Json stats = cand.value("stats", cand);
+                runs.push_back({{"mode", doc.value("mode", "")},
+                                {"median_us", stats.value("median_us", 0.0)},
+                                {"rel_noise", stats.value("rel_noise", 0.0)},
+                                {"samples", stats.value("samples", 0)},
+                                {"stop_reason", doc.value("stop_reason", "")},
+                                {"wall_ms", doc.value("wall_ms", 0.0)},
+                                {"call_ms", call_ms},
+                                {"launches_per_sample", doc.value("launches_per_sample", 1)}});
+                kb_result_destroy(r);
+            }
+            cost[st.name] = runs;
+        }
+        kb_kernel_destroy(k);
+        out["timing_cost"] = cost;
+    }
     kb_context_destroy(ctx);
 
     // The mixed stream: 10% crash, 2% hang, on a context with kbench's

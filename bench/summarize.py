@@ -184,6 +184,25 @@ def collect(out):
             rows.append((s, "  batch, timed: mean compile / queue / correctness / timing / recheck",
                          " / ".join(f"{st.get(k + '_ms_mean', 0):.0f}" for k in
                                     ("compile", "queue", "correctness", "timing", "recheck")) + " ms", ""))
+        tc = bb.get("timing_cost")
+        if tc:
+            def med(runs, key):
+                v = sorted(r[key] for r in runs)
+                return v[len(v) // 2]
+            for name, how in (("cold_10ms", "cold, 10 ms budget, 1 ms warm-up, 1 % target"),
+                              ("hot_10ms", "hot (CUDA graph), 10 ms budget, 1 ms warm-up, 1 % target"),
+                              ("cold_defaults", "cold, the defaults"), ("hot_defaults", "hot (CUDA graph), the defaults")):
+                runs = tc.get(name)
+                if not runs:
+                    continue
+                worst = max(r["rel_noise"] for r in runs)
+                lo, hi = min(r["median_us"] for r in runs), max(r["median_us"] for r in runs)
+                rows.append((s, f"timing vector_add at n = 100003, {how}, {len(runs)} runs: median (range) / worst "
+                                f"rel. noise / protocol wall, median and worst / kb_time call, median",
+                             f"{med(runs, 'median_us'):.2f} us ({lo:.2f}-{hi:.2f}) / {100 * worst:.2f} % / "
+                             f"{med(runs, 'wall_ms'):.1f}, {max(r['wall_ms'] for r in runs):.1f} ms / "
+                             f"{med(runs, 'call_ms'):.1f} ms",
+                             "1 % within 10 ms" if name.endswith("10ms") else ""))
         for suffix, deadline in (("", "kbench's computed deadlines"), ("_1s", "1 s deadline")):
             if "mixed_per_s" + suffix not in bb:
                 continue
