@@ -9,8 +9,9 @@ run_bench.json); the results files and the report page go to OUT_DIR.
 usage: python3 bench/run_bench.py BUILD_DIR OUT_DIR [--count 500] [--seed 1] [--gpus 0] [--timeout S]
 
 --timeout passes kbench run --timeout (a request's deadline; by default
-kbench computes one per request, about 3 s for these tasks, which is what a
-hanging answer costs).
+kbench computes one per request, and the worker stops a hanging kernel about
+1 s after its launch, which is what a hanging answer costs, twice when it
+hangs beside another one: docs/isolation.md).
 """
 import argparse
 import collections
