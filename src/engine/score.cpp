@@ -135,8 +135,12 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
         Running(GpuIncidents& l, size_t n) : log(l), lane(n) { log.begin(lane, Clock::now()); }
         ~Running() { log.end(lane); }
     };
+    auto attempt = [&] {
+        Running running(incidents_, lane);
+        return request();
+    };
     const auto from = Clock::now();
-    auto r = [&] { Running running(incidents_, lane); return request(); }();
+    auto r = attempt();
     if (r.verdict != KB_VERDICT_TIMEOUT) return r;
     // A timeout: a hang that slowed the whole GPU (remembered for the other
     // lanes), or a kernel slowed by another lane's hang.
@@ -146,7 +150,7 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
     if (!beside_another) return r;
     const std::string first = r.message;
     const auto again = Clock::now();
-    r = [&] { Running running(incidents_, lane); return request(); }();
+    r = attempt();
     if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, again, Clock::now());
     r.retried = "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; this "
                 "is the second attempt. The first: " + first;
@@ -178,7 +182,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     TaskBinding tb = [&] { KB_PROFILE_SPAN("engine.bind"); return bind(task); }();
     // Correctness shares the GPU with other lanes; timing has it alone.
     // Either one, run again once when it timed out beside another lane's
-    // hang or crash (engine/gpu_incidents.h).
+    // hang (engine/gpu_incidents.h).
     auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
         return with_retry(lane, [&] {
             std::shared_lock<GpuPhaseLock> phase(gpu_phase_);

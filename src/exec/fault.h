@@ -12,6 +12,12 @@
 
 namespace kb {
 
+// What a timeout's message tells the candidate's author, wherever the hang
+// was caught (the worker's own limit, the host's deadline).
+inline constexpr const char* kHangAdvice =
+    "Look for a loop that never ends (a wrong exit condition, a spin on a flag no thread sets, a __syncthreads() "
+    "some threads never reach), or raise kb_context_options.timeout_s if the kernel is only slow";
+
 class KernelFault : public std::runtime_error {
 public:
     KernelFault(kb_verdict verdict, const std::string& message, CUresult code = CUDA_SUCCESS)

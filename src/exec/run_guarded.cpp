@@ -36,10 +36,8 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
             throw KernelFault(KB_VERDICT_TIMEOUT,
                               "the kernel did not finish within " + seconds_text(limit.seconds) + " of its launch at case '" +
                                   bufs.the_case().name + "' (limit: " + limit.why +
-                                  "); kbench ended its worker process to stop it and goes on with a fresh one. Look "
-                                  "for a loop that never ends (a wrong exit condition, a spin on a flag no thread "
-                                  "sets, a __syncthreads() some threads never reach), or raise "
-                                  "kb_context_options.timeout_s if the kernel is only slow",
+                                  "); kbench ended its worker process to stop it and goes on with a fresh one. " +
+                                  kHangAdvice,
                               r);
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
     } catch (const KernelFault& f) {

@@ -7,6 +7,7 @@
 #include "device/cuda_driver.h"
 #include "engine/result_json.h"
 #include "engine/verdict.h"
+#include "exec/fault.h"
 #include "util/error.h"
 #include "protocol/wire.h"
 #include "worker_host/worker_locate.h"
@@ -77,9 +78,7 @@ Failure failure(bool timing, const Task& task, int case_index, const Outcome& o,
     if (o.kind == Outcome::Kind::timeout) {
         f.verdict = KB_VERDICT_TIMEOUT;
         f.message = "the kernel did not finish within " + secs(d.seconds) + " " + where + " (deadline: " + d.why +
-                    "); kbench killed its worker process and goes on with a fresh one. Look for a loop that "
-                    "never ends (a wrong exit condition, a spin on a flag no thread sets, a __syncthreads() "
-                    "some threads never reach), or raise kb_context_options.timeout_s if the kernel is only slow";
+                    "); kbench killed its worker process and goes on with a fresh one. " + kHangAdvice;
         f.deadline_s = d.seconds;
     } else {
         f.verdict = KB_VERDICT_RUNTIME_ERROR;

@@ -29,6 +29,25 @@ WorkerBackend& workers(Context& ctx) { return dynamic_cast<WorkerBackend&>(ctx.b
 // Lets the standby worker, started after the first request, finish starting.
 void let_standby_start() { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
 
+// A correct kernel passes (the worker warm, its standby started), then the
+// infinite loop runs at case 0: its result, how long it took, and the
+// correct kernel for what comes after.
+struct Hang {
+    Json result;
+    double took = 0;
+    KernelPtr good;
+};
+
+void hang_after_a_pass(Context& ctx, Hang* h) {
+    h->good = compile(ctx, kTask, kCorrect);
+    KernelPtr loop = compile(ctx, kTask, "kernels/infinite_loop.cu");
+    ASSERT_EQ(to_json(ctx.compare(task(kTask), h->good, 0, kSeed))["verdict"], "pass");
+    let_standby_start();
+    auto t0 = Clock::now();
+    h->result = to_json(ctx.compare(task(kTask), loop, 0, kSeed));
+    h->took = seconds_since(t0);
+}
+
 }  // namespace
 
 TEST(IsolationGpu, ContextsIsolateByDefault) {
@@ -43,13 +62,9 @@ TEST(IsolationGpu, ContextsIsolateByDefault) {
 
 TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
     auto ctx = worker_context(1.0);
-    KernelPtr good = compile(*ctx, kTask, kCorrect);
-    KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
-    ASSERT_EQ(to_json(ctx->compare(task(kTask), good, 0, kSeed))["verdict"], "pass");
-    let_standby_start();
-    auto t0 = Clock::now();
-    Json r = to_json(ctx->compare(task(kTask), loop, 0, kSeed));
-    double took = seconds_since(t0);
+    Hang h;
+    ASSERT_NO_FATAL_FAILURE(hang_after_a_pass(*ctx, &h));
+    const auto& [r, took, good] = h;
     EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
     EXPECT_LT(took, 1.5) << "deadline 1 s";
     EXPECT_TRUE(has(r["message"].get<std::string>(), "timeout_s")) << r["message"];
@@ -61,15 +76,11 @@ TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
 
 TEST(IsolationGpu, HangIsCaughtByTheWorkersOwnWatchdogAtItsFloor) {
     auto ctx = worker_context();  // kbench's computed deadlines
-    KernelPtr good = compile(*ctx, kTask, kCorrect);
-    KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
-    ASSERT_EQ(to_json(ctx->compare(task(kTask), good, 0, kSeed))["verdict"], "pass");
     // The request's deadline is 2 s + 1 s to load the new module: the
     // worker's watchdog (1 s from the launch) ends it first.
-    let_standby_start();
-    auto t0 = Clock::now();
-    Json r = to_json(ctx->compare(task(kTask), loop, 0, kSeed));
-    double took = seconds_since(t0);
+    Hang h;
+    ASSERT_NO_FATAL_FAILURE(hang_after_a_pass(*ctx, &h));
+    const auto& [r, took, good] = h;
     EXPECT_EQ(r["verdict"], "timeout") << r.dump(2);
     EXPECT_TRUE(r.value("context_lost", false)) << r.dump(2);
     EXPECT_EQ(r.value("deadline_s", 0.0), DeadlinePolicy::kKernelFloorS) << r.dump(2);
