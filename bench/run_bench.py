@@ -70,6 +70,8 @@ def main():
     ap.add_argument("--timeout", type=float)
     ap.add_argument("--compile-only", action="store_true",
                     help="a check of this script on a machine without a GPU (verdicts then differ from meta)")
+    ap.add_argument("--no-interrupt", action="store_true",
+                    help="the first run only: a rate measured beside another setting, without the resume check")
     a = ap.parse_args()
     kbench = os.path.abspath(os.path.join(a.build, "kbench"))
     os.makedirs(a.out, exist_ok=True)
@@ -141,6 +143,9 @@ def main():
     with open(os.path.join(a.out, "run_report.txt"), "w") as f:
         f.write(subprocess.run([kbench, "report", out1], capture_output=True, text=True).stdout)
 
+    if a.no_interrupt:
+        print(json.dumps(result, indent=1))
+        return
     # 2. Interrupted midway with SIGINT, then resumed.
     out2 = os.path.join(a.out, "run_results_interrupted.jsonl")
     if os.path.exists(out2):

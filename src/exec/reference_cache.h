@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "device/device.h"
 #include "exec/host_tensor.h"
+#include "util/byte_budget_lru.h"
 
 namespace kb {
 
@@ -27,35 +27,14 @@ struct ReferenceRun {
     }
 };
 
-class ReferenceCache {
+// The worker's: the reference results of this process, 2 GiB at most.
+class ReferenceCache : public ByteBudgetLru<ReferenceRun> {
 public:
-    explicit ReferenceCache(size_t budget_bytes = size_t(2) << 30) : budget_(budget_bytes) {}
+    explicit ReferenceCache(size_t budget_bytes = size_t(2) << 30) : ByteBudgetLru(budget_bytes) {}
 
     static std::string key(const std::string& task_hash, int case_index, uint64_t seed) {
         return task_hash + "/" + std::to_string(case_index) + "/" + std::to_string(seed);
     }
-    std::shared_ptr<const ReferenceRun> find(const std::string& key) {
-        for (auto it = entries_.begin(); it != entries_.end(); ++it)
-            if (it->first == key) {
-                entries_.splice(entries_.begin(), entries_, it);
-                return it->second;
-            }
-        return nullptr;
-    }
-    void put(const std::string& key, std::shared_ptr<const ReferenceRun> run) {
-        used_ += run->bytes();
-        entries_.emplace_front(key, std::move(run));
-        // Keep the newest entry even if it alone exceeds the budget.
-        while (used_ > budget_ && entries_.size() > 1) {
-            used_ -= entries_.back().second->bytes();
-            entries_.pop_back();
-        }
-    }
-
-private:
-    size_t budget_;
-    size_t used_ = 0;
-    std::list<std::pair<std::string, std::shared_ptr<const ReferenceRun>>> entries_;
 };
 
 }  // namespace kb
