@@ -3,10 +3,12 @@
 // no compile-cache hits), against kb_score one at a time on the same stream.
 //
 //   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32] [lanes=0]
+//                      [rates]
 //
 // lanes: kb_batch_options.device_lanes of the batches (0: the library's
 // default); the correctness-only batch is also run with one lane, for the
-// figure before lanes.
+// figure before lanes. `rates`: stop after the batch rates (a lane count
+// compared with another in one device call).
 //
 // Measures, each on a fresh context:
 //   context_create_ms        creating a context with worker isolation
@@ -222,6 +224,11 @@ int main(int argc, char** argv) {
     out["batch_correctness_one_lane_per_s"] = run_batch(ctx, clean_jobs(n), false, nullptr, 1);
     out["batch_timed_stages_ms"] = timed_stages;
     out["batch_correctness_stages_ms"] = correctness_stages;
+    if (argc > 4 && std::string(argv[4]) == "rates") {
+        std::printf("%s\n", out.dump().c_str());
+        kb_context_destroy(ctx);
+        return 0;
+    }
 
     // A compile error, distinct each time.
     {

@@ -185,7 +185,8 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     // hang (engine/gpu_incidents.h).
     auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
         return with_retry(lane, [&] {
-            std::shared_lock<GpuPhaseLock> phase(gpu_phase_);
+            std::shared_lock<GpuPhaseLock> phase(gpu_phase_, std::defer_lock);
+            { KB_PROFILE_SPAN("engine.wait_gpu_shared"); phase.lock(); }
             return b.compare(tb, kernel, case_index, seed, runs);
         });
     };
@@ -208,7 +209,8 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         tr.against_baseline = true;
         KB_PROFILE_SPAN("engine.time");
         res.timing = with_retry(lane, [&] {
-            std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
+            std::unique_lock<GpuPhaseLock> phase(gpu_phase_, std::defer_lock);
+            { KB_PROFILE_SPAN("engine.wait_gpu_alone"); phase.lock(); }
             return b.time(tb, kernel, tr);
         });
         res.stages.timing_ms = ms_since(stage);
