@@ -7,6 +7,7 @@ Prints one JSON object on stdout (bench/summarize.py reads it as
 run_bench.json); the results files and the report page go to OUT_DIR.
 
 usage: python3 bench/run_bench.py BUILD_DIR OUT_DIR [--count 500] [--seed 1] [--gpus 0] [--timeout S]
+                                  [--ray ADDRESS] [--no-interrupt]
 
 --timeout passes kbench run --timeout (a request's deadline; by default
 kbench computes one per request, and the worker stops a hanging kernel about
@@ -70,6 +71,8 @@ def main():
     ap.add_argument("--timeout", type=float)
     ap.add_argument("--compile-only", action="store_true",
                     help="a check of this script on a machine without a GPU (verdicts then differ from meta)")
+    ap.add_argument("--ray", metavar="ADDRESS",
+                    help="kbench run --ray ADDRESS ('local': a Ray cluster started here; kbench.ray, an actor per GPU)")
     ap.add_argument("--no-interrupt", action="store_true",
                     help="the first run only: a rate measured beside another setting, without the resume check")
     a = ap.parse_args()
@@ -85,9 +88,9 @@ def main():
             metas[(c["task"], str(c["id"]), c.get("sample"))] = c["meta"]
     base = [kbench, "run", "--json", "--tasks", os.path.join(ROOT, "tasks"), "--candidates", answers,
             ] + ([] if a.compile_only else ["--gpus", a.gpus]) + (["--timeout", str(a.timeout)] if a.timeout else []) + \
-        (["--compile-only"] if a.compile_only else [])
+        (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else [])
     result = {"n": a.count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
-              "compile_only": a.compile_only}
+              "compile_only": a.compile_only, "ray": a.ray}
 
     # 1. The whole file, end to end: process start, contexts, workers, every line.
     out1 = os.path.join(a.out, "run_results.jsonl")

@@ -39,9 +39,11 @@ step() { echo "== $* ($(date +%T))"; }
 # Python packages the machine lacks travel as wheels in .whl/ (SWIG, so the
 # Python binding is built and tested here too): installed into /tmp/site.
 SWIG_ARGS=""
+# Ray (bench/ray/fetch_wheels.sh) comes in .whl-ray/ when a call carries it.
 if ls .whl/*.whl >/dev/null 2>&1; then
-  step "wheels from .whl/"
+  step "wheels from .whl/ $(ls .whl-ray/*.whl >/dev/null 2>&1 && echo and .whl-ray/)"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    $(ls .whl-ray/*.whl 2>/dev/null) \
     >"$OUT/wheels.log" 2>&1 || tail -5 "$OUT/wheels.log"
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PATH=/tmp/site/bin:$PATH
   command -v swig >/dev/null && SWIG_ARGS="-DSWIG_EXECUTABLE=$(command -v swig)"

@@ -100,6 +100,16 @@ std::string exec_ray(const std::string& address, const std::vector<std::string>&
     for (const std::string& r : package_roots()) path += (path.empty() ? "" : ":") + r;
     if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += (path.empty() ? "" : ":") + std::string(old);
     if (!path.empty()) ::setenv("PYTHONPATH", path.c_str(), 1);
+    // kbench.ray prepares the candidates with `kbench extract`: this kbench,
+    // not whichever one PATH holds (or none, for a build run from its folder).
+    if (const char* cli = std::getenv("KBENCH_CLI"); !cli || !*cli) {
+        char self[4096];
+        ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n > 0) {
+            self[n] = '\0';
+            ::setenv("KBENCH_CLI", self, 1);
+        }
+    }
 
     const std::string py = python();
     // Check first, so a missing interpreter or module is one clear sentence

@@ -406,9 +406,10 @@ TEST(CliRun, RayExecsTheModuleWithTheOtherFlagsUnchanged) {
     std::ofstream(d + "/py") << "#!/bin/sh\n"
                                 "if [ \"$1\" = -c ]; then exit 0; fi\n"
                                 "printf '%s\\n' \"$@\" > " + d + "/argv\n"
+                                "printf '%s' \"$KBENCH_CLI\" > " + d + "/cli\n"
                                 "exit 7\n";
     fs::permissions(d + "/py", fs::perms::owner_all);
-    std::string cmd = "cd '" + kSource + "' && KBENCH_PYTHON=" + d + "/py '" + kKbench +
+    std::string cmd = "cd '" + kSource + "' && env -u KBENCH_CLI KBENCH_PYTHON=" + d + "/py '" + kKbench +
                       "' run --tasks tasks extra_tasks --ray 10.0.0.1:6379 --candidates c.jsonl --out r.jsonl --compile-only --json"
                       " > /dev/null 2>&1";
     int st = std::system(cmd.c_str());
@@ -416,6 +417,14 @@ TEST(CliRun, RayExecsTheModuleWithTheOtherFlagsUnchanged) {
     EXPECT_EQ(slurp(d + "/argv"),
               "-m\nkbench.ray\nrun\n--address\n10.0.0.1:6379\n--tasks\ntasks\nextra_tasks\n--candidates\nc.jsonl\n"
               "--out\nr.jsonl\n--compile-only\n--json\n");
+    // kbench.ray extracts with this kbench, not whichever PATH holds...
+    EXPECT_EQ(fs::canonical(slurp(d + "/cli")), fs::canonical(kKbench));
+    // ...unless the caller named one.
+    cmd = "cd '" + kSource + "' && KBENCH_CLI=/opt/other/kbench KBENCH_PYTHON=" + d + "/py '" + kKbench +
+          "' run --tasks tasks --ray auto --candidates c.jsonl --out r.jsonl --compile-only > /dev/null 2>&1";
+    st = std::system(cmd.c_str());
+    EXPECT_EQ(WEXITSTATUS(st), 7);
+    EXPECT_EQ(slurp(d + "/cli"), "/opt/other/kbench");
 }
 
 // make_answers.py's mixed file, compile-only: every line whose answer cannot

@@ -44,7 +44,11 @@ except ImportError:  # reported when the pool is used, not on import of kbench
     _ray = None
 
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_IN_FLIGHT_PER_ACTOR = 4
+# Candidates an actor holds at once: enough that its four device lanes
+# (kbench.Batch's default) stay fed while the next ones compile; at 4 a GPU
+# actor scored 5.9 answers/s where `kbench run` scored 7.4 on the same H200
+# (bench/RESULTS.md, 2026-11-26).
+DEFAULT_IN_FLIGHT_PER_ACTOR = 16
 
 
 class RayUnavailable(RuntimeError):
@@ -130,14 +134,19 @@ class Worker:
 
     Plain Python, so tests and other runners may subclass it."""
 
-    def __init__(self, compile_only=False, context_options=None, compile_threads=2):
+    def __init__(self, compile_only=False, context_options=None, compile_threads=None):
         import kbench
         self._kbench = kbench
         self.compile_only = compile_only
         device = kbench.DEVICE_NONE if compile_only else 0
         self.ctx = kbench.Context(device=device, **(context_options or {}))
         # Calls arrive on several threads (a threaded actor): the batch
-        # compiles the next candidates on CPU threads while one runs on the GPU.
+        # compiles the next candidates on CPU threads while others run on the
+        # GPU. `kbench run` gives a GPU min(8, cores / GPUs) compile threads;
+        # an actor cannot see how many GPUs share its host, so 4 (2 for the
+        # compile-only actors, of which there is one per CPU).
+        if compile_threads is None:
+            compile_threads = 2 if compile_only else 4
         self.batch = self.ctx.batch(compile_threads=compile_threads)
         self._tasks_lock = threading.Lock()
         self.tasks = {}  # task key -> (kbench.Task, output dtype)
