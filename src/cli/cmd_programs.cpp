@@ -18,16 +18,10 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "util/install_dirs.h"
 #include "util/json.h"
 
 extern char** environ;
-
-#ifndef KB_PROGRAMS_SOURCE_DIR
-#define KB_PROGRAMS_SOURCE_DIR ""
-#endif
-#ifndef KB_INSTALL_LIBEXECDIR
-#define KB_INSTALL_LIBEXECDIR "/usr/local/libexec"
-#endif
 
 namespace kb::cli {
 namespace {
@@ -53,34 +47,15 @@ const char* kImportUsage =
     "kbench's Python files are.\n"
     "exit status: 0 all imported, 1 some files could not be imported, 2 usage error\n";
 
-bool is_file(const std::string& p) {
-    struct stat st;
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 std::string python() {
     const char* p = std::getenv("KBENCH_PYTHON");
     return p && *p ? p : "python3";
 }
 
-// The folder of kbench's Python files: $KBENCH_PROGRAMS_DIR, the installed
-// copy, the source tree this was built from.
-std::string programs_dir(std::string* looked) {
-    std::vector<std::string> tries;
-    if (const char* e = std::getenv("KBENCH_PROGRAMS_DIR")) tries.push_back(e);
-    tries.push_back(std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python");
-    if (*KB_PROGRAMS_SOURCE_DIR) tries.push_back(KB_PROGRAMS_SOURCE_DIR);
-    for (const std::string& d : tries) {
-        if (is_file(d + "/kbench_importer.py")) return d;
-        *looked += (looked->empty() ? "" : ", ") + d;
-    }
-    return "";
-}
-
 // Runs the importer with `args`; its stdout into *out when given, else the terminal's.
 int run_importer(const std::vector<std::string>& args, std::string* out) {
     std::string looked;
-    std::string dir = programs_dir(&looked);
+    std::string dir = programs_dir("kbench_importer.py", &looked);
     if (dir.empty()) {
         std::fprintf(stderr, "kbench: kbench's importer (kbench_importer.py) was not found in %s; set "
                              "$KBENCH_PROGRAMS_DIR to the python/kbench_programs folder of kbench's sources\n",

@@ -20,15 +20,9 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/sweep_range.h"
+#include "util/install_dirs.h"
 
 extern char** environ;
-
-#ifndef KB_PROGRAMS_SOURCE_DIR
-#define KB_PROGRAMS_SOURCE_DIR ""
-#endif
-#ifndef KB_INSTALL_LIBEXECDIR
-#define KB_INSTALL_LIBEXECDIR "/usr/local/libexec"
-#endif
 
 namespace kb::cli {
 
@@ -143,11 +137,6 @@ bool is_dir(const std::string& p) {
     return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool is_file(const std::string& p) {
-    struct stat st;
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 std::string dims_label(const DimSweep& s) {
     std::string l;
     for (const std::string& d : s.dims) l += (l.empty() ? "" : ",") + d;
@@ -177,15 +166,8 @@ Json provider_point(const Json& stats, const std::string& metric) {
 }
 
 std::string plot_script(std::string* looked) {
-    std::vector<std::string> tries;
-    if (const char* e = std::getenv("KBENCH_PROGRAMS_DIR")) tries.push_back(e);
-    tries.push_back(std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python");
-    if (*KB_PROGRAMS_SOURCE_DIR) tries.push_back(KB_PROGRAMS_SOURCE_DIR);
-    for (const std::string& d : tries) {
-        if (is_file(d + "/kbench_sweep_plot.py")) return d + "/kbench_sweep_plot.py";
-        *looked += (looked->empty() ? "" : ", ") + d;
-    }
-    return "";
+    std::string dir = programs_dir("kbench_sweep_plot.py", looked);
+    return dir.empty() ? "" : dir + "/kbench_sweep_plot.py";
 }
 
 // Runs the plot script on the points file; its stdout and stderr go to ours

@@ -1,6 +1,5 @@
 #include "compiler/triton_backend.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,10 +13,8 @@
 #include "ipc/worker_process.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/install_dirs.h"
 
-#ifndef KB_INSTALL_LIBEXECDIR
-#define KB_INSTALL_LIBEXECDIR ""
-#endif
 #ifndef KB_TRITON_WORKER_SOURCE
 #define KB_TRITON_WORKER_SOURCE ""
 #endif
@@ -36,23 +33,6 @@ std::string env(const char* name) {
 bool is_file(const std::string& p) {
     struct stat st;
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// The folder of the binary this code was loaded from (libkbench.so, or the
-// program kbench is linked into), as worker_host/worker_locate.cpp finds
-// kbench-worker: the Triton worker script is installed beside it, so a moved
-// prefix or an installed wheel finds it relative to the library.
-std::string own_binary_dir() {
-    Dl_info info;
-    if (::dladdr(reinterpret_cast<void*>(&own_binary_dir), &info) == 0 || !info.dli_fname || !*info.dli_fname)
-        return "";
-    std::string file = info.dli_fname;
-    if (char* real = ::realpath(file.c_str(), nullptr)) {
-        file = real;
-        std::free(real);
-    }
-    std::string dir = dirname_of(file);
-    return dir.empty() ? "." : dir;
 }
 
 // The program a name runs: itself when it holds a '/', else the first
@@ -110,22 +90,9 @@ std::string locate_triton_worker_script(const CompilerConfig& config) {
     if (!config.triton_worker_script.empty()) return config.triton_worker_script;
     std::string e = env("KBENCH_TRITON_WORKER");
     if (!e.empty()) return e;
-    constexpr const char* kScript = "kbench-triton-worker.py";
-    std::vector<std::string> installed;
-    std::string dir = own_binary_dir();
-    if (!dir.empty()) {
-        installed.push_back(join_path(dir, kScript));
-#ifdef KB_LIBEXEC_FROM_LIBDIR
-        installed.push_back(join_path(join_path(dir, KB_LIBEXEC_FROM_LIBDIR), kScript));
-#endif
-#ifdef KB_LIBEXEC_FROM_BINDIR
-        installed.push_back(join_path(join_path(dir, KB_LIBEXEC_FROM_BINDIR), kScript));
-#endif
-        installed.push_back(join_path(join_path(dir, "../libexec"), kScript));
-    }
-    if (*KB_INSTALL_LIBEXECDIR) installed.push_back(join_path(KB_INSTALL_LIBEXECDIR, kScript));
-    for (const std::string& p : installed)
-        if (is_file(p)) return p;
+    // Installed beside kbench-worker (cmake/install.cmake).
+    for (const std::string& dir : libexec_dirs())
+        if (is_file(join_path(dir, "kbench-triton-worker.py"))) return join_path(dir, "kbench-triton-worker.py");
     return KB_TRITON_WORKER_SOURCE;
 }
 

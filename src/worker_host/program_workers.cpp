@@ -10,15 +10,10 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/install_dirs.h"
 #include "util/sha256.h"
 #include "worker_host/deadlines.h"
 
-#ifndef KB_INSTALL_LIBEXECDIR
-#define KB_INSTALL_LIBEXECDIR "/usr/local/libexec"
-#endif
-#ifndef KB_PROGRAM_WORKER_SOURCE
-#define KB_PROGRAM_WORKER_SOURCE ""
-#endif
 #ifndef KB_GPU_COMPARE_LIB_BUILD
 #define KB_GPU_COMPARE_LIB_BUILD ""
 #endif
@@ -124,31 +119,33 @@ std::string locate_program_worker_script() {
                                    "python/kbench_programs/kbench_program_worker.py");
         return e;
     }
-    std::string installed = std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python/kbench_program_worker.py";
-    if (is_file(installed)) return installed;
-    std::string source = KB_PROGRAM_WORKER_SOURCE;
-    if (is_file(source)) return source;
-    fail(KB_ERR_NOT_FOUND, "kbench's Python program worker was not found (looked at $KBENCH_PROGRAM_WORKER, " +
-                               installed + (source.empty() ? "" : ", " + source) +
-                               "); set $KBENCH_PROGRAM_WORKER to python/kbench_programs/kbench_program_worker.py");
+    std::string looked;
+    std::string dir = programs_dir("kbench_program_worker.py", &looked);
+    if (!dir.empty()) return join_path(dir, "kbench_program_worker.py");
+    fail(KB_ERR_NOT_FOUND, "kbench's Python program worker (kbench_program_worker.py) was not found in " + looked +
+                               "; set $KBENCH_PROGRAM_WORKER to python/kbench_programs/kbench_program_worker.py");
 }
 
-std::string locate_cupti_library() {
-    std::string e = env("KBENCH_CUPTI_LIB");
+namespace {
+
+// A native library of the Python workers: installed beside them
+// (libexec/kbench/python/native), else where this build made it.
+std::string locate_native_library(const char* env_name, const std::string& name, const std::string& build) {
+    std::string e = env(env_name);
     if (!e.empty()) return e;
-    std::string installed = std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python/native/libkbench_cupti.so";
-    if (is_file(installed)) return installed;
-    std::string build = KB_CUPTI_LIB_BUILD;
+    std::string dir = programs_dir("native/" + name);
+    if (!dir.empty()) return join_path(dir, "native/" + name);
     return is_file(build) ? build : "";
+}
+
+}  // namespace
+
+std::string locate_cupti_library() {
+    return locate_native_library("KBENCH_CUPTI_LIB", "libkbench_cupti.so", KB_CUPTI_LIB_BUILD);
 }
 
 std::string locate_gpu_compare_library() {
-    std::string e = env("KBENCH_GPU_COMPARE_LIB");
-    if (!e.empty()) return e;
-    std::string installed = std::string(KB_INSTALL_LIBEXECDIR) + "/kbench/python/native/libkbench_gpu_compare.so";
-    if (is_file(installed)) return installed;
-    std::string build = KB_GPU_COMPARE_LIB_BUILD;
-    return is_file(build) ? build : "";
+    return locate_native_library("KBENCH_GPU_COMPARE_LIB", "libkbench_gpu_compare.so", KB_GPU_COMPARE_LIB_BUILD);
 }
 
 ProgramWorkerSettings program_worker_settings(const ContextOptions& opts) {

@@ -1,6 +1,5 @@
 #include "worker_host/worker_locate.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/install_dirs.h"
 
 namespace kb {
 namespace {
@@ -20,49 +20,13 @@ bool is_executable_file(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The folder of the binary this code was loaded from: dladdr on one of our
-// own functions names libkbench.so, or the executable when kbench is linked
-// statically (tests, the CLI).
-std::string own_binary_dir() {
-    Dl_info info;
-    if (::dladdr(reinterpret_cast<void*>(&own_binary_dir), &info) == 0 || !info.dli_fname || !*info.dli_fname)
-        return "";
-    std::string file = info.dli_fname;
-    char* real = ::realpath(file.c_str(), nullptr);
-    if (real) {
-        file = real;
-        std::free(real);
-    }
-    std::string dir = dirname_of(file);
-    return dir.empty() ? "." : dir;
-}
-
 }  // namespace
 
 std::vector<std::string> worker_search_path() {
     std::vector<std::string> out;
-    auto add = [&](const std::string& path) {
-        if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
-    };
-    std::string dir = own_binary_dir();
-    if (!dir.empty()) {
-        add(join_path(dir, kWorkerName));
-        // The install layout seen from the library's folder and from a
-        // program's (kbench linked statically): relative, so that a moved
-        // prefix or an installed wheel still finds its worker.
-#ifdef KB_LIBEXEC_FROM_LIBDIR
-        add(join_path(join_path(dir, KB_LIBEXEC_FROM_LIBDIR), kWorkerName));
-#endif
-#ifdef KB_LIBEXEC_FROM_BINDIR
-        add(join_path(join_path(dir, KB_LIBEXEC_FROM_BINDIR), kWorkerName));
-#endif
-        add(join_path(join_path(dir, "../libexec"), kWorkerName));
-    }
-#ifdef KB_INSTALL_LIBEXECDIR
-    if (*KB_INSTALL_LIBEXECDIR) add(join_path(KB_INSTALL_LIBEXECDIR, kWorkerName));
-#endif
+    for (const std::string& dir : libexec_dirs()) out.push_back(join_path(dir, kWorkerName));
 #ifdef KB_BUILD_WORKER_PATH
-    add(KB_BUILD_WORKER_PATH);
+    if (std::find(out.begin(), out.end(), KB_BUILD_WORKER_PATH) == out.end()) out.push_back(KB_BUILD_WORKER_PATH);
 #endif
     return out;
 }

@@ -80,6 +80,17 @@ step "installed CLI"
 env -i PATH="$clean_path" "$prefix/bin/kbench" --version | tee "$work/cli.txt"
 env -i PATH="$clean_path" "$prefix/bin/kbench" compile --no-device "$task" "$cand" | tee -a "$work/cli.txt"
 grep -q "ptx via nvrtc" "$work/cli.txt" || fail "the installed CLI did not compile"
+# Its helpers come from the moved prefix, not from the source tree it was built from.
+env -i PATH="$clean_path" "$prefix/bin/kbench" info --no-device --json >"$work/info.json"
+python3 - "$work/info.json" "$(cd "$prefix" && pwd -P)" <<'PY' || fail "the installed CLI's helpers are not its own prefix's"
+import json, os, sys
+helpers = json.load(open(sys.argv[1]))["helpers"]
+prefix = sys.argv[2]
+print("helpers:", helpers)
+for key in ("worker", "programs_dir", "program_worker", "gpu_compare_library"):
+    path = helpers.get(key)
+    assert path and os.path.realpath(path).startswith(prefix + "/"), f"{key}: {path!r} is not under {prefix}"
+PY
 
 step "SameMajorVersion: asking for the next major version fails"
 mkdir -p "$work/next_major"

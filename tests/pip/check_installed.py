@@ -5,9 +5,12 @@ its library starts the kbench-worker inside the installed package.
 
     python check_installed.py TASK CANDIDATE EXPECTED_VERSION
 """
+import json
 import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 
 import kbench
 
@@ -43,7 +46,40 @@ def main(task_path, candidate_path, expected_version):
         print("workers:", workers)
         want = str(package / "libexec" / "kbench-worker")
         assert want in workers, f"the library did not start the wheel's worker {want}: {workers}"
+    check_helpers(package)
+    check_import(package)
     return 0
+
+
+def check_helpers(package):
+    """The wheel's CLI finds the Python programs and their native libraries
+    inside the package, not in the source tree it was built from."""
+    info = json.loads(subprocess.run(["kbench", "info", "--no-device", "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    helpers = info["helpers"]
+    print("helpers:", helpers)
+    for key in ("worker", "programs_dir", "program_worker", "gpu_compare_library", "cupti_library"):
+        path = helpers.get(key)
+        if key == "cupti_library" and path is None:
+            continue  # built only where the toolkit has CUPTI
+        assert path and pathlib.Path(path).resolve().is_relative_to(package), \
+            f"{key}: {path!r} is not inside the installed package {package}"
+
+
+def check_import(package):
+    """`kbench import kernelbench` runs the importer the wheel carries."""
+    with tempfile.TemporaryDirectory() as d:
+        problem = pathlib.Path(d) / "1_relu.py"
+        problem.write_text("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+                           "    def forward(self, x):\n        return torch.relu(x)\n\n\nn = 4096\n\n\n"
+                           "def get_inputs():\n    return [torch.randn(n)]\n\n\ndef get_init_inputs():\n"
+                           "    return []\n")
+        out = subprocess.run(["kbench", "import", "kernelbench", str(problem), "--stdout", "--no-validate"],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, f"kbench import failed ({out.returncode}): {out.stderr}"
+        task = json.loads(out.stdout)
+        print("imported:", task["name"], [c["name"] for c in task["cases"]])
+        assert task["format"] == "kbench-task/1"
 
 
 if __name__ == "__main__":
