@@ -33,6 +33,7 @@
 #include "cli/run_ray.h"
 #include "engine/batch.h"
 #include "engine/context.h"
+#include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -298,6 +299,12 @@ void fill_result(batch::ResultRecord& r, const BatchCompletion& c, bool compile_
         if (s.timing->baseline) r.baseline_median_us = s.timing->baseline->stats.median;
     }
     if (s.speedup) r.speedup = *s.speedup;
+    // A stage run twice beside another lane's hang: the line says so.
+    Json retried = retried_stages(s);
+    if (!retried.empty()) {
+        if (!r.extra.is_object()) r.extra = Json::object();
+        r.extra["retried"] = std::move(retried);
+    }
 }
 
 struct Summary {

@@ -502,6 +502,15 @@ Json to_json(const TuneResult& r) {
     return out;
 }
 
+Json retried_stages(const ScoreResult& r) {
+    Json out = Json::array();
+    for (const CompareResult& c : r.cases)
+        if (!c.retried.empty()) out.push_back("correctness at case '" + c.where.case_name + "': " + c.retried);
+    if (r.timing && !r.timing->retried.empty()) out.push_back("timing: " + r.timing->retried);
+    if (r.recheck && !r.recheck->retried.empty()) out.push_back("recheck: " + r.recheck->retried);
+    return out;
+}
+
 Json to_json(const ScoreResult& r) {
     Json j;
     j["kind"] = "score";

@@ -20,6 +20,11 @@ Json to_json(const CompareResult& r);
 Json to_json(const TimeResult& r);
 Json to_json(const CompileFacts& c);
 Json to_json(const ScoreResult& r);
+// The stages of a score that ran twice because their first attempt timed out
+// beside another lane's hang (engine/gpu_incidents.h), each as "<stage>: <why
+// and what the first attempt said>", for one-line results (kbench run);
+// an empty array when none did.
+Json retried_stages(const ScoreResult& r);
 // A Triton candidate's tuning: every config's time or failure, the chosen one.
 Json to_json(const TuneResult& r);
 Json to_json(const ProgramAttribution& a);

@@ -151,3 +151,26 @@ TEST(ResultJson, TheRecheckNeverShowsItsSeed) {
     EXPECT_EQ(j["seed"], "secret");
     EXPECT_TRUE(compare_result_from_json(j).where.seed_secret);
 }
+
+TEST(ResultJson, RetriedStagesNameEachStageAndWhy) {
+    ScoreResult s;
+    EXPECT_EQ(retried_stages(s), Json::array());
+    CompareResult first, second;
+    first.where = where();
+    second.where = where();
+    second.where.case_name = "perf";
+    second.retried = "a first attempt timed out while another lane's candidate hung; the first: slow";
+    s.cases = {first, second};
+    s.timing = TimeResult();
+    s.timing->retried = "again";
+    s.recheck = CompareResult();
+    Json r = retried_stages(s);
+    ASSERT_EQ(r.size(), 2u) << r.dump();
+    EXPECT_EQ(r[0], "correctness at case 'perf': " + second.retried);
+    EXPECT_EQ(r[1], "timing: again");
+    // The score's JSON says the same, for the Python pool (kbench.ray.retried_stages).
+    Json j = to_json(s);
+    EXPECT_EQ(j["cases"][1]["case"], "perf");
+    EXPECT_EQ(j["cases"][1]["retried"], second.retried);
+    EXPECT_EQ(j["timing"]["retried"], "again");
+}

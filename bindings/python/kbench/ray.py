@@ -129,6 +129,21 @@ def cached_ceilings(device_name, driver_version):
     return entry.get("ceilings") if entry else None
 
 
+def retried_stages(score):
+    """The stages of a score (its JSON) that ran twice because the first
+    attempt timed out beside another lane's hang, as `kbench run` lists them
+    in a result line's "retried" (engine/result_json.cpp, retried_stages)."""
+    out = []
+    for c in score.get("cases") or []:
+        if c.get("retried"):
+            out.append(f"correctness at case '{c.get('case', '')}': {c['retried']}")
+    for stage in ("timing", "recheck"):
+        s = score.get(stage) or {}
+        if s.get("retried"):
+            out.append(f"{stage}: {s['retried']}")
+    return out
+
+
 class Worker:
     """One kbench Context; Ray runs it as an actor (ray.remote(Worker)).
 
@@ -214,6 +229,9 @@ class Worker:
                 if eff is not None:
                     result["efficiency"] = eff
             result["gpu"] = self.gpu
+            retried = retried_stages(j)
+            if retried:
+                result["retried"] = retried
         if self.device:
             result["device"] = self.device
         return result

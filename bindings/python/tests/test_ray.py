@@ -183,6 +183,14 @@ class ResultsAndCeilings(unittest.TestCase):
         self.assertAlmostEqual(kray.efficiency(10.0, None, "i32", ceilings), 0.2)  # others: the f32 ceiling
         self.assertIsNone(kray.efficiency(10.0, 100.0, "f16", None))
 
+    def test_retried_stages_read_as_kbench_runs_do(self):
+        score = {"cases": [{"case": "one", "verdict": "pass"},
+                           {"case": "perf", "verdict": "pass", "retried": "why; the first: slow"}],
+                 "timing": {"retried": "again"}, "recheck": {"verdict": "pass"}}
+        self.assertEqual(kray.retried_stages(score),
+                         ["correctness at case 'perf': why; the first: slow", "timing: again"])
+        self.assertEqual(kray.retried_stages({"cases": [], "timing": None}), [])
+
     def test_ceilings_come_from_the_devices_cache(self):
         from kbench import devices
         with tempfile.TemporaryDirectory() as d:
