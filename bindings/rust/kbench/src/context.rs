@@ -7,7 +7,7 @@ use crate::error::{check, Result};
 use crate::kernel::Kernel;
 use crate::options::{case_index, Candidate, ContextOptions, Role, ScoreOptions, TimeOptions};
 use crate::outcome::Outcome;
-use crate::strings;
+use crate::cstr;
 use crate::task::Task;
 
 /// Where kernels are compiled and run.
@@ -44,7 +44,7 @@ impl Context {
 
     /// Device, architecture, memory, L2 size, clocks, isolation, compilers.
     pub fn json(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_context_json(self.ptr())) }
+        unsafe { cstr::borrowed(sys::kb_context_json(self.ptr())) }
     }
 
     /// Compiles a candidate under the task's compile policy. Code that does

@@ -3,7 +3,7 @@ use std::fmt;
 
 use kbench_sys as sys;
 
-use crate::strings;
+use crate::cstr;
 
 /// What a failing call reported (kb_status without KB_OK).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,7 +79,7 @@ impl Status {
     /// The English name, e.g. "task invalid" (kb_status_string).
     pub fn name(self) -> &'static str {
         // Static storage in the library.
-        unsafe { strings::borrowed(sys::kb_status_string(self.raw())) }
+        unsafe { cstr::borrowed(sys::kb_status_string(self.raw())) }
     }
 }
 

@@ -7,7 +7,7 @@ use std::ptr::{self, NonNull};
 use kbench_sys as sys;
 
 use crate::error::check;
-use crate::strings;
+use crate::cstr;
 
 /// Made by [`Context::compile`](crate::Context::compile). Immutable.
 pub struct Kernel {
@@ -52,7 +52,7 @@ impl Kernel {
     /// Compile facts: path (nvrtc/nvcc/given), compile_ms, cache_hit, image
     /// kind, architecture, entry points, launch plan.
     pub fn json(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_kernel_json(self.as_ptr())) }
+        unsafe { cstr::borrowed(sys::kb_kernel_json(self.as_ptr())) }
     }
 }
 

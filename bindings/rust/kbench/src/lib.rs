@@ -26,6 +26,7 @@
 
 mod batch;
 mod context;
+mod cstr;
 mod error;
 mod kernel;
 mod launch;
@@ -49,7 +50,7 @@ pub use task::Task;
 /// The loaded library's version, "MAJOR.MINOR.PATCH".
 pub fn version() -> &'static str {
     // Static storage in the library.
-    unsafe { strings::borrowed(kbench_sys::kb_version_string()) }
+    unsafe { cstr::borrowed(kbench_sys::kb_version_string()) }
 }
 
 /// The number of CUDA devices; 0 when there is no driver or no device.

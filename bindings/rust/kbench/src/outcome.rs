@@ -6,6 +6,7 @@ use std::ptr::{self, NonNull};
 use kbench_sys as sys;
 
 use crate::error::{check, Result};
+use crate::cstr;
 use crate::strings;
 
 /// What happened to a candidate (kb_verdict without KB_VERDICT_NONE).
@@ -72,7 +73,7 @@ impl Verdict {
     /// The name the result JSON uses, e.g. "wrong_answer".
     pub fn name(self) -> &'static str {
         // Static storage in the library.
-        unsafe { strings::borrowed(sys::kb_verdict_string(self.raw())) }
+        unsafe { cstr::borrowed(sys::kb_verdict_string(self.raw())) }
     }
 }
 
@@ -115,12 +116,12 @@ impl Outcome {
 
     /// One line a model or a person can act on.
     pub fn message(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_result_message(self.as_ptr())) }
+        unsafe { cstr::borrowed(sys::kb_result_message(self.as_ptr())) }
     }
 
     /// The whole result: per-case reports, timing, compile log.
     pub fn json(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_result_json(self.as_ptr())) }
+        unsafe { cstr::borrowed(sys::kb_result_json(self.as_ptr())) }
     }
 
     /// A number by JSON pointer, e.g. "/speedup". Booleans read as 0 or 1,
@@ -138,7 +139,7 @@ impl Outcome {
         let mut v: *const c_char = ptr::null();
         check(unsafe { sys::kb_result_get_string(self.as_ptr(), pointer.as_ptr(), &mut v) })?;
         // Owned by the result, valid until it is dropped.
-        Ok(unsafe { strings::borrowed(v) })
+        Ok(unsafe { cstr::borrowed(v) })
     }
 }
 

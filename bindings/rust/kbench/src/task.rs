@@ -7,6 +7,7 @@ use std::ptr::{self, NonNull};
 use kbench_sys as sys;
 
 use crate::error::{check, Result};
+use crate::cstr;
 use crate::strings;
 
 /// The contract a kernel must meet. Immutable once loaded.
@@ -48,7 +49,7 @@ impl Task {
     }
 
     pub fn name(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_task_name(self.as_ptr())) }
+        unsafe { cstr::borrowed(sys::kb_task_name(self.as_ptr())) }
     }
 
     /// The case names, in index order; the perf case is one of them.
@@ -56,7 +57,7 @@ impl Task {
         let n = unsafe { sys::kb_task_case_count(self.as_ptr()) };
         (0..n)
             .map(|i| unsafe {
-                strings::borrowed(sys::kb_task_case_name(self.as_ptr(), i as c_int))
+                cstr::borrowed(sys::kb_task_case_name(self.as_ptr(), i as c_int))
             })
             .collect()
     }
@@ -75,7 +76,7 @@ impl Task {
 
     /// The normalised, self-contained task (sources inlined) as JSON.
     pub fn json(&self) -> &str {
-        unsafe { strings::borrowed(sys::kb_task_json(self.as_ptr())) }
+        unsafe { cstr::borrowed(sys::kb_task_json(self.as_ptr())) }
     }
 }
 
