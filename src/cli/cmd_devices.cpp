@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/device_cache.h"
+#include "cli/subcommand.h"
 
 namespace kb::cli {
 
@@ -49,23 +50,12 @@ const char* kDevicesUsage =
     "  kbench devices --json | jq '.devices[0].ceilings.gemm_tflops.f16'\n"
     "  kbench devices --refresh --device 1         # measure GPU 1 again\n";
 
-struct UsageError {
-    std::string msg;
-};
+const Subcommand kCommand{"devices", kDevicesUsage};
 
 struct Options {
     bool json = false, refresh = false, cached = false, dry_run = false;
     int device = -1;
 };
-
-int report_error(bool json, int status, const std::string& msg) {
-    if (json) print_json({{"error", msg}, {"status", status}});
-    else {
-        std::fprintf(stderr, "kbench devices: %s\n", msg.c_str());
-        if (status == kExitUsage) std::fprintf(stderr, "run 'kbench devices --help' for usage\n");
-    }
-    return status;
-}
 
 Options parse_options(int argc, char** argv) {
     Options o;
@@ -374,27 +364,12 @@ int list_devices(const Options& o) {
 }  // namespace
 
 int cmd_devices(int argc, char** argv) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) json = true;
-        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            std::printf("%s", kDevicesUsage);
-            return kExitOk;
-        }
-    }
-    Options o;
-    try {
-        o = parse_options(argc, argv);
-    } catch (const UsageError& u) {
-        return report_error(json, kExitUsage, u.msg);
-    }
-    try {
+    return run_subcommand(kCommand, argc, argv, [&](bool) {
+        Options o = parse_options(argc, argv);
         if (o.cached) return list_cached(o);
         if (o.dry_run) return dry_run(o);
         return list_devices(o);
-    } catch (const std::exception& e) {
-        return report_error(json, kExitFailed, e.what());
-    }
+    });
 }
 
 }  // namespace kb::cli

@@ -15,6 +15,7 @@
 #include "batch/prepare.h"
 #include "batch/task_index.h"
 #include "cli/commands.h"
+#include "cli/subcommand.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -54,6 +55,8 @@ const char* kExtractUsage =
     "  kbench extract --task tasks/elementwise/vector_add_f32 answer.txt\n"
     "  kbench extract --candidates answers.jsonl --tasks tasks --json | jq .outcomes\n";
 
+const Subcommand kCommand{"extract", kExtractUsage};
+
 struct Options {
     std::string file, task, candidates;
     std::vector<std::string> tasks, entries;
@@ -62,21 +65,6 @@ struct Options {
 };
 
 // Prints an error in the form the output mode asks for and returns `status`.
-int report_error(bool json, int status, const std::string& msg) {
-    if (json) {
-        Json j = {{"error", msg}, {"status", status}};
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
-    } else {
-        std::fprintf(stderr, "kbench extract: %s\n", msg.c_str());
-        if (status == 2) std::fprintf(stderr, "\n%s", kExtractUsage);
-    }
-    return status;
-}
-
-struct UsageError {
-    std::string msg;
-};
-
 Options parse(int argc, char** argv, bool json) {
     Options o;
     o.json = json;
@@ -151,11 +139,11 @@ int extract_one(const Options& o) {
         batch::TaskIndex idx;
         std::string why;
         auto e = idx.resolve(o.task, "", &why);
-        if (!e) return report_error(o.json, 1, "--task " + o.task + ": " + why);
+        if (!e) return report_error(kCommand, o.json, 1, "--task " + o.task + ": " + why);
         try {
             eo.entries = batch::task_entries(*idx.load(*e));
         } catch (const kb::Error& err) {
-            return report_error(o.json, 1, err.what());
+            return report_error(kCommand, o.json, 1, err.what());
         }
     }
     for (const std::string& n : o.entries)
@@ -164,7 +152,7 @@ int extract_one(const Options& o) {
     try {
         answer = read_input(o.file);
     } catch (const kb::Error& err) {
-        return report_error(o.json, 1, err.what());
+        return report_error(kCommand, o.json, 1, err.what());
     }
     Extraction x = batch::extract_answer(answer, eo);
     if (o.json) {
@@ -221,13 +209,13 @@ int extract_candidates(const Options& o) {
     try {
         cf = batch::read_candidates(o.candidates);
     } catch (const kb::Error& err) {
-        return report_error(o.json, 1, err.what());
+        return report_error(kCommand, o.json, 1, err.what());
     }
     batch::TaskIndex idx;
     try {
         for (const std::string& t : o.tasks) idx.add(t);
     } catch (const kb::Error& err) {
-        return report_error(o.json, 1, err.what());
+        return report_error(kCommand, o.json, 1, err.what());
     }
     if (o.prepared) return extract_prepared(o, cf, idx);
     std::vector<batch::LineError> errors = cf.errors;
@@ -292,25 +280,10 @@ int extract_candidates(const Options& o) {
 }  // namespace
 
 int cmd_extract(int argc, char** argv) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) json = true;
-        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            std::printf("%s", kExtractUsage);
-            return 0;
-        }
-    }
-    Options o;
-    try {
-        o = parse(argc, argv, json);
-    } catch (const UsageError& u) {
-        return report_error(json, 2, u.msg);
-    }
-    try {
+    return run_subcommand(kCommand, argc, argv, [&](bool json) {
+        Options o = parse(argc, argv, json);
         return o.candidates.empty() ? extract_one(o) : extract_candidates(o);
-    } catch (const std::exception& e) {
-        return report_error(json, 1, e.what());
-    }
+    });
 }
 
 }  // namespace kb::cli

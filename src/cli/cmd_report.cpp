@@ -10,6 +10,7 @@
 #include "batch/results.h"
 #include "batch/task_index.h"
 #include "cli/commands.h"
+#include "cli/subcommand.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -38,9 +39,7 @@ const char* kReportUsage =
     "  kbench report --by model --html report.html results.jsonl\n"
     "  kbench report --json results.jsonl | jq '.fast_p[\"1\"]'\n";
 
-struct UsageError {
-    std::string msg;
-};
+const Subcommand kCommand{"report", kReportUsage};
 
 struct Options {
     std::string file, html;
@@ -48,23 +47,6 @@ struct Options {
     batch::GroupBy by = batch::GroupBy::none;
     bool json = false, csv = false;
 };
-
-int fail_with(bool json, int status, const std::string& msg, const std::vector<batch::LineError>& lines = {}) {
-    if (json) {
-        Json j = {{"error", msg}, {"status", status}};
-        if (!lines.empty()) {
-            Json l = Json::array();
-            for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
-            j["errors"] = l;
-        }
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
-    } else {
-        std::fprintf(stderr, "kbench report: %s\n", msg.c_str());
-        if (!lines.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(lines).c_str());
-        if (status == 2) std::fprintf(stderr, "\n%s", kReportUsage);
-    }
-    return status;
-}
 
 Options parse(int argc, char** argv) {
     Options o;
@@ -93,28 +75,16 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) json = true;
-        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            std::printf("%s", kReportUsage);
-            return 0;
-        }
-    }
-    Options o;
-    try {
-        o = parse(argc, argv);
-    } catch (const UsageError& u) {
-        return fail_with(json, 2, u.msg);
-    }
-    try {
-        if (!kb::file_exists(o.file)) return fail_with(o.json, 1, "results file " + o.file + ": no such file");
+    return run_subcommand(kCommand, argc, argv, [&](bool) {
+        Options o = parse(argc, argv);
+        if (!kb::file_exists(o.file))
+            return report_error(kCommand, o.json, 1, "results file " + o.file + ": no such file");
         batch::ResultsFile f = batch::read_results(o.file);
         if (!f.errors.empty())
-            return fail_with(o.json, 1,
-                             o.file + ": " + std::to_string(f.errors.size()) +
-                                 " invalid line(s); expected one result object per line (docs/batch.md)",
-                             f.errors);
+            return report_error(kCommand, o.json, 1,
+                                o.file + ": " + std::to_string(f.errors.size()) +
+                                    " invalid line(s); expected one result object per line (docs/batch.md)",
+                                f.errors);
         batch::Report r;
         r.source = o.file;
         r.by = o.by;
@@ -147,9 +117,7 @@ int cmd_report(int argc, char** argv) {
             if (!o.html.empty()) std::printf("\nwrote %s\n", o.html.c_str());
         }
         return 0;
-    } catch (const std::exception& e) {
-        return fail_with(o.json, 1, e.what());
-    }
+    });
 }
 
 }  // namespace kb::cli

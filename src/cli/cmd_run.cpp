@@ -31,6 +31,7 @@
 #include "cli/run_efficiency.h"
 #include "cli/run_progress.h"
 #include "cli/run_ray.h"
+#include "cli/subcommand.h"
 #include "engine/batch.h"
 #include "engine/context.h"
 #include "engine/result_json.h"
@@ -84,9 +85,7 @@ const char* kRunUsage =
     "  kbench run --compile-only --tasks tasks --candidates answers.jsonl --out calls.jsonl\n"
     "  kbench report results.jsonl\n";
 
-struct UsageError {
-    std::string msg;
-};
+const Subcommand kCommand{"run", kRunUsage};
 
 struct Options {
     std::vector<std::string> tasks;
@@ -99,24 +98,6 @@ struct Options {
     // The arguments as given, without --ray and its value (for kbench.ray).
     std::vector<std::string> passthrough;
 };
-
-int report_error(bool json, int status, const std::string& msg, const std::vector<batch::LineError>& lines = {}) {
-    if (json) {
-        Json j = {{"error", msg}, {"status", status}};
-        if (!lines.empty()) {
-            Json l = Json::array();
-            for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
-            j["errors"] = l;
-        }
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
-        std::fflush(stdout);
-    } else {
-        std::fprintf(stderr, "kbench run: %s\n", msg.c_str());
-        if (!lines.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(lines).c_str());
-        if (status == 2) std::fprintf(stderr, "\n%s", kRunUsage);
-    }
-    return status;
-}
 
 std::vector<int> parse_gpus(const std::string& spec, int count);
 
@@ -362,19 +343,21 @@ int run(const Options& o) {
     require_file(o.candidates, "candidates file");
     batch::CandidatesFile cf = batch::read_candidates(o.candidates);
     if (!cf.errors.empty())
-        return report_error(o.json, 1,
+        return report_error(kCommand, o.json, 1,
                             o.candidates + ": " + std::to_string(cf.errors.size()) +
                                 " invalid line(s); expected one candidate object per line (docs/batch.md)",
                             cf.errors);
     if (cf.candidates.empty())
-        return report_error(o.json, 1, "candidates file " + o.candidates +
-                                           " holds no candidate; expected one JSON object per line (docs/batch.md)");
-    if (is_dir(o.out)) return report_error(o.json, 1, "--out '" + o.out + "' is a directory; expected a results file");
+        return report_error(kCommand, o.json, 1,
+                            "candidates file " + o.candidates +
+                                " holds no candidate; expected one JSON object per line (docs/batch.md)");
+    if (is_dir(o.out))
+        return report_error(kCommand, o.json, 1, "--out '" + o.out + "' is a directory; expected a results file");
     batch::TaskIndex tasks;
     for (const std::string& t : o.tasks) tasks.add(t);
     batch::ResultsFile done = batch::read_results(o.out);
     if (!done.errors.empty())
-        return report_error(o.json, 1,
+        return report_error(kCommand, o.json, 1,
                             o.out + ": " + std::to_string(done.errors.size()) +
                                 " invalid line(s); expected result lines of kbench run (docs/batch.md); "
                                 "fix them or give another --out",
@@ -567,31 +550,11 @@ int run(const Options& o) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) json = true;
-        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            std::printf("%s", kRunUsage);
-            return 0;
-        }
-    }
-    Options o;
-    try {
-        o = parse(argc, argv);
-    } catch (const UsageError& u) {
-        return report_error(json, 2, u.msg);
-    }
-    if (!o.ray.empty()) {
-        std::string why = exec_ray(o.ray, o.passthrough);
-        return report_error(o.json, 1, why);
-    }
-    try {
+    return run_subcommand(kCommand, argc, argv, [&](bool) {
+        Options o = parse(argc, argv);
+        if (!o.ray.empty()) return report_error(kCommand, o.json, kExitFailed, exec_ray(o.ray, o.passthrough));
         return run(o);
-    } catch (const UsageError& u) {
-        return report_error(o.json, 2, u.msg);
-    } catch (const std::exception& e) {
-        return report_error(o.json, 1, e.what());
-    }
+    });
 }
 
 }  // namespace kb::cli

@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/subcommand.h"
 #include "cli/sweep_range.h"
 #include "util/install_dirs.h"
 
@@ -65,9 +66,7 @@ const char* kSweepUsage =
     "  kbench sweep tasks/elementwise/vector_add_f32 add.cu --dim n=1048576..268435456:x4 --metric gbps\n"
     "  kbench sweep tasks/gemm/gemm_f16 k.cu --dim M,N,K=256..4096 --dry-run --json\n";
 
-struct UsageError {
-    std::string msg;
-};
+const Subcommand kCommand{"sweep", kSweepUsage};
 
 struct Options {
     std::string task, candidate, out_dir = ".", name, metric;
@@ -76,15 +75,6 @@ struct Options {
     double budget_ms = 200;
     int device = 0;
 };
-
-int report_error(bool json, int status, const std::string& msg) {
-    if (json) print_json({{"error", msg}, {"status", status}});
-    else {
-        std::fprintf(stderr, "kbench sweep: %s\n", msg.c_str());
-        if (status == kExitUsage) std::fprintf(stderr, "run 'kbench sweep --help' for usage\n");
-    }
-    return status;
-}
 
 Options parse_options(int argc, char** argv) {
     Options o;
@@ -375,25 +365,7 @@ int run_sweep(const Options& o) {
 }  // namespace
 
 int cmd_sweep(int argc, char** argv) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) json = true;
-        if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-            std::printf("%s", kSweepUsage);
-            return kExitOk;
-        }
-    }
-    Options o;
-    try {
-        o = parse_options(argc, argv);
-    } catch (const UsageError& u) {
-        return report_error(json, kExitUsage, u.msg);
-    }
-    try {
-        return run_sweep(o);
-    } catch (const std::exception& e) {
-        return report_error(json, kExitFailed, e.what());
-    }
+    return run_subcommand(kCommand, argc, argv, [&](bool) { return run_sweep(parse_options(argc, argv)); });
 }
 
 }  // namespace kb::cli
