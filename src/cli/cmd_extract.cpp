@@ -2,7 +2,6 @@
 // (docs/batch.md, sections 3 and 4), for one answer or every line of a
 // candidates file. Nothing is compiled.
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <map>

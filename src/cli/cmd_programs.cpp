@@ -5,7 +5,6 @@
 // needs for program candidates: a problem file turned into a task on the fly,
 // and the program section of a result printed.
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

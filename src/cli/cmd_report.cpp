@@ -1,7 +1,6 @@
 // kbench report: the figures of a results file (docs/batch.md, "kbench
 // report"): a text table, --json, --csv, and a self-contained --html page.
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 

@@ -91,8 +91,10 @@ std::string locate_triton_worker_script(const CompilerConfig& config) {
     std::string e = env("KBENCH_TRITON_WORKER");
     if (!e.empty()) return e;
     // Installed beside kbench-worker (cmake/install.cmake).
-    for (const std::string& dir : libexec_dirs())
-        if (is_file(join_path(dir, "kbench-triton-worker.py"))) return join_path(dir, "kbench-triton-worker.py");
+    for (const std::string& dir : libexec_dirs()) {
+        std::string script = join_path(dir, "kbench-triton-worker.py");
+        if (is_file(script)) return script;
+    }
     return KB_TRITON_WORKER_SOURCE;
 }
 
