@@ -35,6 +35,7 @@ import os
 import sys
 import time
 import traceback
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -45,6 +46,7 @@ import kbench_problem as kp  # noqa: E402
 import kbench_checks as kc  # noqa: E402
 import kbench_attribution as ka  # noqa: E402
 import kbench_gpu_share as kg  # noqa: E402
+import kbench_kernel_model as kk  # noqa: E402
 import kbench_profile as kprof  # noqa: E402
 import collections  # noqa: E402
 
@@ -271,6 +273,11 @@ class Worker:
             cls = getattr(module, ref.entry, None)
             if cls is None:
                 raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the problem defines no %s" % ref.entry)
+        elif self.candidate.get("kernel") is not None:
+            m = kk.KernelModel(self.candidate["kernel"], case, self.candidate["module"], self.kernel_image,
+                               self.torch, self.device)
+            self.models[key] = m
+            return m
         else:
             cls = getattr(self.candidate["module"], ref.candidate_entry, None)
             if cls is None:
@@ -282,6 +289,16 @@ class Worker:
             del self.models[next(iter(self.models))]
         self.models[key] = m
         return m
+
+    def kernel_image(self):
+        """The kernel candidate's CUDA image, loaded into this worker's
+        context on its first launch."""
+        c = self.candidate
+        if c.get("image") is None:
+            if self.libcuda is None:
+                raise kk.KernelError("a CUDA kernel candidate needs the driver (libcuda) and a device")
+            c["image"] = kk.CudaImage(self.libcuda, c.get("image_bytes", b""), c["kernel"].get("image", "cubin"))
+        return c["image"]
 
     # ---- synchronisation and clocks no candidate can replace ------------
     def sync(self):
@@ -304,7 +321,12 @@ class Worker:
         name = os.path.basename(cand.get("source_name") or "candidate.py")
         h, t = self.task(doc, blobs)
         self.unload_candidate()
-        findings = kc.scan_source(source, name)
+        # A kernel candidate (kbench_kernel_model): CUDA code is never
+        # imported (kbench compiled it; its image comes as a blob), Triton
+        # code is imported like any candidate's.
+        kernel = cand.get("kernel")
+        cuda_kernel = kernel is not None and kernel.get("language") == "cuda"
+        findings = [] if cuda_kernel else kc.scan_source(source, name)
         self.conn.note(doc.get("_id", 0), "importing the candidate %s" % name)
         fault = doc.get("test_fault", "") if self.test_hooks else ""
         if fault:
@@ -312,7 +334,10 @@ class Worker:
         before_threads = kc.thread_idents()
         t0 = _perf_counter()
         try:
-            module = kp.load_module(source, name, self.work_dir, "kbench_candidate")
+            if cuda_kernel:
+                module = types.ModuleType("kbench_candidate_kernel")
+            else:
+                module = kp.load_module(source, name, self.work_dir, "kbench_candidate")
         except BaseException as e:  # SystemExit and KeyboardInterrupt too: the candidate's import failed
             head, where = short_traceback(e, name)
             line = None
@@ -326,12 +351,24 @@ class Worker:
                     "import_ms": (_perf_counter() - t0) * 1e3}
         import_ms = (_perf_counter() - t0) * 1e3
         triton = ka.triton_kernels(module)
+        cuda = ka.cuda_kernels_in_source(source)
+        if cuda_kernel:
+            # CUPTI records the image's symbols (mangled names included).
+            cuda = sorted(set(cuda) | set(kk.declared_functions(kernel)))
         self.candidate = {"id": cand.get("id"), "module": module, "name": name, "source": source,
-                          "triton": sorted(triton), "cuda": ka.cuda_kernels_in_source(source),
-                          "launches": ka.count_triton_launches(module)}
+                          "triton": sorted(triton), "cuda": cuda,
+                          "launches": ka.count_triton_launches(module), "kernel": kernel, "image": None}
+        if cuda_kernel:
+            self.candidate["image_bytes"] = blobs[int(cand["image_blob"])] if "image_blob" in cand else b""
         result = {"loaded": True, "import_ms": import_ms, "findings": findings,
                   "triton_kernels": sorted(triton), "cuda_kernels": self.candidate["cuda"]}
-        if t is not None:
+        if kernel is not None:
+            missing = [n for n in kk.declared_functions(kernel) if kernel["language"] == "triton" and n not in triton]
+            if missing:
+                result.update({"loaded": False, "error": "the candidate defines no Triton kernel %s (its launch plan "
+                                                         "launches it; a @triton.jit function of that name)"
+                                                         % ", ".join(missing)})
+        elif t is not None:
             ref = t[1]
             wanted = [ref.candidate_entry] if ref.style == "kernelbench" else ref.candidate_functions
             missing = [w for w in wanted if not hasattr(module, w)]
@@ -343,6 +380,8 @@ class Worker:
 
     def unload_candidate(self):
         if self.candidate is not None:
+            if self.candidate.get("image") is not None:
+                self.candidate["image"].unload()
             kp.unload_module(self.candidate["module"])
             for key in [k for k in self.models if k[2] != "reference"]:
                 del self.models[key]
@@ -641,6 +680,10 @@ class Worker:
                 # compares, so it needs every byte after all.
                 outs, out_blobs, out_tensors = self.describe_outputs(out, want, self.device)
         result["outputs"] = outs
+        if who == "reference" and self.torch is not None and isinstance(model, self.torch.nn.Module):
+            # A kernel candidate gets the inputs only: the host refuses a
+            # problem whose model holds state (kernel_program.h).
+            result["model_state"] = [n for n, _ in model.named_parameters()] + [n for n, _ in model.named_buffers()]
         if who == "reference" and doc.get("compare") is not None:
             result["compared"] = self.compare_on_gpu(out_tensors, doc["compare"])
         attribution = {"cupti": use_cupti}

@@ -89,7 +89,10 @@ int run_score(const Args& a) {
     if (program) {
         // A program candidate: Python that kbench's Python workers run, never
         // compiled. Tests run them on torch's CPU (KBENCH_PROGRAM_TEST_CPU=1).
-        c.language = KB_LANG_PYTHON;
+        // A kernel (.cu, a candidate document, Triton with its launch) keeps
+        // the language the library infers from the path, and is run as a
+        // program built from its launch plan.
+        c.language = KB_LANG_AUTO;
         const char* cpu = std::getenv("KBENCH_PROGRAM_TEST_CPU");
         if (!oc.device && !(cpu && std::string(cpu) == "1"))
             throw Failure(kb_status_string(KB_ERR_NO_DEVICE),

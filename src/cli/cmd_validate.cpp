@@ -25,6 +25,13 @@ std::vector<std::string> validate_one(const std::string& path, OpenedContext& oc
     entry["name"] = kb_task_name(task.get());
     entry["cases"] = kb_task_case_count(task.get());
     std::vector<std::string> problems;
+    if (parse(kb_task_json(task.get()))["reference"].value("language", "") == "python") {
+        // A Python reference (docs/programs.md) is not compiled: the Python
+        // workers run it when a candidate is scored, and `kbench import`
+        // validated it against the problem's own code.
+        entry["python_reference"] = true;
+        return problems;
+    }
     // Compiling the reference and baseline is part of validity.
     for (kb_program_role role : {KB_ROLE_REFERENCE, KB_ROLE_BASELINE}) {
         KernelHandle k;
@@ -78,7 +85,8 @@ int run_validate(const Args& a) {
         std::string oracle_line;
         std::vector<std::string> problems = validate_one(path, oc, oracles.get(), entry, warnings, &oracle_line);
         entry["ok"] = problems.empty();
-        entry["references_run"] = oc.device && problems.empty();
+        const bool python_reference = entry.value("python_reference", false);
+        entry["references_run"] = oc.device && problems.empty() && !python_reference;
         entry["warnings"] = warnings;
         if (!problems.empty()) {
             ++bad;
@@ -91,7 +99,9 @@ int run_validate(const Args& a) {
             std::printf("INVALID  %s\n  %s\n", path.c_str(), problems.front().c_str());
             continue;
         }
-        std::string detail = oc.device ? ", references run on every case at two seeds" : ", reference compiled";
+        std::string detail = python_reference ? ", Python reference: run when a candidate is scored"
+                             : oc.device      ? ", references run on every case at two seeds"
+                                              : ", reference compiled";
         if (!oracle_line.empty()) detail += "; " + oracle_line;
         std::printf("%s  %s (%s, %d cases%s)\n", problems.empty() ? "OK     " : "INVALID", path.c_str(),
                     entry["name"].get<std::string>().c_str(), entry["cases"].get<int>(), detail.c_str());

@@ -100,6 +100,9 @@ struct ProgramRunReply {
     ProgramAttribution attribution;  // raw: kernels, operators, launches (program_judge.h's attribute() fills the rest)
     ProgramIntegrity integrity;
     std::optional<ProgramWorkerFailure> failure;
+    // The reference's: its model's parameters and buffers, by name (a kernel
+    // candidate, which gets only the inputs, cannot take such a problem).
+    std::vector<std::string> model_state;
     size_t bytes() const {
         size_t n = 0;
         for (const HostTensor& t : data) n += t.bytes.size();
@@ -141,14 +144,26 @@ struct GpuCompareStats {
     uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
 };
 
+// A kernel candidate run as a program (engine/kernel_program.h): the table
+// its ModelNew launches by, and the compiled image (CUDA, PTX, cubin; empty
+// for Triton, which Triton's JIT compiles in the worker).
+struct KernelCandidate {
+    Json table;
+    std::string image;
+};
+
 class ProgramBackend {
 public:
     virtual ~ProgramBackend() = default;
     // The workers' facts (interpreter, torch, triton, CUPTI, device).
     virtual Json info() = 0;
     // Imports a candidate in the candidate worker (replacing the previous one).
+    // With `kernel`, the candidate is a kernel: `source` is its code (Triton's
+    // is imported; CUDA's only names its kernels) and the worker builds the
+    // candidate's ModelNew from the table.
     virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
-                                            const std::string& source_name) = 0;
+                                            const std::string& source_name,
+                                            const KernelCandidate* kernel = nullptr) = 0;
     // The reference (the problem's model) or the loaded candidate at one case.
     // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
     virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;

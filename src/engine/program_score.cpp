@@ -21,12 +21,14 @@
 #include "compare/comparator.h"
 #include "compare/program_judge.h"
 #include "engine/context.h"
+#include "engine/kernel_program.h"
 #include "engine/secret_seed.h"
 #include "engine/reference_output.h"
 #include "engine/program_protocol.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {
@@ -249,10 +251,21 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
     res.seed = opts.seed ? opts.seed : kDefaultSeed;
     res.candidate = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
 
-    if (in.language_given && in.language != Language::python)
-        fail(KB_ERR_INVALID_ARGUMENT,
-             "task '" + t.name + "' has a Python reference: its candidates are Python programs (language python); "
-             "kernel candidates against a Python reference are not supported yet");
+    const bool is_kernel = is_kernel_candidate(in);
+    if (is_kernel && !is_kernel_language(in.language))
+        fail(KB_ERR_INVALID_ARGUMENT, "task '" + t.name + "' has a Python reference: its candidates are Python "
+                                      "programs, or CUDA, PTX, cubin or Triton kernels; a " +
+                                          std::string(language_name(in.language)) + " candidate is not supported");
+    if (is_kernel && t.python->style != "kernelbench")
+        fail(KB_ERR_TASK_INVALID, "task '" + t.name + "' is a " + t.python->style +
+                                      " task: it takes program candidates only (the functions its test calls); kernel "
+                                      "candidates need a KernelBench-style reference");
+    if (is_kernel && t.args.empty())
+        fail(KB_ERR_TASK_INVALID,
+             "task '" + t.name + "' has no kernel signature: a kernel candidate against its Python reference needs "
+             "`args` (the in buffers in the order get_inputs() returns them, then the out buffers in the order the "
+             "Model returns them) and a launch plan (the task's `candidate.launch` or the candidate's own); or score "
+             "a Python program (ModelNew) instead (docs/programs.md, \"Kernel candidates against a Python reference\")");
     ProgramProtocolOptions po;
     po.name = opts.protocol.empty() ? "strict" : opts.protocol;
     po.seed = opts.seed;
@@ -278,19 +291,50 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         return finish(res, v, msg, t0);
     };
 
-    std::string source = in.code;
-    if (source.empty()) {
-        if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
-        source = read_file(in.path);
+    auto stage = Clock::now();
+    std::string source, source_name;
+    std::optional<KernelCandidate> kernel;
+    if (is_kernel) {
+        // A kernel candidate: compiled here like any kernel (CUDA; Triton's
+        // JIT compiles in the worker), then run as the ModelNew the candidate
+        // worker builds from its plan evaluated at every case.
+        try {
+            Program prog = resolve_candidate(t, in, &res.candidate);
+            KernelPtr compiled;
+            if (prog.language != Language::triton) {
+                KB_PROFILE_SPAN("engine.compile");
+                compiled = compile(t, prog, res.candidate);
+                res.compile = {true, "", "", compiled};
+            }
+            kernel = make_kernel_candidate(t, prog, compiled.get());
+            source = prog.language == Language::triton ? prog.source : in.code.empty() ? read_file(in.path) : in.code;
+            source_name = prog.source_name.empty() ? res.candidate : prog.source_name;
+        } catch (const CompileError& e) {
+            res.compile = {false, e.what(), e.log(), nullptr};
+            res.stages.compile_ms = ms_since(stage);
+            return done(KB_VERDICT_COMPILE_ERROR, e.what());
+        } catch (const Error& e) {
+            if (e.status() != KB_ERR_TASK_INVALID) throw;
+            res.compile = {false, e.what(), "", nullptr};
+            res.stages.compile_ms = ms_since(stage);
+            return done(KB_VERDICT_LAUNCH_ERROR, std::string("the candidate's launch plan is invalid: ") + e.what());
+        }
+        facts.kernel_language = kernel->table.value("language", std::string());
+    } else {
+        source = in.code;
+        if (source.empty()) {
+            if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
+            source = read_file(in.path);
+        }
+        source_name = in.path.empty() ? "candidate.py" : in.path.substr(in.path.find_last_of('/') + 1);
+        if (source_name.empty()) source_name = "candidate.py";
     }
-    std::string source_name = in.path.empty() ? "candidate.py" : in.path.substr(in.path.find_last_of('/') + 1);
-    if (source_name.empty()) source_name = "candidate.py";
 
     ProgramBackend& b = program_backend();
 
-    // 1. Load: the candidate's import is its compilation.
-    auto stage = Clock::now();
-    ProgramLoadReply load = b.load_candidate(task, source, source_name);
+    // 1. Load: the candidate's import is its compilation (a kernel
+    // candidate's, its compilation above and its ModelNew's making).
+    ProgramLoadReply load = b.load_candidate(task, source, source_name, kernel ? &*kernel : nullptr);
     res.stages.compile_ms = ms_since(stage);
     facts.import_ms = load.import_ms;
     facts.triton_kernels = load.triton_kernels;
@@ -306,7 +350,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         return done(KB_VERDICT_COMPILE_ERROR, "the candidate does not import: " + load.error +
                                                   (load.line ? " (line " + std::to_string(load.line) + ")" : ""));
     }
-    res.compile = {true, "", "", nullptr};
+    if (!is_kernel) res.compile = {true, "", "", nullptr};
     ProgramIntegrity integrity = load.integrity;
     ProgramAttribution attribution;
     ProgramPolicyRules pr;
@@ -344,6 +388,8 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         if (reply->error)
             fail(KB_ERR_REFERENCE_FAILED, "the reference failed at case '" + t.cases[size_t(rq.case_index)].name +
                                               "': " + *reply->error + "\n" + reply->error_where);
+        // A kernel's signature must fit what the problem makes and returns.
+        if (kernel) check_kernel_signature(t, rq.case_index, *reply);
         // Warnings of outputs that cannot tell right from wrong, once per case.
         for (size_t i = 0; i < reply->data.size(); ++i) {
             Arg a;

@@ -162,6 +162,9 @@ struct ProgramFacts {
     std::string protocol;       // "strict" | "kernelbench"
     std::string style;          // "kernelbench" | "tritonbench"
     std::string torch_compute;  // the rule applied: "allow" | "report" | "forbid"
+    // A kernel candidate run as a program (engine/kernel_program.h): "cuda"
+    // (CUDA, PTX, cubin) or "triton"; empty for a Python program.
+    std::string kernel_language;
     double import_ms = 0;
     std::vector<std::string> triton_kernels, cuda_kernels;  // what the candidate declares
     std::vector<ProgramFinding> findings;

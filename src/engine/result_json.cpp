@@ -571,6 +571,7 @@ Json to_json(const ProgramFacts& p) {
     j["protocol"] = p.protocol;
     j["style"] = p.style;
     j["torch_compute"] = p.torch_compute;
+    if (!p.kernel_language.empty()) j["kernel"] = p.kernel_language;
     j["import_ms"] = p.import_ms;
     j["triton_kernels"] = p.triton_kernels;
     j["cuda_kernels"] = p.cuda_kernels;

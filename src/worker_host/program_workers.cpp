@@ -307,16 +307,25 @@ void ProgramWorkers::reply_failed(ProgramRole role, wire::Msg type, const Outcom
 }
 
 ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::string& source,
-                                                const std::string& source_name) {
+                                                const std::string& source_name, const KernelCandidate* kernel) {
     ProgramLoadReply out;
     if (contaminated_) {
         supervisor(ProgramRole::candidate).retire();
         contaminated_ = false;
     }
     Json body;
-    body["candidate"] = Json{{"id", sha256_hex(source).substr(0, 16)}, {"source_blob", 0}, {"source_name", source_name}};
+    std::vector<std::string> blobs{source};
+    const std::string id = sha256_hex(kernel ? source + kernel->table.dump() + kernel->image : source);
+    body["candidate"] = Json{{"id", id.substr(0, 16)}, {"source_blob", 0}, {"source_name", source_name}};
+    if (kernel) {
+        body["candidate"]["kernel"] = kernel->table;
+        if (!kernel->image.empty()) {
+            body["candidate"]["image_blob"] = 1;
+            blobs.push_back(kernel->image);
+        }
+    }
     double deadline = settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS;
-    Outcome o = exchange(ProgramRole::candidate, wire::Msg::program_load, body, {source}, task, deadline);
+    Outcome o = exchange(ProgramRole::candidate, wire::Msg::program_load, body, blobs, task, deadline);
     if (!o.ok()) {
         out.failure = failure_of(ProgramRole::candidate, o, deadline, "while importing");
         return out;
@@ -337,7 +346,7 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
     note_integrity(out.integrity);
     // A new candidate's first call at each case compiles its kernels.
     candidate_cases_seen_.clear();
-    loaded_ = sha256_hex(source);
+    loaded_ = id;
     return out;
 }
 
@@ -410,6 +419,8 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
             p.value = in.value("value", std::string());
             out.inputs.push_back(p);
         }
+        for (const Json& n : r.value("model_state", Json::array()))
+            if (n.is_string()) out.model_state.push_back(n.get<std::string>());
         for (const Json& in : r.value("inputs_after", Json::array()))
             out.inputs_after.emplace_back(in.value("index", 0), in.value("checksum", std::string()));
         if (r.contains("seed_value")) out.seed_value = r["seed_value"].get<uint64_t>();

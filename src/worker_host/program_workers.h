@@ -46,8 +46,8 @@ public:
     ~ProgramWorkers() override;
 
     Json info() override;
-    ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
-                                    const std::string& source_name) override;
+    ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source, const std::string& source_name,
+                                    const KernelCandidate* kernel = nullptr) override;
     ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,

@@ -326,5 +326,73 @@ class Inputs(unittest.TestCase):
         self.assertEqual(got, expected)
 
 
+class KernelModel(unittest.TestCase):
+    """kbench_kernel_model: a kernel candidate's ModelNew launches exactly
+    what kbench's table says (src/engine/kernel_program.cpp)."""
+
+    TABLE = {"language": "triton",
+             "inputs": [{"name": "x", "dtype": "f32", "role": "in"}],
+             "outputs": [{"name": "out", "dtype": "f32"}],
+             "cases": [{"name": "small", "buffers": {"x": {"dtype": "f32", "shape": [3, 5]},
+                                                    "out": {"dtype": "f32", "shape": [3, 5]}},
+                        "scratch": [],
+                        "steps": [{"kernel": "relu_kernel", "grid": [1, 1, 1], "constexprs": {"BLOCK": 16},
+                                   "num_warps": 2, "num_stages": 3, "num_ctas": 1,
+                                   "args": [{"buffer": "x"}, {"buffer": "out"}, {"scalar": 15, "dtype": "i32"}]}]}]}
+
+    def test_scalars_take_the_parameters_c_type(self):
+        import ctypes
+        import kbench_kernel_model as kk
+        self.assertIsInstance(kk.scalar_ctype("i32", 7), ctypes.c_int32)
+        self.assertEqual(kk.scalar_ctype("i64", 1 << 40).value, 1 << 40)
+        self.assertIsInstance(kk.scalar_ctype("f32", 0.5), ctypes.c_float)
+        self.assertEqual(kk.scalar_ctype("u8", 255).value, 255)
+        self.assertIs(kk.scalar_python("bool", 1), True)
+        self.assertIsInstance(kk.scalar_python("f64", 3), float)
+        self.assertIsInstance(kk.scalar_python("i64", 3.0), int)
+        with self.assertRaises(kk.KernelError):
+            kk.scalar_ctype("c64", 1)
+
+    def test_declared_functions_are_the_tables_kernels_once_each(self):
+        import kbench_kernel_model as kk
+        table = {"cases": [{"steps": [{"kernel": "a", "function": "_Z1av"}, {"zero": "out"}]},
+                           {"steps": [{"kernel": "a", "function": "_Z1av"}, {"kernel": "b"}]}]}
+        self.assertEqual(kk.declared_functions(table), ["_Z1av", "b"])
+
+    def test_a_case_out_of_the_table_is_an_error(self):
+        import kbench_kernel_model as kk
+        with self.assertRaises(kk.KernelError):
+            kk.KernelModel(self.TABLE, 1, None, None, None, "cpu")
+
+    @unittest.skipUnless(HAVE_TORCH, "needs torch")
+    def test_forward_launches_the_steps_with_the_inputs_and_new_outputs(self):
+        import types
+        import torch
+        import kbench_kernel_model as kk
+        seen = []
+
+        class Launcher:
+            def __getitem__(self, grid):
+                def run(*args, **kwargs):
+                    seen.append((grid, args, kwargs))
+                    torch.relu(args[0], out=args[1].view_as(args[0]))
+                return run
+
+        module = types.SimpleNamespace(relu_kernel=Launcher())
+        m = kk.KernelModel(self.TABLE, 0, module, None, torch, "cpu")
+        x = torch.randn(3, 5)
+        out = m(x)
+        self.assertTrue(torch.equal(out, torch.relu(x)))
+        grid, args, kwargs = seen[0]
+        self.assertEqual(grid, (1, 1, 1))
+        self.assertIs(args[0], x)
+        self.assertEqual(args[2], 15)
+        self.assertEqual(kwargs, {"BLOCK": 16, "num_warps": 2, "num_stages": 3})
+        with self.assertRaises(kk.KernelError):
+            m(torch.randn(4, 5))  # not the case's size
+        with self.assertRaises(kk.KernelError):
+            m(x, x)  # two tensors, one declared
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -180,3 +180,90 @@ TEST(AdversarialAfterAll, ACorrectCandidateStillPassesInTheSameContext) {
     ScoreResult r = score(a);
     EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
 }
+
+// Kernel candidates against a Python reference (docs/programs.md): plain
+// CUDA and Triton kernels of tests/programs/kernels/, each scored against the
+// PyTorch reference of tests/programs/tasks/relu_kernel/ with the verdict its
+// first line declares ("// expect: pass" or "# expect: pass"). No language is
+// given: the path (and a Triton file's launch comment) says they are kernels.
+namespace {
+
+std::vector<std::string> kernel_files() {
+    std::vector<std::string> out;
+    if (DIR* d = opendir((kDir + "/kernels").c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string name = e->d_name;
+            if (name[0] != '.') out.push_back(name);
+        }
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string expected_verdict(const std::string& file) {
+    std::istringstream in(read_file(kDir + "/kernels/" + file));
+    std::string line;
+    while (std::getline(in, line)) {
+        size_t at = line.find("expect:");
+        if (at != std::string::npos) {
+            std::string v = line.substr(at + 7);
+            v.erase(0, v.find_first_not_of(' '));
+            v.erase(v.find_last_not_of(" \r") + 1);
+            return v;
+        }
+    }
+    return "";
+}
+
+class KernelAgainstPython : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(KernelAgainstPython, GetsItsDeclaredVerdict) {
+    const std::string file = GetParam();
+    const std::string expect = expected_verdict(file);
+    ASSERT_NE(verdict_from_name(expect), KB_VERDICT_NONE) << file << ": expect '" << expect << "'";
+    TaskPtr t = load_task(kDir + "/tasks/relu_kernel/task.json");
+    CandidateInput in;
+    in.path = kDir + "/kernels/" + file;
+    ScoreResult r = shared_context()->score(t, in, ScoreOptions{});
+    const std::string doc = to_json(r).dump(1);
+    ASSERT_EQ(verdict_name(r.verdict), expect) << file << ": " << r.message << "\n" << doc;
+    ASSERT_TRUE(r.program) << doc;
+    EXPECT_FALSE(r.program->kernel_language.empty()) << doc;
+    if (r.verdict == KB_VERDICT_PASS) {
+        // Its own kernel did the work, on the GPU comparison, and it was timed.
+        EXPECT_FALSE(r.program->attribution.decoy) << doc;
+        EXPECT_GT(r.program->attribution.share.count("candidate") ? r.program->attribution.share.at("candidate") : 0.0,
+                  0.5)
+            << doc;
+        ASSERT_TRUE(r.program->timing && r.program->timing->speedup) << doc;
+        ASSERT_TRUE(r.recheck) << doc;
+        for (const CompareResult& c : r.cases)
+            for (const OutputReport& o : c.outputs) EXPECT_EQ(o.compared_on, "gpu") << doc;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, KernelAgainstPython, ::testing::ValuesIn(kernel_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string n = info.param;
+                             for (char& c : n)
+                                 if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+TEST(KernelAgainstPythonTask, ASignatureThatDoesNotFitTheProblemIsTheTasksErrorNamingTheArg) {
+    Json doc = Json::parse(read_file(kDir + "/tasks/relu_kernel/task.json"));
+    doc["args"][1]["shape"] = Json::array({"batch_size * dim"});  // the reference returns [batch_size, dim]
+    TaskPtr t = load_task_json(doc.dump(), kDir + "/tasks/relu_kernel");
+    CandidateInput in;
+    in.path = kDir + "/kernels/relu_correct.cu";
+    try {
+        shared_context()->score(t, in, ScoreOptions{});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_TASK_INVALID) << e.what();
+        EXPECT_NE(std::string(e.what()).find("args 'out'"), std::string::npos) << e.what();
+    }
+}

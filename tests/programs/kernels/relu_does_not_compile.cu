@@ -1,0 +1,5 @@
+// expect: compile_error
+__global__ void relu(const float* x, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x
+    if (i < n) out[i] = x[i];
+}
