@@ -120,7 +120,7 @@ fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
 # compile score isolation batch longrun run fidelity triton baselines devices sweep.
-# `kernelbench` (issue 10) is not in the default: name it. Its problems are
+# `kernelbench` and `kernels` (issue 10) are not in the default: name them. Its problems are
 # KernelBench-sized (inputs of up to 8.6 GB made on the CPU), so KB_ONLY
 # (a regex on the problem stem) splits the 22 problems over several calls.
 want() { case " ${BENCHES:-compile score isolation batch longrun run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -188,6 +188,25 @@ if [ $run_bench = 1 ]; then
       echo "kernelbench agreement rc=$? (0 all agree, 1 a disagreement, 2 something not compared)"
       cat "$OUT/kernelbench_agreement.md"
     fi
+  fi
+  if want kernels; then
+    # Plain kernels (not ModelNew programs) against KernelBench's PyTorch
+    # references (bench/kernelbench/kernel_candidates/): the problems are
+    # imported with validation, which writes their kernel signature, then
+    # each kernel is scored at the problem's own sizes.
+    step "kernels against PyTorch references: KernelBench problems, plain CUDA and Triton kernels (issue 10)"
+    rm -rf "$OUT/kernels" && mkdir -p "$OUT/kernels"
+    K=bench/kernelbench/kernel_candidates
+    for c in $K/*.json $K/*.py; do
+      stem=$(basename "${c%.*}")
+      "$BUILD/kbench" import kernelbench "bench/kernelbench/problems/$stem.py" -o "$OUT/kernels/tasks" \
+        >"$OUT/kernels/import_$stem.txt" 2>&1 || { echo "import $stem failed"; tail -5 "$OUT/kernels/import_$stem.txt"; continue; }
+      task=$(find "$OUT/kernels/tasks" -path "*${stem,,}*/task.json" | head -1)
+      "$BUILD/kbench" score "$task" "$c" --json >"$OUT/kernels/score_$stem.json" 2>"$OUT/kernels/score_$stem.err"
+      echo "kernel $stem rc=$?"
+      python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r.get("program",{}); print("  ", r["verdict"], "kernel=%s" % p.get("kernel"), r["message"][:200], "| elapsed %.0f ms" % r["elapsed_ms"])' \
+        "$OUT/kernels/score_$stem.json" 2>/dev/null || tail -3 "$OUT/kernels/score_$stem.err"
+    done
   fi
   if want devices; then
     step "devices (measured ceilings: copy GB/s, cuBLAS TFLOP/s)"

@@ -347,8 +347,10 @@ def _tolerance(doc, dtype):
     return (t["atol"], t["rtol"]) if t else (0.0, 0.0)
 
 
-def _reference_outputs(doc, source, case_index, work_dir, transforms=None):
-    """(inputs, outputs as [(label, tensor)]) of the reference at a case, on the CPU."""
+def _reference_outputs(doc, source, case_index, work_dir, transforms=None, state=None):
+    """(inputs, outputs as [(label, tensor)]) of the reference at a case, on the CPU;
+    the names of the model's parameters and buffers are appended to `state`
+    when it is a list."""
     import torch
     task = dict(doc)
     task["reference"] = dict(doc["reference"], source=source)
@@ -359,6 +361,8 @@ def _reference_outputs(doc, source, case_index, work_dir, transforms=None):
     try:
         inputs = kp.make_inputs(module, ref, 42, "cpu", "strict")
         model = kp.build_model(getattr(module, ref.entry), module, ref, 42, "cpu")
+        if state is not None and isinstance(model, torch.nn.Module):
+            state.extend(n for n, _ in list(model.named_parameters()) + list(model.named_buffers()))
         with torch.no_grad():
             out = model(*[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
         flat = [(label, kp.as_tensor(v)) for label, v in kp.flatten_outputs(out)]
@@ -417,6 +421,82 @@ def propose_transforms(doc, source, case_index, work_dir, problems, float_inputs
     return None
 
 
+def _size_expr(size_at, dims, candidates):
+    """The first expression of `candidates` (texts over the dims) whose value is
+    size_at[i] at every validated case i; None when none is."""
+    for text in candidates:
+        try:
+            if all(int(eval(text, {"__builtins__": {}}, dict(d))) == size for d, size in zip(dims, size_at)):
+                return text
+        except Exception:
+            continue
+    return None
+
+
+def propose_kernel_signature(doc, checked, state):
+    """`args` (and candidate.triton_args): the kernel signature with which a
+    plain CUDA or Triton kernel can be scored against the reference
+    (docs/programs.md, "Kernel candidates against a Python reference"): the
+    tensors get_inputs() returns, in order, then the reference's outputs,
+    with shapes over the dims. Written only where every size is read from
+    get_inputs() or found equal to a dim or an input's size at every validated
+    case, and the model holds no parameters (a kernel gets the inputs only);
+    otherwise a note says why not."""
+    import torch
+    notes = doc["origin"]["notes"]
+    if state:
+        notes.append("no kernel signature: the model holds parameters or buffers (%s), which a kernel candidate "
+                     "never receives" % ", ".join(state[:4]))
+        return
+    dims = [dict(doc["perf_case"]["dims"], **case["dims"]) for case, _, _ in checked]
+    described = doc["reference"].get("inputs", [])
+    args, size_exprs = [], []
+    first_inputs = checked[0][1]
+    tensors = [j for j, x in enumerate(first_inputs) if isinstance(x, torch.Tensor)]
+    for k, j in enumerate(tensors):
+        d = described[j] if j < len(described) else {}
+        shape = d.get("shape")
+        at = [list(inputs[j].shape) for _, inputs, _ in checked]
+        if not shape or len(shape) != len(at[0]):
+            notes.append("no kernel signature: the shape of input %d is not read from get_inputs()" % j)
+            return
+        for axis, text in enumerate(shape):
+            if _size_expr([a[axis] for a in at], dims, [str(text)]) is None:
+                notes.append("no kernel signature: input %d's size %s does not match the validated cases" % (j, text))
+                return
+        size_exprs.extend(str(t) for t in shape)
+        args.append({"name": d.get("name") or "input%d" % j, "role": "in", "dtype": kp.kb_dtype(first_inputs[j]),
+                     "shape": [str(t) for t in shape]})
+    names = {a["name"] for a in args}
+    outputs = checked[0][2]
+    for k, (label, t) in enumerate(outputs):
+        if t is None or len(outputs) != len(checked[-1][2]):
+            notes.append("no kernel signature: output %s is not a tensor at every case" % label)
+            return
+        shape = []
+        for axis in range(t.dim()):
+            size_at = [outs[k][1].shape[axis] for _, _, outs in checked]
+            text = _size_expr(size_at, dims, list(doc["dims"]) + size_exprs)
+            if text is None and len(set(size_at)) == 1:
+                text = str(size_at[0])  # the same at every case: a constant of the problem
+            if text is None:
+                notes.append("no kernel signature: output %s's size along axis %d is no dim or input size" % (label, axis))
+                return
+            shape.append(text)
+        name = "out" if len(outputs) == 1 else "out%d" % k
+        while name in names:
+            name = "_" + name
+        names.add(name)
+        args.append({"name": name, "role": "out", "dtype": kp.kb_dtype(t), "shape": shape})
+    if not any(a["role"] == "out" for a in args):
+        notes.append("no kernel signature: the reference returns no tensor")
+        return
+    doc["args"] = args
+    doc.setdefault("candidate", {})["triton_args"] = [a["name"] for a in args]
+    notes.append("args: the kernel signature a plain CUDA or Triton kernel gets (the inputs in get_inputs() order, "
+                 "then the outputs; sizes checked at the validated cases); a kernel candidate brings its launch plan")
+
+
 def validate_task(doc, source, apply_proposals):
     origin = doc["origin"]
     if not have_torch():
@@ -428,13 +508,14 @@ def validate_task(doc, source, apply_proposals):
     try:
         kept, dropped = [], []
         checked = []
+        state = []
         # Every correctness case is run; the faithful case is not (its sizes
         # can be gigabytes on a CPU): the smaller cases draw from the same
         # distributions, which is what decides whether outputs can tell.
         for i, case in enumerate(doc["cases"]):
             tmp = dict(doc, cases=doc["cases"][:i + 1], perf_case=doc["perf_case"])
             try:
-                inputs, outputs = _reference_outputs(tmp, source, i, work_dir)
+                inputs, outputs = _reference_outputs(tmp, source, i, work_dir, state=state if not checked else None)
             except Exception as e:
                 dropped.append("%s (%s)" % (case["name"], _first_line(e)))
                 continue
@@ -468,6 +549,8 @@ def validate_task(doc, source, apply_proposals):
                 if proposal and apply_proposals:
                     doc["reference"]["input_transforms"] = proposal
                     origin["notes"].append("the proposed input transforms were applied (--apply-proposals)")
+        if checked:
+            propose_kernel_signature(doc, checked, state)
         origin["validated"] = True
         origin["torch_version"] = torch.__version__
     finally:

@@ -138,6 +138,13 @@ TaskPtr TaskIndex::load(const TaskEntry& e) const {
 
 std::vector<std::string> task_entries(const Task& t) {
     std::vector<std::string> out;
+    if (t.python) {
+        // A program candidate defines the class (KernelBench) or the
+        // functions (TritonBench) the task's candidates define.
+        if (t.python->style == "tritonbench") return t.python->candidate_functions;
+        out.push_back(t.python->candidate_entry.empty() ? "ModelNew" : t.python->candidate_entry);
+        return out;
+    }
     if (!t.candidate_default) return out;
     for (const std::string& k : t.candidate_default->kernel_names()) {
         std::string base = entry_base_name(k);

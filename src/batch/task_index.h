@@ -57,7 +57,8 @@ private:
 
 // The names extraction looks for: the kernels of the task's default
 // candidate plan (entry_base_name form); empty when the task has no default
-// plan (candidates bring their own).
+// plan (candidates bring their own). A task whose reference is Python: the
+// class its program candidates define (ModelNew), or TritonBench's functions.
 std::vector<std::string> task_entries(const Task& t);
 
 }  // namespace kb::batch

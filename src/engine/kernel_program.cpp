@@ -101,22 +101,26 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-bool is_kernel_candidate(const CandidateInput& in) {
-    if (in.language_given) return in.language != Language::python;
-    if (in.launch_json) return true;
-    for (const char* ext : {".cu", ".cuh", ".ptx", ".cubin", ".json"})
-        if (ends_with(in.path, ext)) return true;
+bool is_kernel_candidate(const CandidateInput& in, const Task& task) {
+    if (in.language_given && in.language != Language::triton) return in.language != Language::python;
+    if (!in.language_given)
+        for (const char* ext : {".cu", ".cuh", ".ptx", ".cubin", ".json"})
+            if (ends_with(in.path, ext)) return true;
+    // Python text, Triton or not: a kernel only when it brings its launch and
+    // does not define the class (or functions) a program candidate would.
     std::string code = in.code;
-    if (code.empty() && ends_with(in.path, ".py")) {
+    if (code.empty() && !in.path.empty()) {
         try {
             code = read_file(in.path);
         } catch (const Error&) {
             return false;  // the program path reports the unreadable file
         }
     }
-    return code.find("# kbench: launch") != std::string::npos && code.find("class ModelNew") == std::string::npos;
+    const std::string entry = task.python && !task.python->candidate_entry.empty() ? task.python->candidate_entry
+                                                                                   : "ModelNew";
+    if (code.find("class " + entry) != std::string::npos) return false;
+    return in.launch_json || code.find("# kbench: launch") != std::string::npos;
 }
-
 
 bool is_kernel_language(Language language) {
     return language == Language::cuda || language == Language::ptx || language == Language::cubin ||

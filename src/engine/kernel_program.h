@@ -20,12 +20,14 @@
 
 namespace kb {
 
-// Whether a candidate for a task with a Python reference is a kernel rather
-// than a Python program. Without a language, the path says: .cu, .ptx, .cubin
-// and candidate documents are kernels, as is Triton code that carries its
-// launch (`# kbench: launch`, docs/triton.md) and defines no ModelNew, and a
-// candidate given a launch plan; anything else is a program.
-bool is_kernel_candidate(const CandidateInput& in);
+// Whether a candidate for `task` (its reference is Python) is a kernel rather
+// than a Python program. CUDA, PTX and cubin are kernels, as are, without a
+// language, .cu, .ptx and .cubin files and candidate documents. Python text
+// (Triton, or no language) is a kernel only when it brings its launch (a
+// `# kbench: launch` comment, docs/triton.md, or a launch plan) and does not
+// define the class a program candidate defines (ModelNew): `kbench run` hands
+// every Python answer over as Triton.
+bool is_kernel_candidate(const CandidateInput& in, const Task& task);
 
 // Whether a candidate of `language` is a kernel (CUDA, PTX, cubin or Triton)
 // rather than a Python program.

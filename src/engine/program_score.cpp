@@ -251,7 +251,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
     res.seed = opts.seed ? opts.seed : kDefaultSeed;
     res.candidate = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
 
-    const bool is_kernel = is_kernel_candidate(in);
+    const bool is_kernel = is_kernel_candidate(in, t);
     if (is_kernel && !is_kernel_language(in.language))
         fail(KB_ERR_INVALID_ARGUMENT, "task '" + t.name + "' has a Python reference: its candidates are Python "
                                       "programs, or CUDA, PTX, cubin or Triton kernels; a " +
@@ -300,6 +300,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         // worker builds from its plan evaluated at every case.
         try {
             Program prog = resolve_candidate(t, in, &res.candidate);
+            facts.kernel_language = prog.language == Language::triton ? "triton" : "cuda";
             KernelPtr compiled;
             if (prog.language != Language::triton) {
                 KB_PROFILE_SPAN("engine.compile");
@@ -319,7 +320,6 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
             res.stages.compile_ms = ms_since(stage);
             return done(KB_VERDICT_LAUNCH_ERROR, std::string("the candidate's launch plan is invalid: ") + e.what());
         }
-        facts.kernel_language = kernel->table.value("language", std::string());
     } else {
         source = in.code;
         if (source.empty()) {

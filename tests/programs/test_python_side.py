@@ -217,6 +217,22 @@ class Importer(unittest.TestCase):
         self.assertEqual(ok["reference"]["outputs"][0]["dtype"], "f32")
 
     @unittest.skipUnless(HAVE_TORCH, "needs torch")
+    def test_validation_writes_the_kernel_signature_where_sizes_and_state_allow(self):
+        doc = self.imported("2_softmax_rows.py", validate=True)
+        args = doc["args"]
+        self.assertEqual([a["role"] for a in args], ["in", "out"])
+        self.assertEqual(args[0]["shape"], doc["reference"]["inputs"][0]["shape"])
+        self.assertEqual(args[1]["name"], "out")
+        self.assertEqual(args[1]["shape"], args[0]["shape"])  # softmax keeps its input's shape
+        self.assertEqual(doc["candidate"]["triton_args"], [args[0]["name"], "out"])
+        ce = self.imported("3_cross_entropy.py", validate=True)  # two inputs, one of them int64; a scalar out
+        self.assertEqual([a["dtype"] for a in ce["args"]], ["f32", "i64", "f32"])
+        self.assertEqual(ce["args"][2]["shape"], [])
+        linear = self.imported("4_scaled_linear.py", validate=True)  # a model with weights: none
+        self.assertNotIn("args", linear)
+        self.assertTrue(any("no kernel signature: the model holds parameters" in n for n in linear["origin"]["notes"]))
+
+    @unittest.skipUnless(HAVE_TORCH, "needs torch")
     def test_cases_the_reference_rejects_are_dropped(self):
         src = ("import torch\nimport torch.nn as nn\n"
                "class Model(nn.Module):\n"
@@ -375,7 +391,7 @@ class KernelModel(unittest.TestCase):
             def __getitem__(self, grid):
                 def run(*args, **kwargs):
                     seen.append((grid, args, kwargs))
-                    torch.relu(args[0], out=args[1].view_as(args[0]))
+                    args[1].copy_(torch.relu(args[0]))
                 return run
 
         module = types.SimpleNamespace(relu_kernel=Launcher())

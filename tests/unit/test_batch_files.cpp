@@ -404,6 +404,20 @@ TEST(TaskIndex, FamilyFoldersAndDuplicateNames) {
     EXPECT_THROW(idx.add(dir.file("missing")), kb::Error);
 }
 
+TEST(TaskIndex, AProgramTasksEntryIsTheClassItsCandidatesDefine) {
+    // KernelBench style: ModelNew, even where the task also has a kernel
+    // signature and a default kernel plan; TritonBench: the operator's functions.
+    const std::string programs = std::string(KB_SOURCE_DIR) + "/tests/programs/tasks";
+    TaskIndex idx;
+    idx.add(programs);
+    std::string why;
+    for (const char* name : {"relu_gpu", "relu_kernel"}) {
+        auto e = idx.resolve(name, "", &why);
+        ASSERT_TRUE(e) << why;
+        EXPECT_EQ(task_entries(*idx.load(*e)), std::vector<std::string>{"ModelNew"}) << name;
+    }
+}
+
 // ---- preparing a line for the scorer ------------------------------------------------
 
 CandidateLine line_of(const std::string& json) {

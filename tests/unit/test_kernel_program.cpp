@@ -167,24 +167,33 @@ TEST(KernelProgram, TheSignatureIsCheckedAgainstWhatTheReferenceShowed) {
 }
 
 TEST(KernelProgram, WhichCandidatesAreKernels) {
+    TaskPtr t = relu_task();
     CandidateInput in;
     in.path = "k.cu";
-    EXPECT_TRUE(is_kernel_candidate(in));
+    EXPECT_TRUE(is_kernel_candidate(in, *t));
     in.path = "cand.json";
-    EXPECT_TRUE(is_kernel_candidate(in));
+    EXPECT_TRUE(is_kernel_candidate(in, *t));
     in.path = "model_new.py";
     in.code = "import torch\nclass ModelNew(torch.nn.Module):\n    pass\n";
-    EXPECT_FALSE(is_kernel_candidate(in));
+    EXPECT_FALSE(is_kernel_candidate(in, *t));
     in.code = "# kbench: launch kernel=k grid=1 args=x,out,n\nimport triton\n";
-    EXPECT_TRUE(is_kernel_candidate(in));
+    EXPECT_TRUE(is_kernel_candidate(in, *t));
     in.code = "import torch\n";
+    EXPECT_FALSE(is_kernel_candidate(in, *t));  // no launch: a program (which must define ModelNew)
     in.launch_json = std::string("{\"launch\": []}");
-    EXPECT_TRUE(is_kernel_candidate(in));
+    EXPECT_TRUE(is_kernel_candidate(in, *t));
+    // Given languages: Python is a program; CUDA a kernel; Triton (what
+    // `kbench run` says of every Python answer) is decided by the text.
     CandidateInput given;
     given.path = "k.cu";
     given.language = Language::python;
     given.language_given = true;
-    EXPECT_FALSE(is_kernel_candidate(given));
+    EXPECT_FALSE(is_kernel_candidate(given, *t));
+    given.language = Language::cuda;
+    EXPECT_TRUE(is_kernel_candidate(given, *t));
     given.language = Language::triton;
-    EXPECT_TRUE(is_kernel_candidate(given));
+    given.code = "import triton\nclass ModelNew:\n    pass\n# kbench: launch kernel=k grid=1\n";
+    EXPECT_FALSE(is_kernel_candidate(given, *t));
+    given.code = "import triton\n# kbench: launch kernel=k grid=1\n";
+    EXPECT_TRUE(is_kernel_candidate(given, *t));
 }
