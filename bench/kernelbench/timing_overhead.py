@@ -36,7 +36,9 @@ def main():
     def sync():
         libcuda.cuCtxSynchronize()
 
-    def run(label, do_flush, clone, op=torch.relu):
+    cupti = [None]
+
+    def run(label, do_flush, clone, op=torch.relu, take=False):
         for _ in range(3):
             op(x)
         sync()
@@ -47,6 +49,9 @@ def main():
             if do_flush:
                 flush.fill_(42)
                 sync()
+            if take:
+                cupti[0].take()
+                cupti[0].now()
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
             op(args)
@@ -63,6 +68,12 @@ def main():
         c = ka.Cupti(a.cupti)
         print("cupti:", c.available, c.why)
         run("flush + clone + CUPTI started", True, True)
+        cupti[0] = c
+        run("... + CUPTI records taken before each sample", True, True, take=True)
+        model = torch.nn.ReLU()
+        run("... + through an nn.Module", True, True, op=model, take=True)
+        with torch.no_grad():
+            run("... + under no_grad", True, True, op=model, take=True)
 
 
 if __name__ == "__main__":

@@ -93,12 +93,16 @@ class KernelTally:
         self.outside_names = set()
         self.streams = set()
 
-    def add_window(self, records, t0, t1):
+    def add_window(self, records, t0, t1, count_outside=True):
         """Adds the records that started inside [t0, t1]; returns the window's
-        end (the last record's end, at least t0)."""
+        end (the last record's end, at least t0). count_outside=False: the
+        others are the caller's own work (a timing loop's input copies and
+        cache flushes), not work outside the candidate's calls."""
         end = t0
         for start, stop, kind, stream, name in records:
             if start < t0 or start > t1:
+                if not count_outside:
+                    continue
                 self.outside += 1
                 if kind == KIND_KERNEL:
                     self.outside_names.add(name)

@@ -430,6 +430,9 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
             out.error_stage = e.value("stage", std::string("call"));
             out.error_where = e.value("where", std::string());
             out.context_lost = e.value("context_lost", false);
+            // A candidate that broke its worker's CUDA context (an illegal
+            // address, a trap): the next candidate gets a new worker.
+            if (out.context_lost && role == ProgramRole::candidate) contaminated_ = true;
         }
         for (const Json& m : r.value("outputs", Json::array())) {
             ProgramOutputMeta meta;
@@ -581,6 +584,7 @@ ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, con
         if (r.contains("error")) {
             out.error = r["error"].value("message", std::string("the model raised"));
             out.error_where = r["error"].value("where", std::string());
+            if (r["error"].value("context_lost", false) && role == ProgramRole::candidate) contaminated_ = true;
             return out;
         }
         out.event_ms = r.value("event_samples_ms", std::vector<double>());

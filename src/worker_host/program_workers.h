@@ -77,9 +77,10 @@ private:
     std::map<std::string, bool> candidate_cases_seen_; // "<task hash>/<case>": the candidate ran there (no JIT any more)
     std::map<std::string, std::string> faults_;
     std::string loaded_;  // the loaded candidate's source hash
-    // The candidate in use replaced functions or left threads running: its
-    // worker is replaced before the next candidate loads (it would see the
-    // changes as its own, and a patch may outlive the module).
+    // The candidate in use replaced functions, left threads running or
+    // broke the worker's CUDA context: its worker is replaced before the next
+    // candidate loads (it would see the changes as its own, a patch may
+    // outlive the module, and a lost context fails everything after it).
     bool contaminated_ = false;
     void note_integrity(const ProgramIntegrity& i) {
         if (!i.patched.empty() || !i.threads_left.empty()) contaminated_ = true;

@@ -267,3 +267,19 @@ TEST(KernelAgainstPythonTask, ASignatureThatDoesNotFitTheProblemIsTheTasksErrorN
         EXPECT_NE(std::string(e.what()).find("args 'out'"), std::string::npos) << e.what();
     }
 }
+
+TEST(KernelAgainstPythonTask, AKernelThatBreaksItsWorkersContextLeavesTheNextCandidateAWorkingWorker) {
+    // An illegal address is sticky: the candidate worker's CUDA context is
+    // lost, so the next candidate must get a new worker, not a dead one.
+    TaskPtr t = load_task(kDir + "/tasks/relu_kernel/task.json");
+    CandidateInput bad;
+    bad.path = kDir + "/kernels/relu_out_of_bounds.cu";
+    ScoreResult r = shared_context()->score(t, bad, ScoreOptions{});
+    ASSERT_EQ(r.verdict, KB_VERDICT_RUNTIME_ERROR) << r.message;
+    for (const char* next : {"relu_triton.py", "relu_correct.cu"}) {
+        CandidateInput good;
+        good.path = kDir + "/kernels/" + next;
+        ScoreResult g = shared_context()->score(t, good, ScoreOptions{});
+        EXPECT_EQ(g.verdict, KB_VERDICT_PASS) << next << ": " << g.message;
+    }
+}
