@@ -2,7 +2,7 @@
 """kbench import: KernelBench problems and TritonBench operators become tasks.
 
     kbench_importer.py kernelbench FILE|DIR [-o OUT] [--stdout] [--no-validate] [--apply-proposals]
-    kbench_importer.py tritonbench DIR|FILE [-o OUT] [--stdout] [--no-validate]
+    kbench_importer.py tritonbench DIR|FILE [-o OUT] [--stdout] [--no-validate] [--perf PERF_DIR]
 
 (`kbench import ...` runs this script.) Each problem becomes a
 `kbench-task/1` document whose reference is the problem's Python code
@@ -283,6 +283,34 @@ def import_kernelbench_file(path, validate=True, apply_proposals=False):
 
 # ---------------------------------------------------------------------------
 # TritonBench
+
+def attach_perf_script(doc, perf_dir, stem):
+    """Times the operator on TritonBench's own performance script
+    (performance_metrics/perf_{G,T}/golden_metrics/<op>_perf.py), when
+    `perf_dir` has one: its inputs become the perf case (docs/programs.md,
+    "TritonBench timing")."""
+    path = os.path.join(perf_dir, stem + "_perf.py")
+    if not os.path.isfile(path):
+        doc["origin"]["notes"].append("no performance script %s_perf.py in %s: correctness only" % (stem, perf_dir))
+        return
+    with open(path, encoding="utf-8") as f:
+        perf = f.read()
+    try:
+        ast.parse(perf, filename=os.path.basename(path))
+    except SyntaxError as e:
+        raise ImportFailure("%s: the performance script does not parse: %s" % (path, e))
+    if not re.search(r"^class\s+performance_metrics\b", perf, re.M):
+        raise ImportFailure("%s: defines no class performance_metrics (TritonBench's performance scripts subclass "
+                            "Performance_Metrics under that name)" % path)
+    doc["reference"]["perf_source"] = perf
+    doc["perf_case"] = {"name": "perf_script", "dims": {}}
+    doc["program"] = {"timing": True}
+    doc["origin"]["perf_file"] = os.path.basename(path)
+    doc["origin"]["notes"] = [n for n in doc["origin"]["notes"] if "does not time" not in n]
+    doc["origin"]["notes"].append("timed on TritonBench's performance script %s: its call_op on each of its inputs in "
+                                  "turn, compared with the reference at every input (TritonBench's own performance "
+                                  "phase checks nothing)" % os.path.basename(path))
+
 
 def import_tritonbench_file(path, channel, validate=True):
     with open(path, encoding="utf-8") as f:
@@ -610,6 +638,9 @@ def main(argv):
     ap.add_argument("--no-validate", action="store_true", help="do not run the references (no torch needed)")
     ap.add_argument("--channel", choices=["G", "T"], help="tritonbench: the channel (default: from the folder name, "
                                                          "TritonBench_T_v1 or *_T is T, anything else G)")
+    ap.add_argument("--perf", metavar="DIR", help="tritonbench: TritonBench's performance scripts "
+                                                  "(performance_metrics/perf_G/golden_metrics or perf_T/...): an "
+                                                  "operator with a <op>_perf.py there is timed on its inputs")
     ap.add_argument("--apply-proposals", action="store_true",
                     help="write proposed input transforms into the tasks whose outputs cannot tell right from wrong")
     args = ap.parse_args(argv)
@@ -632,6 +663,8 @@ def main(argv):
                 channel = args.channel or ("T" if re.search(r"(?:^|[/_])T(?:_v\d+)?(?:/|$)", os.path.dirname(
                     os.path.abspath(f))) else "G")
                 doc, source = import_tritonbench_file(f, channel, not args.no_validate)
+                if args.perf:
+                    attach_perf_script(doc, args.perf, os.path.splitext(os.path.basename(f))[0])
                 family = "tritonbench_%s" % channel
         except ImportFailure as e:
             failures += 1

@@ -269,10 +269,16 @@ class Reference:
         self.get_inputs = ref.get("get_inputs", "get_inputs")
         self.get_init_inputs = ref.get("get_init_inputs", "get_init_inputs")
         self.test_source = ref.get("test_source", "")
+        self.perf_source = ref.get("perf_source", "")  # tritonbench: TritonBench's performance script
         self.precision = ref.get("precision", "f32")
         self.input_transforms = ref.get("input_transforms", [])
         self.dims = list((task.get("dims") or {}).keys())
         self.cases = list(task.get("cases", [])) + [task.get("perf_case")]
+
+    def is_perf_script_case(self, case_index):
+        """Whether a run at this case is the performance script's (the perf
+        case of a TritonBench task that has one)."""
+        return bool(self.perf_source) and case_index == len(self.cases) - 1
 
     def case_dims(self, case_index):
         c = self.cases[case_index]

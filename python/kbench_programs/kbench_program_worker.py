@@ -47,6 +47,7 @@ import kbench_checks as kc  # noqa: E402
 import kbench_attribution as ka  # noqa: E402
 import kbench_gpu_share as kg  # noqa: E402
 import kbench_kernel_model as kk  # noqa: E402
+import kbench_tritonbench_perf as ktp  # noqa: E402
 import kbench_profile as kprof  # noqa: E402
 import collections  # noqa: E402
 
@@ -102,6 +103,7 @@ class Worker:
         self.shared = []          # candidate worker: outputs exported by IPC, alive until the next request
         self.kept = collections.OrderedDict()  # reference worker: run key -> output tensors (for GPU compares)
         self.kept_bytes = 0
+        self.perf = None          # (key, kbench_tritonbench_perf.PerfRun): a TritonBench task's perf inputs
 
     # ---- start-up --------------------------------------------------------
     def start_torch(self, want_device):
@@ -379,6 +381,8 @@ class Worker:
         return result
 
     def unload_candidate(self):
+        if self.perf is not None and self.perf[0][1] == "candidate":
+            self.close_perf_run()
         if self.candidate is not None:
             if self.candidate.get("image") is not None:
                 self.candidate["image"].unload()
@@ -446,9 +450,32 @@ class Worker:
         t = self.torch
         with t.no_grad():
             if ref.style == "tritonbench":
+                if model is not None:  # the performance script's call_op over its inputs
+                    return model()
                 fn = getattr(module, ref.entry)
                 return fn()
             return model(*args)
+
+    def perf_run(self, h, ref, module, who, seed):
+        """The TritonBench performance script bound to `module` (the
+        reference's code or the candidate's), its inputs made under `seed`
+        and moved to the device; the latest one is kept."""
+        key = (h, who, seed, self.candidate["id"] if who == "candidate" else None)
+        if self.perf is not None and self.perf[0] == key:
+            return self.perf[1]
+        self.close_perf_run()
+        try:
+            pmod, cls = ktp.load(ref.perf_source, module, self.work_dir, "%s_perf.py" % ref.task_name)
+            run = ktp.PerfRun(pmod, cls, seed)
+        except ktp.PerfScriptError as e:
+            raise RequestError(kf.KB_ERR_TASK_INVALID, "task '%s': %s" % (ref.task_name, e))
+        self.perf = (key, run)
+        return run
+
+    def close_perf_run(self):
+        if self.perf is not None:
+            self.perf[1].close()
+            self.perf = None
 
     def tritonbench_module(self, h, ref):
         """The candidate's code with the test section, as one module (the
@@ -596,6 +623,8 @@ class Worker:
             if ref.style == "tritonbench":
                 module = self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
                 args, descs, model = [], [], None
+                if ref.is_perf_script_case(case):
+                    model = self.perf_run(h, ref, module, who, kp.resolve_seed(seed_spec))
                 kp.set_seed(kp.resolve_seed(seed_spec))
             else:
                 module = self.problem_module(h, ref, case)
@@ -725,12 +754,23 @@ class Worker:
         fault = doc.get("test_fault", "") if self.test_hooks else ""
         if fault:
             self.test_fault(fault)
-        if ref.style == "tritonbench":
-            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "TritonBench tasks are not timed")
+        if ref.style == "tritonbench" and not ref.is_perf_script_case(case):
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "a TritonBench task is timed at its perf case, on its "
+                                                           "performance script's inputs (reference.perf_source)")
         try:
-            model = self.model(h, ref, case, who, doc.get("model_seed", 42))
-            warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
-            timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
+            if ref.style == "tritonbench":
+                # The script's inputs under the timing seed, for the warm-up
+                # too: they are the script's call_op arguments, not ours to copy.
+                module = self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
+                runner = self.perf_run(h, ref, module, who, kp.resolve_seed(doc.get("seed", 0)))
+
+                def model():
+                    return runner()
+                warm, timed = [], []
+            else:
+                model = self.model(h, ref, case, who, doc.get("model_seed", 42))
+                warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
+                timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
             # The cached inputs stay untouched: with clone_inputs every call
             # gets its own copy (args_of); without (KernelBench reuses the
             # same objects for every call) the calls share one copy.

@@ -27,7 +27,7 @@ namespace {
 
 const char* kImportUsage =
     "usage: kbench import kernelbench FILE|DIR [-o OUT] [--stdout] [--no-validate] [--apply-proposals]\n"
-    "       kbench import tritonbench DIR|FILE [-o OUT] [--stdout] [--no-validate]\n"
+    "       kbench import tritonbench DIR|FILE [-o OUT] [--stdout] [--no-validate] [--perf PERF_DIR]\n"
     "\n"
     "Turns KernelBench problem files (class Model, get_inputs(), get_init_inputs(), size constants) or\n"
     "TritonBench operators (code, a line of 146 '#', a test function) into kbench-task/1 documents whose\n"
@@ -41,6 +41,8 @@ const char* kImportUsage =
     "  --stdout           print each task on one line (the problem's code inline) instead\n"
     "  --no-validate      do not run the references (no torch needed)\n"
     "  --apply-proposals  write proposed input transforms into the tasks\n"
+    "  --perf PERF_DIR    tritonbench: TritonBench's performance scripts (performance_metrics/perf_G/\n"
+    "                     golden_metrics): an operator with <op>_perf.py there is timed on its inputs\n"
     "\n"
     "The importer runs with $KBENCH_PYTHON (default python3); $KBENCH_PROGRAMS_DIR overrides where\n"
     "kbench's Python files are.\n"

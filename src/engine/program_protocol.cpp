@@ -79,7 +79,9 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     ProgramProtocol p;
     p.name = o.name;
     p.torch_compute = o.torch_compute.empty() ? task.program.torch_compute : o.torch_compute;
-    p.timing = !o.skip_timing && task.program.timing && py.style == "kernelbench";
+    // A TritonBench task is timed on its performance script's inputs, when
+    // it has one (otherwise its test function is all there is: correctness).
+    p.timing = !o.skip_timing && task.program.timing && (py.style == "kernelbench" || !py.perf_source.empty());
     const int perf = task.perf_index;
 
     if (o.name == "kernelbench") {

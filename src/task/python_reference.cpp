@@ -15,7 +15,7 @@ const std::vector<std::string> kProgramKeys = {"timing"};
 std::vector<std::string> reference_keys() {
     std::vector<std::string> k = program_code_keys();
     k.insert(k.end(), {"style", "entry", "candidate_entry", "candidate_functions", "get_inputs", "get_init_inputs",
-                       "test_source", "precision", "inputs", "outputs", "input_transforms"});
+                       "test_source", "perf_source", "precision", "inputs", "outputs", "input_transforms"});
     return k;
 }
 
@@ -90,6 +90,13 @@ void read_python_reference(const Json& v, const std::string& path, Task& t, cons
     if (!kb && py.test_source.empty())
         fail_at(child_path(path, "test_source"), "a TritonBench reference has no test section",
                 "expected the test function's code (the part after the line of 146 '#')");
+    if (const Json* ps = find(v, "perf_source")) {
+        const std::string pp = child_path(path, "perf_source");
+        if (kb)
+            fail_at(pp, "a KernelBench reference is timed on its own inputs",
+                    "expected perf_source only in a TritonBench reference (its performance script)");
+        py.perf_source = as_string(*ps, pp);
+    }
     if (const Json* pr = find(v, "precision")) {
         const std::string pp = child_path(path, "precision");
         py.precision = as_dtype(*pr, pp);
@@ -117,6 +124,7 @@ Json python_reference_json(const Task& t) {
         j["get_init_inputs"] = py.get_init_inputs;
     }
     if (!py.test_source.empty()) j["test_source"] = py.test_source;
+    if (!py.perf_source.empty()) j["perf_source"] = py.perf_source;
     j["precision"] = dtype_name(py.precision);
     if (!py.inputs.empty()) j["inputs"] = py.inputs;
     if (!py.outputs.empty()) j["outputs"] = py.outputs;

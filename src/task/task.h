@@ -215,6 +215,10 @@ struct PythonReference {
     std::string get_inputs = "get_inputs";
     std::string get_init_inputs = "get_init_inputs";
     std::string test_source;                // tritonbench: the test section (definitions only)
+    // tritonbench: TritonBench's performance script of the operator (its
+    // golden_metrics/<op>_perf.py): the perf case runs its call_op on each of
+    // its inputs, which is what timing times (docs/programs.md).
+    std::string perf_source;
     DType precision = DType::f32;           // floating inputs and parameters are cast to it
     Json inputs = Json::array();            // what get_inputs() returns, as the import read it
     Json outputs = Json::array();           // what the reference returns, as the import saw it

@@ -410,5 +410,70 @@ class KernelModel(unittest.TestCase):
             m(x, x)  # two tensors, one declared
 
 
+class TritonBenchPerf(unittest.TestCase):
+    """kbench_tritonbench_perf: TritonBench's performance scripts run with
+    their operator imports bound to the module being judged."""
+
+    SCRIPT = (
+        "import sys\nimport os\n"
+        "sys.path.append(os.path.abspath(os.path.join(os.path.dirname(__file__), '..')))\n"
+        "from TritonBench_v1.twice import twice\n"
+        "from performance_utils import Performance_Metrics, do_bench_config\n"
+        "class performance_metrics(Performance_Metrics):\n"
+        "    def __init__(self, dtype=None, is_backward=False, **kwargs):\n"
+        "        super().__init__('twice', dtype=dtype, is_backward=is_backward, **kwargs)\n"
+        "    def get_input_tensors(self):\n"
+        "        self.input_tensors = [[1, 2], [3]]\n"
+        "    def to_cuda(self, x):\n"
+        "        return list(x)\n"
+        "    def call_op(self, x):\n"
+        "        return twice(x)\n")
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="kbench-tb-perf-")
+
+    def tearDown(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def test_the_operator_import_is_bound_to_the_judged_module_and_every_input_is_run(self):
+        import types
+        import kbench_tritonbench_perf as ktp
+        self.assertEqual(ktp.operator_imports(self.SCRIPT), [("TritonBench_v1", "twice")])
+        for factor in (2, 3):  # the reference's code, then a candidate's
+            target = types.ModuleType("target")
+            target.twice = lambda xs, f=factor: [f * v for v in xs]
+            module, cls = ktp.load(self.SCRIPT, target, self.work)
+            run = ktp.PerfRun(module, cls, seed=1) if HAVE_TORCH else None
+            if run is None:
+                m = cls()
+                m.get_input_tensors()
+                self.assertEqual([m.call_op(m.to_cuda(x)) for x in m.input_tensors],
+                                 [[factor, 2 * factor], [3 * factor]])
+            else:
+                self.assertEqual(run(), [[factor, 2 * factor], [3 * factor]])
+                run.close()
+        self.assertNotIn("TritonBench_v1", sys.modules)  # nothing left behind
+        self.assertNotIn("performance_utils", sys.modules)
+
+    def test_a_script_without_its_class_is_an_error_that_says_so(self):
+        import types
+        import kbench_tritonbench_perf as ktp
+        with self.assertRaises(ktp.PerfScriptError) as e:
+            ktp.load("x = 1\n", types.ModuleType("t"), self.work)
+        self.assertIn("performance_metrics", str(e.exception))
+
+    def test_the_importer_attaches_the_script_and_times_the_operator_on_it(self):
+        doc, _ = ki.import_tritonbench_file(os.path.join(PROBLEMS, "tritonbench_G", "vec_add.py"), "G", False)
+        self.assertEqual(doc["program"], {"timing": False})
+        ki.attach_perf_script(doc, os.path.join(PROBLEMS, "tritonbench_G_perf"), "vec_add")
+        self.assertEqual(doc["program"], {"timing": True})
+        self.assertEqual(doc["perf_case"]["name"], "perf_script")
+        self.assertIn("from TritonBench_v1.vec_add import add", doc["reference"]["perf_source"])
+        other, _ = ki.import_tritonbench_file(os.path.join(PROBLEMS, "tritonbench_G", "vec_add.py"), "G", False)
+        ki.attach_perf_script(other, self.work, "vec_add")  # no script there: correctness only
+        self.assertNotIn("perf_source", other["reference"])
+        self.assertTrue(any("no performance script" in n for n in other["origin"]["notes"]))
+
+
 if __name__ == "__main__":
     unittest.main()

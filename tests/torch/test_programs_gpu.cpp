@@ -283,3 +283,57 @@ TEST(KernelAgainstPythonTask, AKernelThatBreaksItsWorkersContextLeavesTheNextCan
         EXPECT_EQ(g.verdict, KB_VERDICT_PASS) << next << ": " << g.message;
     }
 }
+
+// TritonBench timing (docs/programs.md): tests/programs/tasks/vec_add_tb is
+// the operator of tests/programs/problems/tritonbench_G/vec_add.py imported
+// with its performance script; each candidate of tests/programs/tb_candidates/
+// gets the verdict its header declares, and a pass is timed on the script's
+// inputs against the operator's own code.
+namespace {
+
+std::vector<std::string> files_in(const std::string& dir) {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) {
+            std::string name = e->d_name;
+            if (name[0] != '.') out.push_back(name);
+        }
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+class TritonBenchTimed : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(TritonBenchTimed, GetsItsDeclaredVerdict) {
+    const std::string dir = kDir + "/tb_candidates/";
+    std::istringstream head(read_file(dir + GetParam()));
+    std::string line, expect;
+    while (std::getline(head, line) && expect.empty())
+        if (line.rfind("# expect:", 0) == 0) expect = line.substr(10);
+    TaskPtr t = load_task(kDir + "/tasks/vec_add_tb/task.json");
+    CandidateInput in;
+    in.path = dir + GetParam();
+    in.language = Language::python;
+    in.language_given = true;
+    ScoreResult r = shared_context()->score(t, in, ScoreOptions{});
+    const std::string doc = to_json(r).dump(1);
+    ASSERT_EQ(verdict_name(r.verdict), expect) << r.message << "\n" << doc;
+    if (r.verdict == KB_VERDICT_PASS) {
+        ASSERT_TRUE(r.program && r.program->timing && r.program->timing->speedup) << doc;
+        EXPECT_GT(*r.program->timing->speedup, 0.2) << doc;  // the same work as the operator's own
+        EXPECT_EQ(r.cases.size(), 2u) << doc;                  // the test function and the script's inputs
+        ASSERT_TRUE(r.recheck) << doc;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(TritonBench, TritonBenchTimed, ::testing::ValuesIn(files_in(kDir + "/tb_candidates")),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string n = info.param.substr(0, info.param.size() - 3);
+                             for (char& c : n)
+                                 if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });

@@ -182,6 +182,20 @@ TEST(ProgramProtocol, TorchComputeRuleAndTritonBenchDefaults) {
     EXPECT_EQ(make_program_protocol(*tb, d).torch_compute, "allow");
 }
 
+TEST(ProgramProtocol, ATritonBenchTaskWithItsPerformanceScriptIsTimedAtThePerfCase) {
+    TaskPtr tb = load_task(std::string(KB_SOURCE_DIR) + "/tests/programs/tasks/vec_add_tb/task.json");
+    ProgramProtocolOptions o;
+    ProgramProtocol p = make_program_protocol(*tb, o);
+    EXPECT_TRUE(p.timing);
+    EXPECT_EQ(p.time.case_index, tb->perf_index);
+    // Its correctness covers the test function and the script's inputs.
+    std::set<int> cases;
+    for (const ProgramRunPlan& r : p.correctness) cases.insert(r.case_index);
+    EXPECT_EQ(cases, (std::set<int>{0, tb->perf_index}));
+    o.skip_timing = true;
+    EXPECT_FALSE(make_program_protocol(*tb, o).timing);
+}
+
 TEST(ProgramProtocol, BadNamesAndKernelTasksAreRefusedWithTheChoices) {
     TaskPtr t = program_task();
     ProgramProtocolOptions o;

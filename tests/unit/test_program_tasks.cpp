@@ -102,6 +102,18 @@ TEST(ProgramTasks, TritonBenchReferencesAndTheirDefaults) {
     EXPECT_TRUE(t->python->candidate_entry.empty());
 }
 
+TEST(ProgramTasks, APerformanceScriptBelongsToATritonBenchReferenceOnly) {
+    TaskPtr t = load_task(std::string(KB_SOURCE_DIR) + "/tests/programs/tasks/vec_add_tb/task.json");
+    ASSERT_TRUE(t->python);
+    EXPECT_TRUE(has(t->python->perf_source, "class performance_metrics(Performance_Metrics)"));
+    EXPECT_EQ(t->cases[size_t(t->perf_index)].name, "perf_script");
+    EXPECT_TRUE(has(t->normalized_json, "perf_source"));  // the workers get it
+    Json kb = python_task();
+    kb["reference"]["perf_source"] = "class performance_metrics: pass\n";
+    std::string e = rejects(kb);
+    EXPECT_TRUE(has(e, "reference.perf_source") && has(e, "only in a TritonBench reference")) << e;
+}
+
 TEST(ProgramTasks, MistakesAreNamedWithTheirPlace) {
     Json a = python_task();
     a["reference"]["style"] = "kernelbenh";
