@@ -128,9 +128,12 @@ class KernelTally:
 
 
 class OpRecorder:
-    """The aten operators called while active (a torch dispatch mode)."""
+    """The aten operators called while active (a torch dispatch mode). With
+    `gate` (a one-element list), only those called while gate[0] > 0: a
+    TritonBench test function builds its inputs with torch around the
+    candidate's functions, and only what those functions call is theirs."""
 
-    def __init__(self):
+    def __init__(self, gate=None):
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -139,8 +142,9 @@ class OpRecorder:
 
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                name = str(getattr(func, "overloadpacket", func))
-                counts[name] = counts.get(name, 0) + 1
+                if gate is None or gate[0] > 0:
+                    name = str(getattr(func, "overloadpacket", func))
+                    counts[name] = counts.get(name, 0) + 1
                 return func(*args, **(kwargs or {}))
 
         self._mode_cls = Mode
@@ -234,3 +238,24 @@ def default_cupti_library():
         if p and os.path.exists(p):
             return p
     return ""
+
+
+def gate_functions(module, names, gate):
+    """Wraps module-level functions `names` so that gate[0] counts the calls
+    in progress (for OpRecorder's gate); the module's own code, which looks
+    them up by name, calls the wrappers."""
+    import functools
+    for name in names:
+        fn = getattr(module, name, None)
+        if not callable(fn):
+            continue
+
+        @functools.wraps(fn)
+        def gated(*args, __fn=fn, **kwargs):
+            gate[0] += 1
+            try:
+                return __fn(*args, **kwargs)
+            finally:
+                gate[0] -= 1
+
+        setattr(module, name, gated)

@@ -104,6 +104,7 @@ class Worker:
         self.kept = collections.OrderedDict()  # reference worker: run key -> output tensors (for GPU compares)
         self.kept_bytes = 0
         self.perf = None          # (key, kbench_tritonbench_perf.PerfRun): a TritonBench task's perf inputs
+        self.tb_gate = [0]        # TritonBench: calls of the candidate's functions in progress
 
     # ---- start-up --------------------------------------------------------
     def start_torch(self, want_device):
@@ -485,6 +486,8 @@ class Worker:
         if m is None:
             text = self.candidate["source"] + "\n\n" + ref.test_source
             m = kp.load_module(text, self.candidate["name"], self.work_dir, "kbench_candidate_tb")
+            # Only what the candidate's functions call is its torch compute.
+            ka.gate_functions(m, ref.candidate_functions, self.tb_gate)
             self.modules[key] = m
         return m
 
@@ -651,7 +654,9 @@ class Worker:
             self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)),
                                     doc.get("poison_sizes", []))
         record = doc.get("record", {})
-        ops = ka.OpRecorder() if record.get("ops") and self.torch is not None else None
+        ops = None
+        if record.get("ops") and self.torch is not None:
+            ops = ka.OpRecorder(gate=self.tb_gate if ref.style == "tritonbench" else None)
         use_cupti = bool(record.get("kernels")) and self.cupti is not None and self.cupti.available
         launches_before = dict(self.candidate["launches"]) if who == "candidate" else {}
         threads_before = kc.thread_idents()

@@ -80,6 +80,9 @@ bool aten_op_computes(const std::string& op) {
         "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "new_zeros",
         "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill_", "fill", "zero_", "zero", "arange",
         "scalar_tensor", "lift_fresh", "lift_fresh_copy", "resize_", "set_", "record_stream",
+        // random fills: making inputs (a TritonBench test function's torch.randn), not computing results
+        "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm", "normal", "normal_",
+        "uniform_", "random_", "bernoulli", "bernoulli_", "exponential_",
         // copies and layout
         "copy_", "copy", "clone", "contiguous", "_to_copy", "to", "_copy_from", "_copy_from_and_resize", "cat",
         "stack", "detach", "detach_", "alias", "_unsafe_view",

@@ -455,6 +455,20 @@ class TritonBenchPerf(unittest.TestCase):
         self.assertNotIn("TritonBench_v1", sys.modules)  # nothing left behind
         self.assertNotIn("performance_utils", sys.modules)
 
+    def test_the_gate_counts_the_candidates_function_calls_in_progress(self):
+        import types
+        import kbench_attribution as ka
+        gate = [0]
+        seen = []
+        m = types.ModuleType("cand")
+        m.add = lambda x, y: seen.append(gate[0]) or x + y
+        m.helper = lambda: seen.append(gate[0])
+        ka.gate_functions(m, ["add", "missing"], gate)
+        self.assertEqual(m.add(1, 2), 3)
+        m.helper()
+        self.assertEqual(seen, [1, 0])  # inside add, then outside any candidate function
+        self.assertEqual(gate, [0])
+
     def test_a_script_without_its_class_is_an_error_that_says_so(self):
         import types
         import kbench_tritonbench_perf as ktp
