@@ -91,6 +91,28 @@ if [ $run_tests = 1 ]; then
   SUITE_RC=$?
   cat "$OUT/suite.txt"
   fi
+  if ls .whl-kbench/kbench-*.whl >/dev/null 2>&1; then
+    # kbench's own wheel, built elsewhere (pip wheel; this machine has no
+    # PyPI for scikit-build-core): installed apart from this build, it must
+    # find its own Python workers and native libraries and score a program
+    # candidate and a kernel candidate against PyTorch references on the GPU.
+    step "the installed wheel scores program and kernel candidates (issue 10)"
+    rm -rf /tmp/kbwheel
+    python3 -m pip install -q --no-deps --no-index --target /tmp/kbwheel .whl-kbench/kbench-*.whl >"$OUT/wheel.log" 2>&1
+    wenv=(env -i "PATH=/tmp/kbwheel/bin:/usr/local/bin:/usr/bin:/bin" "HOME=/tmp" "PYTHONPATH=/tmp/kbwheel")
+    "${wenv[@]}" kbench info --json >"$OUT/wheel_info.json" 2>>"$OUT/wheel.log"
+    python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["helpers"]; bad=[k for k,v in h.items() if v and not str(v).startswith("/tmp/kbwheel")]; print("wheel helpers:", "all inside the install" if not bad else "OUTSIDE: %s" % bad)' "$OUT/wheel_info.json"
+    WHEEL_RC=0
+    while read -r wtask wcand; do
+      log="$OUT/wheel_$wtask.txt"
+      "${wenv[@]}" kbench score "tests/programs/tasks/$wtask/task.json" "tests/programs/$wcand" >"$log" 2>&1
+      rc=$?; echo "wheel score $wtask $wcand: rc=$rc $(head -1 "$log" | cut -c1-120)"
+      [ $rc = 0 ] || WHEEL_RC=1
+    done <<'PAIRS'
+softmax_gpu adversarial/correct_triton_softmax.py
+relu_kernel kernels/relu_correct.cu
+PAIRS
+  fi
   if [ -d .bindbin ]; then
     # The Go and Rust bindings' binaries, built elsewhere by
     # bench/build_binding_binaries.sh (this machine has neither toolchain).

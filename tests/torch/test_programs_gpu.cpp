@@ -65,18 +65,24 @@ Adversary read_adversary(const std::string& file) {
     return a;
 }
 
-std::vector<std::string> adversary_files() {
+// The files of a folder of tests/programs/, sorted; only those ending in
+// `ext` when it is given.
+std::vector<std::string> files_in(const std::string& folder, const std::string& ext = "") {
     std::vector<std::string> out;
-    if (DIR* d = opendir((kDir + "/adversarial").c_str())) {
+    if (DIR* d = opendir((kDir + "/" + folder).c_str())) {
         while (dirent* e = readdir(d)) {
             std::string name = e->d_name;
-            if (name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0) out.push_back(name);
+            if (name[0] == '.') continue;
+            if (ext.empty() || (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0))
+                out.push_back(name);
         }
         closedir(d);
     }
     std::sort(out.begin(), out.end());
     return out;
 }
+
+std::vector<std::string> adversary_files() { return files_in("adversarial", ".py"); }
 
 std::unique_ptr<Context>& shared_context() {
     static std::unique_ptr<Context> ctx;
@@ -188,19 +194,6 @@ TEST(AdversarialAfterAll, ACorrectCandidateStillPassesInTheSameContext) {
 // given: the path (and a Triton file's launch comment) says they are kernels.
 namespace {
 
-std::vector<std::string> kernel_files() {
-    std::vector<std::string> out;
-    if (DIR* d = opendir((kDir + "/kernels").c_str())) {
-        while (dirent* e = readdir(d)) {
-            std::string name = e->d_name;
-            if (name[0] != '.') out.push_back(name);
-        }
-        closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 std::string expected_verdict(const std::string& file) {
     std::istringstream in(read_file(kDir + "/kernels/" + file));
     std::string line;
@@ -245,7 +238,7 @@ TEST_P(KernelAgainstPython, GetsItsDeclaredVerdict) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, KernelAgainstPython, ::testing::ValuesIn(kernel_files()),
+INSTANTIATE_TEST_SUITE_P(Kernels, KernelAgainstPython, ::testing::ValuesIn(files_in("kernels")),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                              std::string n = info.param;
                              for (char& c : n)
@@ -291,19 +284,6 @@ TEST(KernelAgainstPythonTask, AKernelThatBreaksItsWorkersContextLeavesTheNextCan
 // inputs against the operator's own code.
 namespace {
 
-std::vector<std::string> files_in(const std::string& dir) {
-    std::vector<std::string> out;
-    if (DIR* d = opendir(dir.c_str())) {
-        while (dirent* e = readdir(d)) {
-            std::string name = e->d_name;
-            if (name[0] != '.') out.push_back(name);
-        }
-        closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 class TritonBenchTimed : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
@@ -330,7 +310,7 @@ TEST_P(TritonBenchTimed, GetsItsDeclaredVerdict) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(TritonBench, TritonBenchTimed, ::testing::ValuesIn(files_in(kDir + "/tb_candidates")),
+INSTANTIATE_TEST_SUITE_P(TritonBench, TritonBenchTimed, ::testing::ValuesIn(files_in("tb_candidates")),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                              std::string n = info.param.substr(0, info.param.size() - 3);
                              for (char& c : n)
