@@ -99,7 +99,10 @@ if [ $run_tests = 1 ]; then
     step "the installed wheel scores program and kernel candidates (issue 10)"
     rm -rf /tmp/kbwheel
     python3 -m pip install -q --no-deps --no-index --target /tmp/kbwheel .whl-kbench/kbench-*.whl >"$OUT/wheel.log" 2>&1
-    wenv=(env -i "PATH=/tmp/kbwheel/bin:/usr/local/bin:/usr/bin:/bin" "HOME=/tmp" "PYTHONPATH=/tmp/kbwheel")
+    # An empty environment but for the interpreter with torch that runs the
+    # program workers (KBENCH_PYTHON), as a user of the wheel would set it.
+    wenv=(env -i "PATH=/tmp/kbwheel/bin:/usr/local/bin:/usr/bin:/bin" "HOME=/tmp" "PYTHONPATH=/tmp/kbwheel"
+          "KBENCH_PYTHON=$(command -v python3)")
     "${wenv[@]}" kbench info --json >"$OUT/wheel_info.json" 2>>"$OUT/wheel.log"
     python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["helpers"]; bad=[k for k,v in h.items() if v and not str(v).startswith("/tmp/kbwheel")]; print("wheel helpers:", "all inside the install" if not bad else "OUTSIDE: %s" % bad)' "$OUT/wheel_info.json"
     WHEEL_RC=0
