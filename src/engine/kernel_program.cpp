@@ -1,7 +1,5 @@
 #include "engine/kernel_program.h"
 
-#include <algorithm>
-
 #include "util/error.h"
 #include "util/files.h"
 
