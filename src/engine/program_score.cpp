@@ -350,7 +350,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         return done(KB_VERDICT_COMPILE_ERROR, "the candidate does not import: " + load.error +
                                                   (load.line ? " (line " + std::to_string(load.line) + ")" : ""));
     }
-    if (!is_kernel) res.compile = {true, "", "", nullptr};
+    if (!res.compile.kernel) res.compile = {true, "", "", nullptr};  // a CUDA kernel keeps its compile facts
     ProgramIntegrity integrity = load.integrity;
     ProgramAttribution attribution;
     ProgramPolicyRules pr;
@@ -388,8 +388,6 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         if (reply->error)
             fail(KB_ERR_REFERENCE_FAILED, "the reference failed at case '" + t.cases[size_t(rq.case_index)].name +
                                               "': " + *reply->error + "\n" + reply->error_where);
-        // A kernel's signature must fit what the problem makes and returns.
-        if (kernel) check_kernel_signature(t, rq.case_index, *reply);
         // Warnings of outputs that cannot tell right from wrong, once per case.
         for (size_t i = 0; i < reply->data.size(); ++i) {
             Arg a;
@@ -407,6 +405,9 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
 
     auto run_case = [&](const ProgramRunRequest& base, bool recheck) -> CompareResult {
         std::shared_ptr<const ProgramRunReply> ref = reference(base);
+        // A kernel's signature must fit what the problem makes and returns
+        // (checked on every run: a program candidate may have cached the reply).
+        if (kernel) check_kernel_signature(t, base.case_index, *ref);
         ProgramRunRequest rq = base;
         rq.clone_inputs = p.clone_inputs;
         rq.record_ops = p.record_ops && !recheck;

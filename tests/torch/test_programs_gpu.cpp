@@ -226,6 +226,7 @@ TEST_P(KernelAgainstPython, GetsItsDeclaredVerdict) {
     ASSERT_TRUE(r.program) << doc;
     EXPECT_FALSE(r.program->kernel_language.empty()) << doc;
     if (r.verdict == KB_VERDICT_PASS) {
+        EXPECT_TRUE(r.compile.ok) << doc;  // CUDA compiled by kbench, Triton by its JIT in the worker
         // Its own kernel did the work, on the GPU comparison, and it was timed.
         EXPECT_FALSE(r.program->attribution.decoy) << doc;
         EXPECT_GT(r.program->attribution.share.count("candidate") ? r.program->attribution.share.at("candidate") : 0.0,
