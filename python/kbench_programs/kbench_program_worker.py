@@ -487,6 +487,11 @@ class Worker:
             self.perf[1].close()
             self.perf = None
 
+    def tritonbench_target(self, h, ref, case, who):
+        """The module a TritonBench run calls into: the operator's own code
+        (reference) or the candidate's, each with the test section."""
+        return self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
+
     def tritonbench_module(self, h, ref):
         """The candidate's code with the test section, as one module (the
         test calls the candidate's functions by name)."""
@@ -633,7 +638,7 @@ class Worker:
             if self.torch is not None:
                 result["seed_value"] = kp.resolve_seed(seed_spec)
             if ref.style == "tritonbench":
-                module = self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
+                module = self.tritonbench_target(h, ref, case, who)
                 args, descs, model = [], [], None
                 if ref.is_perf_script_case(case):
                     model = self.perf_run(h, ref, module, who, kp.resolve_seed(seed_spec))
@@ -778,7 +783,7 @@ class Worker:
             if ref.style == "tritonbench":
                 # The script's inputs under the timing seed, for the warm-up
                 # too: they are the script's call_op arguments, not ours to copy.
-                module = self.problem_module(h, ref, case) if who == "reference" else self.tritonbench_module(h, ref)
+                module = self.tritonbench_target(h, ref, case, who)
                 runner = self.perf_run(h, ref, module, who, kp.resolve_seed(doc.get("seed", 0)))
 
                 def model():

@@ -8,13 +8,10 @@
 #include "engine/local_backend.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/text.h"
 
 namespace kb {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A factory of the worker's host side, which the creator of the context must
 // have supplied when it asks for isolation.

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/text.h"
 
 namespace kb {
 namespace {
@@ -91,10 +92,6 @@ Json step_at(const Task& t, const Program& p, const LaunchStep& st, const Case& 
     }
     s["args"] = args;
     return s;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 }  // namespace
