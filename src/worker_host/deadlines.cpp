@@ -45,8 +45,8 @@ Deadline DeadlinePolicy::compare(double reference_ms, uint64_t case_bytes, unsig
 Deadline DeadlinePolicy::kernel(double reference_ms) const {
     if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
     Deadline d;
-    d.seconds = std::max(kKernelFloorS, kSlowdown * reference_ms / 1000.0);
-    d.why = "max(" + num("%g", kKernelFloorS) + " s, " + num("%g", kSlowdown) + "x the reference's " +
+    d.seconds = std::max(kernel_floor_s, kSlowdown * reference_ms / 1000.0);
+    d.why = "max(" + num("%g", kernel_floor_s) + " s, " + num("%g", kSlowdown) + "x the reference's " +
             num("%.3g", reference_ms) + " ms)";
     return d;
 }

@@ -22,6 +22,9 @@ struct DeadlinePolicy {
     // kb_context_options.timeout_s: when > 0 it is the deadline of every
     // candidate request (compare, time), replacing the computed one.
     double timeout_s = 0;
+    // The floor of a kernel's run limit (kernel()); kKernelFloorS unless
+    // $KBENCH_KERNEL_FLOOR_S says otherwise (make_worker_backend).
+    double kernel_floor_s = kKernelFloorS;
 
     // Fixed deadlines of kbench's own requests.
     static constexpr double kHelloS = 30.0;     // start-up: CUDA context creation can take seconds on a busy host

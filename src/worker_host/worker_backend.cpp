@@ -346,6 +346,13 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
                                    "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
     DeadlinePolicy deadlines;
     deadlines.timeout_s = opts.timeout_s;
+    // A measuring knob (bench/RESULTS.md): what a shorter or longer floor
+    // does to a stream with hangs. Ignored unless a positive number.
+    if (const char* floor = std::getenv("KBENCH_KERNEL_FLOOR_S")) {
+        char* end = nullptr;
+        double s = std::strtod(floor, &end);
+        if (end != floor && *end == 0 && s > 0) deadlines.kernel_floor_s = s;
+    }
     return std::make_unique<WorkerBackend>(worker_settings(opts, opts.device), deadlines);
 }
 

@@ -1,0 +1,226 @@
+// What one process's crash or hang costs the others on the same GPU, and how
+// long the driver takes to report a fault: the facts behind a kernel's run
+// limit (worker_host/deadlines.h) and the mixed-stream rate (issue 12).
+// Stand-alone (CUDA runtime only), so it measures the GPU and the driver and
+// nothing of kbench:
+//
+//   nvcc -O2 -o gpu_disturbance bench/gpu_disturbance.cu
+//   ./gpu_disturbance [trials=20]
+//
+// 1. fault latency: a fresh process launches a kernel that faults (a write
+//    2^40 floats past its buffer; a misaligned 8-byte store) and polls
+//    cudaStreamQuery: milliseconds from the launch to the error.
+// 2. a neighbour's fault / hang: this process runs a tiny kernel and waits
+//    for it, back to back, while another process faults once, or spins on
+//    every SM until it is killed (SIGKILL, as kbench ends a hung worker).
+//    Reported: the tiny kernel's round trip before, during and after, and how
+//    long after the kill it is back to normal.
+// Prints one JSON object.
+#include <cuda_runtime.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+static double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+__global__ void far_write(float* p) { p[threadIdx.x + (size_t(1) << 40)] = 1.0f; }
+__global__ void misaligned_write(char* p) { *reinterpret_cast<double*>(p + 1 + threadIdx.x * 8) = 1.0; }
+__device__ volatile int g_never = 0;
+__global__ void spin() {
+    while (g_never == 0) {
+    }
+}
+__global__ void tiny(int* p) { p[threadIdx.x] += 1; }
+
+static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        std::exit(2);
+    }
+}
+
+// In a child: fault once, write the ms from launch to error to `fd`.
+static void child_fault(int kind, int fd) {
+    float* buf = nullptr;
+    check(cudaMalloc(&buf, 1 << 20), "cudaMalloc");
+    tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));  // module loaded, context warm
+    check(cudaDeviceSynchronize(), "warm-up");
+    auto t0 = Clock::now();
+    if (kind == 0) far_write<<<1, 32>>>(buf);
+    else misaligned_write<<<1, 32>>>(reinterpret_cast<char*>(buf));
+    cudaError_t e;
+    while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) {
+    }
+    double ms = ms_between(t0, Clock::now());
+    dprintf(fd, "%.3f %d\n", ms, int(e));
+    std::_Exit(0);
+}
+
+static std::vector<double> fault_latency(int kind, int trials) {
+    std::vector<double> ms;
+    for (int i = 0; i < trials; ++i) {
+        int p[2];
+        if (pipe(p) != 0) std::exit(2);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            child_fault(kind, p[1]);
+        }
+        close(p[1]);
+        char line[64] = {0};
+        ssize_t n = read(p[0], line, sizeof line - 1);
+        close(p[0]);
+        waitpid(pid, nullptr, 0);
+        if (n > 0) ms.push_back(std::atof(line));
+    }
+    return ms;
+}
+
+struct Summary {
+    double median = 0, p90 = 0, max = 0, min = 0;
+    size_t n = 0;
+};
+static Summary summarize(std::vector<double> v) {
+    Summary s;
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    s.n = v.size();
+    s.min = v.front();
+    s.median = v[v.size() / 2];
+    s.p90 = v[std::min(v.size() - 1, v.size() * 9 / 10)];
+    s.max = v.back();
+    return s;
+}
+static std::string json(const Summary& s) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "{\"n\":%zu,\"min_ms\":%.3f,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"max_ms\":%.3f}", s.n,
+                  s.min, s.median, s.p90, s.max);
+    return buf;
+}
+
+// The neighbour: waits for a byte on `go`, then faults (kind 0) or spins on
+// every SM (kind 2) until killed.
+static pid_t start_neighbour(int kind, int* go_fd) {
+    int p[2];
+    if (pipe(p) != 0) std::exit(2);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        float* buf = nullptr;
+        check(cudaMalloc(&buf, 1 << 20), "cudaMalloc");
+        tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));
+        check(cudaDeviceSynchronize(), "warm-up");
+        char c;
+        if (read(p[0], &c, 1) != 1) std::_Exit(1);
+        if (kind == 0) far_write<<<1, 32>>>(buf);
+        else spin<<<132 * 8, 256>>>();
+        cudaDeviceSynchronize();
+        pause();  // a spinning kernel never gets here; a faulted one waits to be killed
+        std::_Exit(0);
+    }
+    close(p[0]);
+    *go_fd = p[1];
+    return pid;
+}
+
+// Round trips of a tiny kernel in this process while a neighbour faults or
+// hangs. For a hang the neighbour is killed `hang_ms` after it starts.
+static std::string beside(int kind, double hang_ms) {
+    int go = -1;
+    pid_t pid = start_neighbour(kind, &go);
+    usleep(500 * 1000);  // the neighbour's context is up (it waits on `go`)
+    int* buf = nullptr;
+    check(cudaMalloc(&buf, 4096), "cudaMalloc");
+    auto trip = [&] {
+        auto t = Clock::now();
+        tiny<<<1, 32>>>(buf);
+        check(cudaStreamSynchronize(0), "tiny kernel");
+        return ms_between(t, Clock::now());
+    };
+    for (int i = 0; i < 200; ++i) trip();
+    std::vector<double> before, during, after;
+    for (int i = 0; i < 500; ++i) before.push_back(trip());
+    auto start = Clock::now();
+    if (write(go, "g", 1) != 1) std::exit(2);
+    double killed_at = -1, worst = 0, worst_at = 0, last_slow_at = 0;
+    Clock::time_point kill_time;
+    const double run_for_ms = (kind == 0 ? 1000.0 : hang_ms + 1500.0);
+    const double normal = summarize(before).p90 * 3 + 0.05;
+    for (;;) {
+        double now = ms_between(start, Clock::now());
+        if (now > run_for_ms) break;
+        if (kind != 0 && killed_at < 0 && now >= hang_ms) {
+            kill(pid, SIGKILL);
+            kill_time = Clock::now();
+            killed_at = now;
+        }
+        double t = trip();
+        double at = ms_between(start, Clock::now());
+        if (t > worst) {
+            worst = t;
+            worst_at = at;
+        }
+        if (t > normal) last_slow_at = at;
+        if (kind != 0 && killed_at < 0) during.push_back(t);
+        else if (kind != 0 && ms_between(kill_time, Clock::now()) > 500) after.push_back(t);
+        else if (kind == 0) during.push_back(t);
+    }
+    if (killed_at < 0) kill(pid, SIGKILL);
+    int status = 0;
+    auto reap0 = Clock::now();
+    waitpid(pid, &status, 0);
+    double reap_ms = ms_between(reap0, Clock::now());
+    close(go);
+    cudaFree(buf);
+    char out[1024];
+    double slow_sum = 0;
+    for (double t : during) slow_sum += std::max(0.0, t - summarize(before).median);
+    std::snprintf(out, sizeof out,
+                  "{\"before\":%s,\"during\":%s,\"after\":%s,\"worst_ms\":%.3f,\"worst_at_ms\":%.1f,"
+                  "\"last_slow_at_ms\":%.1f,\"killed_at_ms\":%.1f,\"back_to_normal_after_kill_ms\":%.1f,"
+                  "\"extra_ms_during\":%.1f,\"reap_ms\":%.1f}",
+                  json(summarize(before)).c_str(), json(summarize(during)).c_str(), json(summarize(after)).c_str(),
+                  worst, worst_at, last_slow_at, killed_at, killed_at >= 0 ? last_slow_at - killed_at : -1.0,
+                  slow_sum, reap_ms);
+    return out;
+}
+
+int main(int argc, char** argv) {
+    int trials = argc > 1 ? std::atoi(argv[1]) : 20;
+    // Children first: this process must not hold a CUDA context when it forks.
+    Summary far = summarize(fault_latency(0, trials));
+    Summary mis = summarize(fault_latency(1, trials));
+    std::printf("{\"fault_latency_far_write\":%s,\"fault_latency_misaligned\":%s", json(far).c_str(), json(mis).c_str());
+    std::fflush(stdout);
+    // Each "beside" forks before this process has a context... it has one
+    // after the first; a forked child must not touch the parent's, and does
+    // not: CUDA in a child of a CUDA process is undefined, so each
+    // neighbour runs in a fresh process started by exec of this binary.
+    if (argc > 2) {
+        std::string mode = argv[2];
+        if (mode == "beside-fault") std::printf("%s\n", beside(0, 0).c_str());
+        else std::printf("%s\n", beside(2, std::atof(argc > 3 ? argv[3] : "1000")).c_str());
+        return 0;
+    }
+    std::printf("}\n");
+    std::fflush(stdout);
+    for (const char* mode : {"beside-fault", "beside-fault", "beside-hang", "beside-hang"}) {
+        std::string cmd = std::string(argv[0]) + " 0 " + mode + " 1000";
+        std::fprintf(stderr, "running: %s\n", cmd.c_str());
+        FILE* p = popen(cmd.c_str(), "r");
+        char line[4096];
+        while (p && std::fgets(line, sizeof line, p)) std::printf("%s: %s", mode, line);
+        if (p) pclose(p);
+    }
+    return 0;
+}
