@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/options.h"
+#include "measure/stats.h"
 #include "util/error.h"
 
 namespace kb {
@@ -134,9 +135,19 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.empty_cache_after_warmup = false;
     t.rounds = 4;
     unsigned max_samples = o.timing_given && o.timing.max_samples ? o.timing.max_samples : 100;
-    unsigned min_samples = o.timing_given && o.timing.min_samples ? o.timing.min_samples : 20;
+    // Ten per side by default: two rounds of a kernel of milliseconds, where
+    // a copy of a multi-GB input per call makes each sample cost ~10 ms; the
+    // early stop below ends there only when those ten agree closely.
+    unsigned min_samples = o.timing_given && o.timing.min_samples ? o.timing.min_samples : 10;
     t.trials = std::max(1u, max_samples / t.rounds);
     t.min_trials = std::max(1u, std::min(t.trials, (min_samples + t.rounds - 1) / t.rounds));
+    // Rounds after the second run only while the estimate is still loose:
+    // the stable kernels of milliseconds at KernelBench's sizes, whose rounds
+    // cost the most, settle in two (bench/RESULTS.md, session 9).
+    t.min_rounds = 2;
+    t.min_samples = min_samples;
+    t.target_rel_noise = o.timing_given && o.timing.target_rel_noise > 0 ? o.timing.target_rel_noise
+                                                                          : TimingOptions{}.target_rel_noise;
     // Per side and round: the timing budget split over both sides and the rounds.
     double budget = o.timing_given && o.timing.budget_ms > 0 ? o.timing.budget_ms : 400.0;
     t.budget_ms = budget / (2.0 * t.rounds);
@@ -146,6 +157,21 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.measure = "spans";
     t.statistic = "median";
     return p;
+}
+
+bool program_timing_settled(const ProgramTimingPlan& plan, const std::vector<double>& candidate_samples,
+                            const std::vector<double>& reference_samples, const std::vector<double>& round_ratios) {
+    if (plan.min_rounds == 0 || plan.target_rel_noise <= 0) return false;
+    if (round_ratios.size() < plan.min_rounds) return false;
+    const size_t need = std::max<size_t>(plan.min_samples, 2);
+    if (candidate_samples.size() < need || reference_samples.size() < need) return false;
+    if (summarize(candidate_samples).rel_noise > plan.target_rel_noise) return false;
+    if (summarize(reference_samples).rel_noise > plan.target_rel_noise) return false;
+    // Drift between rounds (clocks, a neighbour) shows as speedups that
+    // disagree: then the later rounds are what averages it out.
+    auto [lo, hi] = std::minmax_element(round_ratios.begin(), round_ratios.end());
+    if (*lo <= 0) return false;
+    return *hi / *lo - 1.0 <= 4.0 * plan.target_rel_noise;
 }
 
 }  // namespace kb

@@ -70,7 +70,19 @@ struct ProgramTimingPlan {
     std::string measure = "events"; // "events" (CUDA events) | "spans" (CUPTI; host wall where CUPTI is missing)
     std::string statistic = "mean"; // "mean" | "median"
     unsigned rounds = 1;            // candidate and reference alternate, each round trials/rounds samples
+    // Stopping before the last round (strict): after `min_rounds` rounds, once
+    // each side has `min_samples` samples whose median is known to
+    // `target_rel_noise` (SampleStats::rel_noise) and the rounds' speedups
+    // agree to within 4x that. 0: every round runs.
+    unsigned min_rounds = 0;
+    unsigned min_samples = 0;
+    double target_rel_noise = 0;
 };
+
+// Whether the timing may stop after the rounds done so far (their speedups in
+// `round_ratios`): the rule above, as a function with CPU tests.
+bool program_timing_settled(const ProgramTimingPlan& plan, const std::vector<double>& candidate_samples,
+                            const std::vector<double>& reference_samples, const std::vector<double>& round_ratios);
 
 struct ProgramProtocol {
     std::string name;               // "strict" | "kernelbench"

@@ -608,6 +608,10 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
             timing.warmup_calls += c.warmup_calls;
             merge(integrity, c.integrity);
             ++timing.rounds;
+            if (round + 1 < p.time.rounds && program_timing_settled(p.time, cand_s, ref_s, round_ratios)) {
+                timing.settled_early = true;
+                break;
+            }
         }
         res.stages.timing_ms = ms_since(stage);
         timing.method = method;
@@ -629,7 +633,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
                 tr.speedup_p10 = quantile_sorted(round_ratios, 0.1);
                 tr.speedup_p90 = quantile_sorted(round_ratios, 0.9);
             }
-            tr.stop_reason = p.time.budget_ms > 0 ? "budget or trials" : "trials";
+            tr.stop_reason = timing.settled_early ? "noise" : p.time.budget_ms > 0 ? "budget or trials" : "trials";
             tr.wall_ms = res.stages.timing_ms;
             res.timing = tr;
             res.speedup = timing.speedup;

@@ -155,6 +155,7 @@ struct ProgramTiming {
     std::optional<double> speedup;           // reference / candidate, by the statistic
     bool excessive_speedup = false;          // KernelBench's flag (> its threshold)
     unsigned rounds = 0;                     // candidate and reference alternated this often
+    bool settled_early = false;              // stopped before the protocol's last round (program_timing_settled)
     unsigned warmup_calls = 0;
 };
 

@@ -595,6 +595,7 @@ Json to_json(const ProgramFacts& p) {
         if (t.speedup) tj["speedup"] = number(*t.speedup);
         tj["excessive_speedup"] = t.excessive_speedup;
         tj["rounds"] = t.rounds;
+        tj["settled_early"] = t.settled_early;
         tj["warmup_calls"] = t.warmup_calls;
         j["timing"] = tj;
     }

@@ -133,6 +133,11 @@ TEST(ProgramProtocol, StrictChecksEveryCaseOnFreshInputsPerPhase) {
     EXPECT_EQ(tp.measure, "spans");
     EXPECT_EQ(tp.statistic, "median");
     EXPECT_GE(tp.rounds, 2u);
+    // Rounds past the second only while the estimate is loose.
+    EXPECT_EQ(tp.min_rounds, 2u);
+    EXPECT_LT(tp.min_rounds, tp.rounds);
+    EXPECT_EQ(tp.min_samples, 10u);
+    EXPECT_DOUBLE_EQ(tp.target_rel_noise, 0.005);
     EXPECT_GT(tp.budget_ms, 0.0);
     EXPECT_GE(tp.trials, tp.min_trials);
     EXPECT_GE(tp.l2_flush_bytes, uint64_t(100) << 20);  // at least twice an H100's 50 MiB L2
@@ -165,6 +170,45 @@ TEST(ProgramProtocol, StrictRunsPerCaseAndTimingOptions) {
     ProgramProtocol q = make_program_protocol(*t, o);
     EXPECT_FALSE(q.timing);
     EXPECT_FALSE(q.recheck);
+}
+
+TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndAgreeing) {
+    ProgramTimingPlan plan;
+    plan.rounds = 4;
+    plan.min_rounds = 2;
+    plan.min_samples = 10;
+    plan.target_rel_noise = 0.005;
+    // Ten samples a side within 0.1% of each other, two rounds agreeing.
+    std::vector<double> cand, ref;
+    for (int i = 0; i < 10; ++i) {
+        cand.push_back(4.0 + 0.001 * (i % 3));
+        ref.push_back(5.0 + 0.001 * (i % 4));
+    }
+    EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.25, 1.251}));
+    // One round is not enough, whatever the noise.
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25}));
+    // Fewer samples than min_samples.
+    std::vector<double> few(cand.begin(), cand.begin() + 9);
+    EXPECT_FALSE(program_timing_settled(plan, few, ref, {1.25, 1.251}));
+    // Rounds that disagree (drift): 1.25 against 1.30 is 4%, over 4 x 0.5%.
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.30}));
+    // A noisy side: samples spread by tens of percent.
+    std::vector<double> noisy;
+    for (int i = 0; i < 10; ++i) noisy.push_back(i % 2 ? 4.0 : 6.0);
+    EXPECT_FALSE(program_timing_settled(plan, noisy, ref, {1.25, 1.251}));
+    EXPECT_FALSE(program_timing_settled(plan, cand, noisy, {1.25, 1.251}));
+    // The rule off (kernelbench: every trial runs).
+    ProgramTimingPlan off = plan;
+    off.min_rounds = 0;
+    EXPECT_FALSE(program_timing_settled(off, cand, ref, {1.25, 1.251}));
+}
+
+TEST(ProgramProtocol, KernelBenchTimingNeverStopsEarly) {
+    TaskPtr t = program_task();
+    ProgramProtocolOptions o;
+    o.name = "kernelbench";
+    ProgramProtocol p = make_program_protocol(*t, o);
+    EXPECT_EQ(p.time.min_rounds, 0u);
 }
 
 TEST(ProgramProtocol, TorchComputeRuleAndTritonBenchDefaults) {
