@@ -34,6 +34,13 @@ def summarize_result(doc, wall_s):
         "ref_runtime_ms": ref.get(key),
         "speedup": timing.get("speedup"),
         "excessive_speedup": timing.get("excessive_speedup"),
+        # How the timing stage ended: rounds run, whether the estimate
+        # settled before the last, samples and relative noise per side.
+        "timing_rounds": timing.get("rounds"),
+        "settled_early": timing.get("settled_early"),
+        "round_speedups": timing.get("round_speedups"),
+        "samples": [cand.get("samples"), ref.get("samples")],
+        "rel_noise": [cand.get("rel_noise"), ref.get("rel_noise")],
         "findings": sorted({f.get("rule") for f in prog.get("findings") or [] if f.get("rule")}),
         "reference_warnings": len(prog.get("reference_warnings") or []),
         "import_ms": prog.get("import_ms"),

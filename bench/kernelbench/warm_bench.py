@@ -75,9 +75,10 @@ class ApiRunner:
     warm = True
     via = "api"
 
-    def __init__(self):
+    def __init__(self, min_samples=0):
         import kbench
         self.kbench = kbench
+        self.min_samples = min_samples
         t0 = time.perf_counter()
         self.ctx = kbench.Context(0)
         self.context_create_ms = (time.perf_counter() - t0) * 1000
@@ -90,7 +91,8 @@ class ApiRunner:
     def score(self, task, problem, source, label, protocol):
         del problem
         t0 = time.perf_counter()
-        r = self.ctx.score(task, source, language="python", label=label, protocol=protocol)
+        timing = {"min_samples": self.min_samples} if self.min_samples else {}
+        r = self.ctx.score(task, source, language="python", label=label, protocol=protocol, **timing)
         wall = time.perf_counter() - t0
         doc = r.json()
         r.close()
@@ -192,6 +194,9 @@ def main():
     ap.add_argument("--same", type=int, default=2, help="scores of one unchanged source per problem, after those")
     ap.add_argument("--only", default=DEFAULT_ONLY, help="regular expression on the problem stem")
     ap.add_argument("--protocol", default="strict", choices=("strict", "kernelbench"))
+    ap.add_argument("--min-samples", type=int, default=0,
+                    help="timing samples per side before the strict protocol may stop (0: its default); "
+                         "20 reproduces the protocol before session 9 (four rounds always)")
     ap.add_argument("--problems", default=os.path.join(HERE, "problems"))
     ap.add_argument("--candidates", default=os.path.join(HERE, "candidates"))
     a = ap.parse_args()
@@ -210,7 +215,7 @@ def main():
         print(json.dumps({"error": f"no problem matching {a.only!r} has a candidate"}))
         return 2
 
-    runner = ApiRunner() if add_binding_path(a.build) else CliRunner(os.path.join(a.build, "kbench"))
+    runner = ApiRunner(a.min_samples) if add_binding_path(a.build) else CliRunner(os.path.join(a.build, "kbench"))
     out = {"via": runner.via, "warm": runner.warm, "protocol": a.protocol, "n": a.n,
            "context_create_ms": None if runner.context_create_ms is None else round(runner.context_create_ms, 1),
            "target_median_ms": 1500, "problems": []}

@@ -615,6 +615,7 @@ ScoreResult Context::score_program(const TaskPtr& task, const CandidateInput& in
         }
         res.stages.timing_ms = ms_since(stage);
         timing.method = method;
+        timing.round_speedups = round_ratios;
         if (!cand_s.empty() && !ref_s.empty()) {
             timing.candidate_ms = summarize(cand_s);
             timing.reference_ms = summarize(ref_s);

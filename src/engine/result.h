@@ -156,6 +156,7 @@ struct ProgramTiming {
     bool excessive_speedup = false;          // KernelBench's flag (> its threshold)
     unsigned rounds = 0;                     // candidate and reference alternated this often
     bool settled_early = false;              // stopped before the protocol's last round (program_timing_settled)
+    std::vector<double> round_speedups;      // each round's reference/candidate statistic, in order
     unsigned warmup_calls = 0;
 };
 

@@ -596,6 +596,7 @@ Json to_json(const ProgramFacts& p) {
         tj["excessive_speedup"] = t.excessive_speedup;
         tj["rounds"] = t.rounds;
         tj["settled_early"] = t.settled_early;
+        tj["round_speedups"] = t.round_speedups;
         tj["warmup_calls"] = t.warmup_calls;
         j["timing"] = tj;
     }
