@@ -71,8 +71,18 @@ class GpuComparer:
                                         ctypes.c_uint64, ctypes.c_int, ctypes.c_double, ctypes.c_double,
                                         ctypes.c_int, ctypes.POINTER(_Stats)]
         lib.kbg_error.restype = ctypes.c_char_p
+        lib.kbg_checksum.restype = ctypes.c_int
+        lib.kbg_checksum.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]
         self.lib = lib
         self.available = True
+
+    def checksum(self, device, ptr, nbytes):
+        """The C core's one-pass checksum of `nbytes` at device pointer `ptr`
+        (8-byte aligned, this process's), after the device's queued work."""
+        out = ctypes.c_uint64(0)
+        if self.lib.kbg_checksum(int(device), int(ptr), int(nbytes), ctypes.byref(out)) != 0:
+            raise RuntimeError(self.lib.kbg_error().decode("utf-8", "replace"))
+        return out.value
 
     def compare(self, device, handle_hex, offset, expected, dtype, atol, rtol, equal_nan):
         """The statistics of the candidate's output (another process's, by its

@@ -449,19 +449,44 @@ def as_tensor(v):
 _weights_cache = {}
 
 
+# The GPU's one-pass checksum (kbench_gpu_share.GpuComparer.checksum: the C
+# core's kb_checksum kernel), set by a worker on a device with
+# libkbench_gpu_compare. Both workers of a context set it alike, so the values
+# they exchange are of one kind; the torch version below is the fallback (the
+# CPU, a build without the library). On an H100 a 6.4 GB input took 29 ms in
+# torch (a Python loop over 4 M-word chunks, five passes each) against one
+# bandwidth-bound pass here (bench/RESULTS.md, session 9).
+# A candidate that replaces it (or checksum) is caught by the integrity
+# check (kbench_checks.WATCHED).
+gpu_checksum = None
+
+
+def use_gpu_checksum(fn):
+    """fn(device_index, ptr, nbytes) -> int, or None for the torch version."""
+    global gpu_checksum
+    gpu_checksum = fn
+
+
 def checksum(t):
     """A position-sensitive 64-bit checksum of a tensor's bytes, computed on
-    its device: the words of the tensor times fixed pseudo-random weights,
-    summed with wrap-around. Changing any element changes it (but for a
-    2^-64 chance); equal bytes give equal sums in every process."""
+    its device. Changing any element changes it (but for a 2^-64 chance);
+    equal bytes give equal sums in every process that computes it the same
+    way (use_gpu_checksum). The torch version: the words of the tensor times
+    fixed pseudo-random weights, summed with wrap-around."""
     import torch
     x = t.detach()
     if not x.is_contiguous():
         x = x.contiguous()
-    flat = x.reshape(-1).view(torch.uint8)
-    n = flat.numel()
+    n = x.numel() * x.element_size()
     if n == 0:
         return "0" * 16
+    native = gpu_checksum
+    if native is not None and x.is_cuda:
+        if x.data_ptr() % 8:
+            x = x.clone()  # a view at an odd offset: an aligned copy of the same bytes
+        v = native(x.device.index if x.device.index is not None else torch.cuda.current_device(), x.data_ptr(), n)
+        return "%016x%08x" % (v & 0xFFFFFFFFFFFFFFFF, n & 0xFFFFFFFF)
+    flat = x.reshape(-1).view(torch.uint8)
     pad = (-n) % 4
     if pad:
         flat = torch.cat([flat, torch.zeros(pad, dtype=torch.uint8, device=flat.device)])

@@ -136,8 +136,14 @@ class Worker:
             torch.zeros(1, device=self.device)  # create the context now, not in the first request
             self.libcuda = ka.load_libcuda()
             self.cupti = ka.Cupti(self.cupti_lib)
+            # Both workers checksum on the GPU with the C core's kernel when
+            # the library loads (the reference also compares with it): one
+            # kind of checksum in both, as the values are exchanged.
+            native = kg.GpuComparer(self.gpu_compare_lib)
+            if native.available:
+                kp.use_gpu_checksum(native.checksum)
             if self.role == "reference":
-                self.comparer = kg.GpuComparer(self.gpu_compare_lib)
+                self.comparer = native
         try:
             import triton  # noqa: F401  (imported now so its start-up is not a candidate's time)
         except Exception:
@@ -827,12 +833,13 @@ class Worker:
                 warm_ms = float(doc.get("warmup_ms", 0))
                 calls = 0
                 ws = _perf_counter()
-                while calls < n_warm or (_perf_counter() - ws) * 1e3 < warm_ms:
-                    model(*args_of(warm))
-                    self.sync()
-                    calls += 1
-                    if calls >= 10000:
-                        break
+                with kprof.span("py.time.warmup"):
+                    while calls < n_warm or (_perf_counter() - ws) * 1e3 < warm_ms:
+                        model(*args_of(warm))
+                        self.sync()
+                        calls += 1
+                        if calls >= 10000:
+                            break
                 del warm
                 if doc.get("empty_cache_after_warmup", False) and cuda:
                     t.cuda.empty_cache()
@@ -852,6 +859,8 @@ class Worker:
                     self.cupti.take()
                 s0 = _perf_counter()
                 i = 0
+                sampling = kprof.span("py.time.samples")
+                sampling.__enter__()
                 while i < trials + discard:
                     args = args_of(timed)
                     self.sync()
@@ -884,6 +893,7 @@ class Worker:
                     done = i - discard
                     if budget_ms > 0 and done >= min_trials and (_perf_counter() - s0) * 1e3 > budget_ms:
                         break
+                sampling.__exit__(None, None, None)
         except CandidateFailure as e:
             return {"error": e.to_json()}
         except BaseException as e:

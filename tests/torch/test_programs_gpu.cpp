@@ -180,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, Adversarial, ::testing::ValuesIn(adversary_fi
 TEST(AdversarialAfterAll, ACorrectCandidateStillPassesInTheSameContext) {
     // Those that end, patch or leave threads in their workers.
     for (const char* f : {"import_exits.py", "patches_cuda_event.py", "patches_perf_counter.py",
-                          "thread_keeps_working.py", "edits_inputs_in_place.py"})
+                          "thread_keeps_working.py", "edits_inputs_in_place.py", "neuters_input_checksum.py"})
         score(read_adversary(f));
     Adversary a = read_adversary("correct_triton_softmax.py");
     ScoreResult r = score(a);

@@ -95,3 +95,23 @@ extern "C" __attribute__((visibility("default"))) int kbg_compare_ipc(int device
     }
     return -1;
 }
+
+extern "C" __attribute__((visibility("default"))) int kbg_checksum(int device, uint64_t ptr, uint64_t bytes,
+                                                                  uint64_t* out) {
+    g_error.clear();
+    try {
+        if (!out) kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_checksum: a null result");
+        if (ptr % 8) kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_checksum: the pointer is not 8-byte aligned");
+        kb::Device& dev = device_for(device);
+        // torch wrote the tensor on its own stream: everything the device
+        // has queued ends before the checksum reads it.
+        dev.check(dev.driver().cuCtxSynchronize(), "waiting for the tensor's writers (cuCtxSynchronize)");
+        *out = bytes ? dev.checksum(CUdeviceptr(ptr), bytes) : 0;
+        return 0;
+    } catch (const std::exception& e) {
+        g_error = e.what();
+    } catch (...) {
+        g_error = "unknown failure";
+    }
+    return -1;
+}

@@ -39,6 +39,13 @@ typedef struct kbg_stats {
 int kbg_compare_ipc(int device, const unsigned char* handle, uint64_t offset, uint64_t expected, uint64_t count,
                     int dtype, double atol, double rtol, int equal_nan, kbg_stats* out);
 
+/* kbench's input checksum (the C core's kb_checksum kernel, one pass) of
+ * `bytes` bytes at device pointer `ptr` (this process's, 8-byte aligned),
+ * on the primary context's own stream after the device's pending work: the
+ * Python workers' checksum of a tensor on the GPU, the same value in both
+ * workers. 0 on success; otherwise -1 and kbg_error() says why. */
+int kbg_checksum(int device, uint64_t ptr, uint64_t bytes, uint64_t* out);
+
 /* The last failure's message ("" when none). */
 const char* kbg_error(void);
 
