@@ -485,7 +485,9 @@ def checksum(t):
         if x.data_ptr() % 8:
             x = x.clone()  # a view at an odd offset: an aligned copy of the same bytes
         v = native(x.device.index if x.device.index is not None else torch.cuda.current_device(), x.data_ptr(), n)
-        return "%016x%08x" % (v & 0xFFFFFFFFFFFFFFFF, n & 0xFFFFFFFF)
+        # "g": the GPU kind, never equal to a torch-kind value (the host
+        # tells a mix of kinds, a set-up fault, from a candidate's doing).
+        return "g%016x%08x" % (v & 0xFFFFFFFFFFFFFFFF, n & 0xFFFFFFFF)
     flat = x.reshape(-1).view(torch.uint8)
     pad = (-n) % 4
     if pad:

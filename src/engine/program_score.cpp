@@ -157,8 +157,17 @@ CompareResult judge_run_against(const Task& t, const ProgramProtocol& p, const P
         // mean the candidate's process does not make what the reference saw
         // (it changed torch's generators, or the problem is not reproducible).
         std::vector<std::string> differ;
-        for (size_t i = 0; i < ref.inputs.size() && i < cand.inputs.size(); ++i)
-            if (ref.inputs[i].checksum != cand.inputs[i].checksum) differ.push_back(input_label(ref.inputs[i], t));
+        for (size_t i = 0; i < ref.inputs.size() && i < cand.inputs.size(); ++i) {
+            const std::string &rs = ref.inputs[i].checksum, &cs = cand.inputs[i].checksum;
+            // A GPU-kind checksum ("g...", libkbench_gpu_compare) beside a
+            // torch-kind one: the workers were set up differently, which is
+            // kbench's fault, not the candidate's.
+            if (!rs.empty() && !cs.empty() && (rs[0] == 'g') != (cs[0] == 'g'))
+                fail(KB_ERR_WORKER, "the reference and candidate workers checksum inputs differently (one with "
+                                    "libkbench_gpu_compare, one with torch) at case '" + rules.case_name +
+                                    "': both must load the library, or neither ($KBENCH_GPU_COMPARE_LIB)");
+            if (rs != cs) differ.push_back(input_label(ref.inputs[i], t));
+        }
         if (!differ.empty()) {
             r.verdict = KB_VERDICT_WRONG_ANSWER;
             r.message = "the candidate's process made different inputs from the same seed at case '" + rules.case_name +

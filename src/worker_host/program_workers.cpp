@@ -179,7 +179,9 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
             ws.spawn.extra_args.push_back("--cupti-lib");
             ws.spawn.extra_args.push_back(settings_.cupti_lib);
         }
-        if (!settings_.gpu_compare_lib.empty() && role == ProgramRole::reference) {
+        // Both roles: the reference compares with it, and both checksum
+        // their inputs with it (the two checksums must be of one kind).
+        if (!settings_.gpu_compare_lib.empty()) {
             ws.spawn.extra_args.push_back("--gpu-compare-lib");
             ws.spawn.extra_args.push_back(settings_.gpu_compare_lib);
         }
