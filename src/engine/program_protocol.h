@@ -72,8 +72,8 @@ struct ProgramTimingPlan {
     unsigned rounds = 1;            // candidate and reference alternate, each round trials/rounds samples
     // Stopping before the last round (strict): after `min_rounds` rounds, once
     // each side has `min_samples` samples whose median is known to
-    // `target_rel_noise` (SampleStats::rel_noise) and the rounds' speedups
-    // agree to within 4x that. 0: every round runs.
+    // `target_rel_noise` (SampleStats::rel_noise) and the last `min_rounds`
+    // rounds' speedups agree to within 4x that. 0: every round runs.
     unsigned min_rounds = 0;
     unsigned min_samples = 0;
     double target_rel_noise = 0;

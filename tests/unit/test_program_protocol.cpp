@@ -192,6 +192,10 @@ TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndAgreeing) {
     EXPECT_FALSE(program_timing_settled(plan, few, ref, {1.25, 1.251}));
     // Rounds that disagree (drift): 1.25 against 1.30 is 4%, over 4 x 0.5%.
     EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.30}));
+    // A first round off, the last two agreeing: settled at the third.
+    EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.40, 1.25, 1.251}));
+    // The last two disagreeing, whatever came before.
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.251, 1.30}));
     // A noisy side: samples spread by tens of percent.
     std::vector<double> noisy;
     for (int i = 0; i < 10; ++i) noisy.push_back(i % 2 ? 4.0 : 6.0);
