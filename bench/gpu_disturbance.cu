@@ -15,7 +15,7 @@
 //    every SM until it is killed (SIGKILL, as kbench ends a hung worker).
 //    Reported: the tiny kernel's round trip before, during and after, and how
 //    long after the kill it is back to normal.
-// Prints one JSON object.
+// Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -196,31 +196,32 @@ static std::string beside(int kind, double hang_ms) {
 }
 
 int main(int argc, char** argv) {
-    int trials = argc > 1 ? std::atoi(argv[1]) : 20;
-    // Children first: this process must not hold a CUDA context when it forks.
-    Summary far = summarize(fault_latency(0, trials));
-    Summary mis = summarize(fault_latency(1, trials));
-    std::printf("{\"fault_latency_far_write\":%s,\"fault_latency_misaligned\":%s", json(far).c_str(), json(mis).c_str());
-    std::fflush(stdout);
-    // Each "beside" forks before this process has a context... it has one
-    // after the first; a forked child must not touch the parent's, and does
-    // not: CUDA in a child of a CUDA process is undefined, so each
-    // neighbour runs in a fresh process started by exec of this binary.
+    // `gpu_disturbance 0 beside-fault|beside-hang [hang_ms]`: one neighbour
+    // experiment (this binary runs itself so for each: a process that holds
+    // a CUDA context must not fork a child that uses CUDA).
     if (argc > 2) {
         std::string mode = argv[2];
         if (mode == "beside-fault") std::printf("%s\n", beside(0, 0).c_str());
         else std::printf("%s\n", beside(2, std::atof(argc > 3 ? argv[3] : "1000")).c_str());
         return 0;
     }
-    std::printf("}\n");
-    std::fflush(stdout);
+    int trials = argc > 1 ? std::atoi(argv[1]) : 20;
+    // Children only: this process never holds a CUDA context.
+    Summary far = summarize(fault_latency(0, trials));
+    Summary mis = summarize(fault_latency(1, trials));
+    std::printf("{\"fault_latency_far_write\":%s,\"fault_latency_misaligned\":%s", json(far).c_str(), json(mis).c_str());
     for (const char* mode : {"beside-fault", "beside-fault", "beside-hang", "beside-hang"}) {
         std::string cmd = std::string(argv[0]) + " 0 " + mode + " 1000";
-        std::fprintf(stderr, "running: %s\n", cmd.c_str());
+        std::fflush(stdout);
         FILE* p = popen(cmd.c_str(), "r");
+        std::string got;
         char line[4096];
-        while (p && std::fgets(line, sizeof line, p)) std::printf("%s: %s", mode, line);
+        while (p && std::fgets(line, sizeof line, p)) got += line;
         if (p) pclose(p);
+        while (!got.empty() && (got.back() == '\n' || got.back() == ' ')) got.pop_back();
+        static int k = 0;
+        std::printf(",\"%s_%d\":%s", mode, ++k, got.empty() ? "null" : got.c_str());
     }
+    std::printf("}\n");
     return 0;
 }

@@ -145,7 +145,9 @@ fi
 
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
 # compile score isolation batch longrun run fidelity triton baselines devices sweep.
-# `kernelbench` and `kernels` (issue 10) are not in the default: name them. Its problems are
+# `disturbance` (bench/gpu_disturbance.cu: the driver's fault latency, what a
+# neighbour's fault or hang costs), `kernelbench` and `kernels` (issue 10) are
+# not in the default: name them. The kernelbench problems are
 # KernelBench-sized (inputs of up to 8.6 GB made on the CPU), so KB_ONLY
 # (a regex on the problem stem) splits the 22 problems over several calls.
 want() { case " ${BENCHES:-compile score isolation batch longrun run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -237,6 +239,12 @@ if [ $run_bench = 1 ]; then
     step "devices (measured ceilings: copy GB/s, cuBLAS TFLOP/s)"
     XDG_CACHE_HOME="$OUT/cache" "$BUILD/kbench" devices --refresh --json >"$OUT/devices.json" 2>"$OUT/devices.err"
     XDG_CACHE_HOME="$OUT/cache" "$BUILD/kbench" devices 2>&1 | tail -4
+  fi
+  if want disturbance; then
+    step "disturbance: fault latency, a neighbour's fault and hang (bench/gpu_disturbance.cu)"
+    nvcc -O2 -o "$OUT/gpu_disturbance" bench/gpu_disturbance.cu >"$OUT/disturbance.err" 2>&1 &&
+      "$OUT/gpu_disturbance" ${DISTURBANCE_TRIALS:-20} >"$OUT/disturbance.json" 2>>"$OUT/disturbance.err"
+    echo "disturbance rc=$?"; cat "$OUT/disturbance.json"
   fi
   if want sweep; then
     # The f16 matmul against cuBLAS over sizes (issue 11's perf_report plot),

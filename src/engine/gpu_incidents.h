@@ -2,7 +2,8 @@
 // timeout can be told apart from a neighbour's doing. On an H100
 // (bench/RESULTS.md, 2026-11-26) a kernel that spins until its worker is
 // killed slows every other context on the GPU (so does the driver's
-// recovery from a crash, for a tenth of a second or so): in a stream with
+// recovery from a crash: every other context stalled 105-149 ms while it
+// handled one, bench/gpu_disturbance.cu): in a stream with
 // crashes and hangs the honest candidates' correctness took a median 115 ms
 // instead of 20 ms, and in a 500-answer run a few honest kernels, and a
 // crash the driver was slow to report, missed their deadlines. A timeout

@@ -36,8 +36,10 @@ struct DeadlinePolicy {
     static constexpr double kCompileS = 330.0;
     // The floor of a kernel's run limit (kernel()). Measured on an H100
     // (bench/RESULTS.md, 2026-11-26): a faulting kernel is still "running"
-    // until the driver has recovered its channel, over 0.25 s once with no
-    // other work on the GPU, so a 0.25 s floor made a crash a timeout. Under
+    // until the driver has recovered its channel: 96-395 ms after the launch
+    // for a misaligned store, 99-147 ms for a wild write (bench/
+    // gpu_disturbance.cu, 20 processes each), so a 0.25 s floor made a crash
+    // a timeout. Under
     // load a hang beside it slows everything more (up to seconds); such a
     // timeout is tried again (engine/gpu_incidents.h) rather than covered
     // by this floor.
