@@ -332,6 +332,19 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
 }
 
 std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
+    DeadlinePolicy deadlines;
+    deadlines.timeout_s = opts.timeout_s;
+    // A measuring knob (docs/isolation.md): what a shorter or longer floor
+    // does to a stream with hangs.
+    if (const char* floor = std::getenv("KBENCH_KERNEL_FLOOR_S"); floor && *floor) {
+        char* end = nullptr;
+        double s = std::strtod(floor, &end);
+        if (end == floor || *end != 0 || !(s > 0))
+            fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_KERNEL_FLOOR_S is '") + floor +
+                                              "', not a positive number of seconds: unset it for the " +
+                                              std::to_string(int(DeadlinePolicy::kKernelFloorS)) + " s floor");
+        deadlines.kernel_floor_s = s;
+    }
     // The same answer an in-process context gives when there is no device,
     // whether or not a worker is installed.
     std::string why;
@@ -344,15 +357,6 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
                                    std::to_string(count) + " device(s) visible" +
                                    (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()) +
                                    "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
-    DeadlinePolicy deadlines;
-    deadlines.timeout_s = opts.timeout_s;
-    // A measuring knob (bench/RESULTS.md): what a shorter or longer floor
-    // does to a stream with hangs. Ignored unless a positive number.
-    if (const char* floor = std::getenv("KBENCH_KERNEL_FLOOR_S")) {
-        char* end = nullptr;
-        double s = std::strtod(floor, &end);
-        if (end != floor && *end == 0 && s > 0) deadlines.kernel_floor_s = s;
-    }
     return std::make_unique<WorkerBackend>(worker_settings(opts, opts.device), deadlines);
 }
 

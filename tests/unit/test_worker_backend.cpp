@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -94,6 +95,26 @@ TEST(WorkerDeadlines, AKernelRunIsLimitedFarBelowItsRequest) {
     p.timeout_s = 5;
     EXPECT_EQ(p.kernel(0.01).seconds, 5.0);  // the caller's deadline wins, for the run too
     EXPECT_TRUE(has(p.kernel(0.01).why, "timeout_s"));
+}
+
+TEST(WorkerDeadlines, TheKernelFloorCanBeMovedToMeasureIt) {
+    DeadlinePolicy p;
+    p.kernel_floor_s = 0.3;
+    EXPECT_EQ(p.kernel(0.01).seconds, 0.3);
+    EXPECT_TRUE(has(p.kernel(0.01).why, "max(0.3 s")) << p.kernel(0.01).why;
+    // $KBENCH_KERNEL_FLOOR_S that is not a positive number is refused by
+    // name, before any device is looked for.
+    for (const char* bad : {"fast", "0", "-1", "0.3s"}) {
+        ::setenv("KBENCH_KERNEL_FLOOR_S", bad, 1);
+        try {
+            make_worker_backend(ContextOptions{});
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT) << bad;
+            EXPECT_TRUE(has(e.what(), "KBENCH_KERNEL_FLOOR_S")) << e.what();
+        }
+    }
+    ::unsetenv("KBENCH_KERNEL_FLOOR_S");
 }
 
 TEST(WorkerDeadlines, ContextTimeoutReplacesTheComputedOne) {

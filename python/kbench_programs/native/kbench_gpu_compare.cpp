@@ -47,6 +47,21 @@ private:
     CUdeviceptr ptr_ = 0;
 };
 
+// The exception firewall of every entry point: 0, or -1 with kbg_error() set.
+template <class Body>
+int firewall(Body body) {
+    g_error.clear();
+    try {
+        body();
+        return 0;
+    } catch (const std::exception& e) {
+        g_error = e.what();
+    } catch (...) {
+        g_error = "unknown failure";
+    }
+    return -1;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const char* kbg_error(void) { return g_error.c_str(); }
@@ -55,8 +70,7 @@ extern "C" __attribute__((visibility("default"))) int kbg_compare_ipc(int device
                                                                      uint64_t offset, uint64_t expected,
                                                                      uint64_t count, int dtype, double atol,
                                                                      double rtol, int equal_nan, kbg_stats* out) {
-    g_error.clear();
-    try {
+    return firewall([&] {
         if (!handle || !out) kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_compare_ipc: a null handle or result");
         if (dtype < int(kb::DType::f16) || dtype > int(kb::DType::boolean))
             kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_compare_ipc: unknown dtype " + std::to_string(dtype));
@@ -87,19 +101,12 @@ extern "C" __attribute__((visibility("default"))) int kbg_compare_ipc(int device
         out->worst_index = s.worst_index;
         out->worst_bits = s.worst_bits;
         if (count) dev.download(&out->expected_bits, expected + s.worst_index * esize, esize);
-        return 0;
-    } catch (const std::exception& e) {
-        g_error = e.what();
-    } catch (...) {
-        g_error = "unknown failure";
-    }
-    return -1;
+    });
 }
 
 extern "C" __attribute__((visibility("default"))) int kbg_checksum(int device, uint64_t ptr, uint64_t bytes,
                                                                   uint64_t* out) {
-    g_error.clear();
-    try {
+    return firewall([&] {
         if (!out) kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_checksum: a null result");
         if (ptr % 8) kb::fail(KB_ERR_INVALID_ARGUMENT, "kbg_checksum: the pointer is not 8-byte aligned");
         kb::Device& dev = device_for(device);
@@ -107,11 +114,5 @@ extern "C" __attribute__((visibility("default"))) int kbg_checksum(int device, u
         // has queued ends before the checksum reads it.
         dev.check(dev.driver().cuCtxSynchronize(), "waiting for the tensor's writers (cuCtxSynchronize)");
         *out = bytes ? dev.checksum(CUdeviceptr(ptr), bytes) : 0;
-        return 0;
-    } catch (const std::exception& e) {
-        g_error = e.what();
-    } catch (...) {
-        g_error = "unknown failure";
-    }
-    return -1;
+    });
 }
