@@ -122,9 +122,10 @@ private:
     // Every lane's timeouts, to tell a lane's hang from a neighbour's
     // disturbance (engine/gpu_incidents.h).
     GpuIncidents incidents_;
-    // Runs a lane's compare or time request; a timeout that overlapped
+    // Runs a lane's compare or time request in its GPU phase (Phase: a
+    // shared or a unique lock of gpu_phase_); a timeout that overlapped
     // another lane's timeout is run once more (score.cpp).
-    template <class Request>
+    template <class Phase, class Request>
     auto with_retry(size_t lane, Request request) -> decltype(request());
     // The secret seed of the post-timing recheck (score.cpp).
     uint64_t recheck_seed(uint64_t avoid);

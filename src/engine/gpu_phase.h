@@ -5,28 +5,57 @@
 // timing would wait for a gap that never comes. Here a waiting timer stops
 // new correctness work from starting, and gets the GPU once the work in
 // flight has finished. Works with std::shared_lock and std::unique_lock.
+//
+// Except while a sharer looks hung: one that has held the GPU for longer
+// than `suspect` (250 ms; kbench's own requests on the built-in tasks take
+// milliseconds, and a kernel's run limit is at least 1 s) is most likely a
+// candidate spinning until its deadline. The waiting timer cannot time
+// beside it anyway (a spinning kernel time-slices every context: 2.4 ms a
+// synchronisation on an H100, bench/RESULTS.md), so new correctness work is
+// let in meanwhile instead of every lane stalling behind the timer for the
+// rest of the hang. Once no sharer is that old, the timer's preference
+// holds again. A 500-answer `kbench run` spent more lane time waiting here
+// than scoring before this (bench/RESULTS.md, 2026-11-26).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <thread>
 
 namespace kb {
 
 class GpuPhaseLock {
 public:
+    using Clock = std::chrono::steady_clock;
+    static constexpr std::chrono::milliseconds kSuspect{250};
+
+    explicit GpuPhaseLock(Clock::duration suspect = kSuspect) : suspect_(suspect) {}
+
     void lock_shared() {
         std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [&] { return !timing_ && timers_waiting_ == 0; });
-        ++sharing_;
+        for (;;) {
+            if (!timing_ && (timers_waiting_ == 0 || oldest_sharer_is_suspect(Clock::now()))) break;
+            // A waiting timer: look again when the oldest sharer would turn
+            // suspect, unless something changes first.
+            if (!timing_ && !since_.empty())
+                cv_.wait_until(l, oldest_since() + suspect_);
+            else
+                cv_.wait(l);
+        }
+        since_.emplace(std::this_thread::get_id(), Clock::now());
     }
     void unlock_shared() {
         std::lock_guard<std::mutex> l(mu_);
-        if (--sharing_ == 0) cv_.notify_all();
+        auto it = since_.find(std::this_thread::get_id());
+        if (it != since_.end()) since_.erase(it);
+        if (since_.empty()) cv_.notify_all();
     }
     void lock() {
         std::unique_lock<std::mutex> l(mu_);
         ++timers_waiting_;
-        cv_.wait(l, [&] { return !timing_ && sharing_ == 0; });
+        cv_.wait(l, [&] { return !timing_ && since_.empty(); });
         --timers_waiting_;
         timing_ = true;
     }
@@ -37,9 +66,21 @@ public:
     }
 
 private:
+    Clock::time_point oldest_since() const {
+        Clock::time_point oldest = Clock::time_point::max();
+        for (const auto& [thread, since] : since_) oldest = std::min(oldest, since);
+        return oldest;
+    }
+    bool oldest_sharer_is_suspect(Clock::time_point now) const {
+        return !since_.empty() && now - oldest_since() >= suspect_;
+    }
+
+    const Clock::duration suspect_;
     std::mutex mu_;
     std::condition_variable cv_;
-    unsigned sharing_ = 0;         // lanes doing correctness work now
+    // The sharers (lanes doing correctness work now) and since when; a
+    // thread holds at most one share (a lane is one thread at a time).
+    std::multimap<std::thread::id, Clock::time_point> since_;
     unsigned timers_waiting_ = 0;  // lanes waiting to time
     bool timing_ = false;          // a lane is timing now
 };

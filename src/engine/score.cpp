@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <shared_mutex>
+#include <type_traits>
 
 #include "compare/judge.h"
 #include "engine/context.h"
@@ -127,19 +129,33 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
     return ps;
 }
 
-template <class Request>
+template <class Phase, class Request>
 auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
-    struct Running {  // this lane's request, as the other lanes see it
+    struct Running {  // this lane's request on the GPU, as the other lanes see it
         GpuIncidents& log;
         size_t lane;
         Running(GpuIncidents& l, size_t n) : log(l), lane(n) { log.begin(lane, Clock::now()); }
         ~Running() { log.end(lane); }
     };
+    // One attempt: the GPU phase (shared for correctness, alone for timing),
+    // then the request. The time spent waiting for the phase is not the
+    // request's: a timer that waited 500 ms behind a neighbour's hang would
+    // otherwise read as a second hang to that neighbour, and make it run its
+    // hang twice. So the incident log sees [from, to] from the phase on.
+    Clock::time_point from;
     auto attempt = [&] {
+        Phase phase(gpu_phase_, std::defer_lock);
+        if constexpr (std::is_same_v<Phase, std::unique_lock<GpuPhaseLock>>) {
+            KB_PROFILE_SPAN("engine.wait_gpu_alone");
+            phase.lock();
+        } else {
+            KB_PROFILE_SPAN("engine.wait_gpu_shared");
+            phase.lock();
+        }
+        from = Clock::now();
         Running running(incidents_, lane);
         return request();
     };
-    const auto from = Clock::now();
     auto r = attempt();
     if (r.verdict != KB_VERDICT_TIMEOUT) return r;
     // A timeout: a hang that slowed the whole GPU (remembered for the other
@@ -149,9 +165,8 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
     incidents_.record(lane, from, to);
     if (!beside_another) return r;
     const std::string first = r.message;
-    const auto again = Clock::now();
     r = attempt();
-    if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, again, Clock::now());
+    if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, from, Clock::now());
     r.retried = "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; this "
                 "is the second attempt. The first: " + first;
     return r;
@@ -184,11 +199,8 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
     // Either one, run again once when it timed out beside another lane's
     // hang (engine/gpu_incidents.h).
     auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
-        return with_retry(lane, [&] {
-            std::shared_lock<GpuPhaseLock> phase(gpu_phase_, std::defer_lock);
-            { KB_PROFILE_SPAN("engine.wait_gpu_shared"); phase.lock(); }
-            return b.compare(tb, kernel, case_index, seed, runs);
-        });
+        return with_retry<std::shared_lock<GpuPhaseLock>>(
+            lane, [&] { return b.compare(tb, kernel, case_index, seed, runs); });
     };
     for (size_t i = 0; i < t.cases.size(); ++i) {
         unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
@@ -208,11 +220,7 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
         KB_PROFILE_SPAN("engine.time");
-        res.timing = with_retry(lane, [&] {
-            std::unique_lock<GpuPhaseLock> phase(gpu_phase_, std::defer_lock);
-            { KB_PROFILE_SPAN("engine.wait_gpu_alone"); phase.lock(); }
-            return b.time(tb, kernel, tr);
-        });
+        res.timing = with_retry<std::unique_lock<GpuPhaseLock>>(lane, [&] { return b.time(tb, kernel, tr); });
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) return finish(res, res.timing->verdict, res.timing->message, t0);
         res.speedup = res.timing->speedup;

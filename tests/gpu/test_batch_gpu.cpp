@@ -169,4 +169,76 @@ TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
     kb_context_destroy(ctx);
 }
 
+TEST(BatchOnGpu, AHangBesideAWaitingTimerIsNotRetriedAndOtherLanesGoOnMeanwhile) {
+    // Lane A's candidate hangs; lane B's passes correctness and waits to time
+    // (it cannot time beside a spinning kernel); lane C scores correctness-
+    // only candidates. B's wait is not a second hang (engine/gpu_incidents.h
+    // counts a request from when it has the GPU), so A's hang runs once; and
+    // once A has held the GPU for GpuPhaseLock::kSuspect, C's work goes on
+    // beside it instead of stalling behind B's timer (engine/gpu_phase.h).
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    o.timeout_s = 1.0;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* task = nullptr;
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+    bo.device_lanes = 3;
+    kb_batch* b = nullptr;
+    ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
+    kb_score_options timed = KB_SCORE_OPTIONS_INIT;
+    timed.timing.budget_ms = 20;
+    kb_score_options correctness = KB_SCORE_OPTIONS_INIT;
+    correctness.flags = KB_SCORE_SKIP_TIMING;
+    kb_batch_job* job = nullptr;
+    for (int i = 0; i < 6; ++i) {  // every lane's worker started, the references run
+        std::string code = correct(300 + i);
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = code.c_str();
+        ASSERT_EQ(kb_batch_submit(b, task, &c, &timed, 1000 + i, -1, nullptr), KB_OK) << kb_last_error();
+    }
+    for (int i = 0; i < 6; ++i) {
+        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
+        kb_batch_job_destroy(job);
+    }
+    std::vector<std::pair<std::string, const kb_score_options*>> jobs;
+    jobs.push_back({"// hang beside a timer\n" + kb::read_file(std::string(KB_SOURCE_DIR) +
+                                                               "/tests/adversarial/kernels/infinite_loop.cu"),
+                    &correctness});
+    jobs.push_back({correct(400), &timed});
+    const int kCorrectnessOnly = 8;
+    for (int i = 0; i < kCorrectnessOnly; ++i) jobs.push_back({correct(500 + i), &correctness});
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = jobs[i].first.c_str();
+        ASSERT_EQ(kb_batch_submit(b, task, &c, jobs[i].second, i, -1, nullptr), KB_OK) << kb_last_error();
+    }
+    int before_the_hang = 0;  // correctness-only results reported before the hang's
+    bool hang_seen = false;
+    for (size_t n = 0; n < jobs.size(); ++n) {
+        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
+        uint64_t tag = kb_batch_job_tag(job);
+        kb_result* r = nullptr;
+        ASSERT_EQ(kb_batch_job_take_result(job, &r), KB_OK) << kb_last_error();
+        std::string doc = kb_result_json(r);
+        if (tag == 0) {
+            hang_seen = true;
+            EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_TIMEOUT) << doc;
+            EXPECT_EQ(doc.find("\"retried\""), std::string::npos) << "a waiting timer made the hang run twice: " << doc;
+        } else {
+            EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_PASS) << "job " << tag << ": " << doc;
+            if (tag >= 2 && !hang_seen) ++before_the_hang;
+        }
+        kb_result_destroy(r);
+        kb_batch_job_destroy(job);
+    }
+    // The first correctness-only job may finish before the timer starts to
+    // wait; more than that means the others went on beside the hang.
+    EXPECT_GE(before_the_hang, 3) << "correctness work stalled behind the waiting timer for the whole hang";
+    kb_batch_destroy(b);
+    kb_task_destroy(task);
+    kb_context_destroy(ctx);
+}
+
 }  // namespace

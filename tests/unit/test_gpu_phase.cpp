@@ -1,6 +1,7 @@
 // The lanes' GPU phase lock (engine/gpu_phase.h): correctness work shares
-// the GPU, timing has it alone, and a waiting timer is not starved by a
-// stream of correctness work.
+// the GPU, timing has it alone, a waiting timer is not starved by a
+// stream of correctness work, and does not stall the others behind a sharer
+// that looks hung.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -68,6 +69,67 @@ TEST(GpuPhaseLock, AWaitingTimerStopsNewSharersAndGetsTheGpu) {
     stop = true;
     for (auto& t : sharers) t.join();
     EXPECT_LT(waited, 500ms) << "the timer waited behind a stream of correctness work";
+}
+
+TEST(GpuPhaseLock, BehindASharerThatLooksHungAWaitingTimerLetsOtherWorkIn) {
+    // A candidate spinning until its deadline holds its share; the timer
+    // cannot time beside it, so the other lanes' correctness work goes on
+    // meanwhile, and the timer still never runs beside anyone.
+    const auto suspect = 30ms;
+    kb::GpuPhaseLock lock(suspect);
+    std::atomic<bool> hang_done{false}, timed{false}, overlap{false};
+    std::atomic<int> sharing{0};
+    std::thread hang([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        sharing.fetch_add(1);
+        std::this_thread::sleep_for(300ms);
+        sharing.fetch_sub(1);
+        hang_done = true;
+    });
+    std::this_thread::sleep_for(5ms);
+    std::thread timer([&] {
+        std::unique_lock<kb::GpuPhaseLock> l(lock);
+        if (sharing.load() != 0) overlap = true;
+        timed = true;
+    });
+    std::this_thread::sleep_for(5ms);  // the timer waits now
+    // Before the hang looks hung, new work waits behind the timer...
+    auto t0 = std::chrono::steady_clock::now();
+    int done_during_hang = 0;
+    for (int i = 0; i < 5; ++i) {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        if (timed) overlap = true;
+        if (!hang_done) ++done_during_hang;
+    }
+    auto first_wait = std::chrono::steady_clock::now() - t0;
+    hang.join();
+    timer.join();
+    EXPECT_FALSE(overlap) << "the timer ran beside other work";
+    EXPECT_EQ(done_during_hang, 5) << "correctness work waited for the hang to end";
+    // ...until the hang has held the GPU for `suspect` (from its start, 10 ms before).
+    EXPECT_GE(first_wait, suspect - 15ms);
+    EXPECT_TRUE(timed);
+}
+
+TEST(GpuPhaseLock, OnceNoSharerLooksHungTheTimerComesFirstAgain) {
+    const auto suspect = 30ms;
+    kb::GpuPhaseLock lock(suspect);
+    std::atomic<bool> timed{false};
+    std::thread hang([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        std::this_thread::sleep_for(100ms);
+    });
+    std::this_thread::sleep_for(5ms);
+    std::thread timer([&] {
+        std::unique_lock<kb::GpuPhaseLock> l(lock);
+        timed = true;
+    });
+    hang.join();  // the old sharer is gone; the timer is first in line
+    std::this_thread::sleep_for(1ms);
+    std::shared_lock<kb::GpuPhaseLock> l(lock);
+    EXPECT_TRUE(timed) << "new correctness work went ahead of a waiting timer with no sharer hung";
+    l.unlock();
+    timer.join();
 }
 
 }  // namespace
