@@ -223,17 +223,27 @@ void Batch::device_loop(size_t lane) {
         JobPtr job;
         {
             std::unique_lock<std::mutex> lock(mu_);
-            // The oldest compiled job: the device never waits on a slow compile
-            // while a later job is ready.
+            // One of the oldest compiled jobs: the device never waits on a slow
+            // compile while a later job is ready; of those, one of a task
+            // this lane ran lately (engine/lane_affinity.h).
             auto ready = [&] {
                 return std::find_if(device_order_.begin(), device_order_.end(),
                                     [](const JobPtr& j) { return j->stage == Stage::compiled; });
             };
             to_run_.wait(lock, [&] { return stopping_ || ready() != device_order_.end(); });
             if (stopping_) return;
-            auto it = ready();
-            job = *it;
-            device_order_.erase(it);
+            std::vector<std::deque<JobPtr>::iterator> window;
+            std::vector<LaneAffinity::Ready> seen;
+            for (auto it = ready(); it != device_order_.end() && window.size() < LaneAffinity::kWindow; ++it)
+                if ((*it)->stage == Stage::compiled) {
+                    window.push_back(it);
+                    seen.push_back({&(*it)->task->hash, (*it)->skipped});
+                }
+            const size_t pick = affinity_.choose(lane, seen);
+            for (size_t i = 0; i < pick; ++i) ++(*window[i])->skipped;
+            job = *window[pick];
+            device_order_.erase(window[pick]);
+            affinity_.took(lane, job->task->hash);
             job->stage = Stage::running;
         }
         BatchCompletion c;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/context.h"
+#include "engine/lane_affinity.h"
 
 namespace kb {
 
@@ -78,6 +79,7 @@ private:
         Stage stage = Stage::queued;
         std::optional<PreparedScore> prepared;
         bool cancelled = false;
+        unsigned skipped = 0;  // times a younger job went to the device first (LaneAffinity)
     };
     using JobPtr = std::shared_ptr<Job>;
 
@@ -97,7 +99,9 @@ private:
     std::condition_variable to_run_;     // a compiled job is at the front of device order, or stopping
     std::condition_variable done_;       // completed_ gained a job
     std::deque<JobPtr> compile_queue_;   // submitted, not yet taken by a compile thread
-    std::deque<JobPtr> device_order_;    // every live job in submission order: the device runs them in it
+    std::deque<JobPtr> device_order_;    // every live job in submission order: the device takes the oldest
+                                         // compiled ones, a lane's own tasks first (affinity_)
+    LaneAffinity affinity_;              // guarded by mu_
     std::deque<BatchCompletion> completed_;
     std::map<uint64_t, JobPtr> live_;    // submitted, not completed
     uint64_t next_id_ = 1;

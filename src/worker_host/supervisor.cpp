@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "worker_host/deadlines.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {
@@ -116,6 +117,7 @@ void Supervisor::ensure_ready() {
         lose_active();
     }
     if (active_) return;
+    KB_PROFILE_SPAN("host.worker_ready");  // the standby's hello and canary, or a fresh worker's start
     auto t0 = WorkerClock::now();
     std::string errors;
     // Three tries: the standby, then fresh workers. A fresh one waits for the

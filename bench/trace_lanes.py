@@ -1,0 +1,133 @@
+"""What the lanes of a batch did when: reads a KBENCH_TRACE file (util/profile.h)
+and says, for the host process that ran the lanes, how the wall time splits
+between the GPU's phases (a timer has it alone, correctness shares it, nobody
+holds it while someone waits for it, nobody wants it) and how each lane spent
+its time. The phase a lane holds runs from the end of its wait span
+(engine.wait_gpu_alone / engine.wait_gpu_shared) to the end of the stage span
+around it (engine.time / engine.case_compare / engine.recheck).
+
+Lane threads whose scores overlap in time are one batch: a process that ran
+several batches one after another (bench/batch_bench.cpp) gets a section each.
+
+usage: python3 bench/trace_lanes.py TRACE.jsonl [--pid PID]
+"""
+import argparse
+import collections
+import json
+import sys
+
+STAGES = ("engine.time", "engine.case_compare", "engine.recheck")
+
+
+def load(path):
+    by_pid = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            by_pid[e["pid"]].append(e)
+    return by_pid
+
+
+def holds_and_waits(events):
+    """(kind, start, end) intervals: 'alone' / 'shared' holds and 'wait' spans."""
+    by_tid = collections.defaultdict(list)
+    for e in events:
+        by_tid[e["tid"]].append(e)
+    out = []
+    for tid, evs in by_tid.items():
+        stages = sorted((e for e in evs if e["name"] in STAGES), key=lambda e: e["ts"])
+        waits = sorted((e for e in evs if e["name"] in ("engine.wait_gpu_alone", "engine.wait_gpu_shared")),
+                       key=lambda e: e["ts"])
+        for w in waits:
+            end_w = w["ts"] + w["dur"]
+            out.append(("wait", w["ts"], end_w))
+            stage = next((s for s in stages if s["ts"] <= w["ts"] and end_w <= s["ts"] + s["dur"] + 1), None)
+            if stage is None:
+                continue
+            kind = "alone" if w["name"] == "engine.wait_gpu_alone" else "shared"
+            out.append((kind, end_w, stage["ts"] + stage["dur"]))
+        # The recheck kept in the timing's window: no wait span of its own.
+        for s in stages:
+            if s["name"] == "engine.recheck" and not any(s["ts"] <= w["ts"] <= s["ts"] + s["dur"] for w in waits):
+                out.append(("alone", s["ts"], s["ts"] + s["dur"]))
+    return out
+
+
+def sweep(intervals, t0, t1):
+    """Seconds of [t0, t1] in each state, by priority: alone > shared > wait > idle."""
+    points = []
+    for kind, a, b in intervals:
+        points.append((a, 1, kind))
+        points.append((b, -1, kind))
+    points.sort()
+    active = collections.Counter()
+    spent = collections.Counter()
+    last = t0
+    for t, d, kind in points:
+        state = "alone" if active["alone"] else "shared" if active["shared"] else "waiting, nobody holds" if active["wait"] else "idle"
+        spent[state] += max(0.0, t - last)
+        last = t
+        active[kind] += d
+    spent["idle"] += max(0.0, t1 - last)
+    return spent
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trace")
+    ap.add_argument("--pid", type=int)
+    a = ap.parse_args()
+    by_pid = load(a.trace)
+    pid = a.pid or max(by_pid, key=lambda p: sum(1 for e in by_pid[p] if e["name"] == "engine.finish_score"))
+    events = by_pid[pid]
+    groups = batches(events)
+    if not groups:
+        sys.exit(f"{a.trace}: no engine.finish_score spans in process {pid}")
+    for n, tids in enumerate(groups):
+        report(pid, n, len(groups), [e for e in events if e["tid"] in tids])
+
+
+def batches(events):
+    """The lane threads, grouped: threads whose scores' time ranges overlap."""
+    ranges = {}
+    for e in events:
+        if e["name"] == "engine.finish_score":
+            a, b = ranges.get(e["tid"], (e["ts"], e["ts"] + e["dur"]))
+            ranges[e["tid"]] = (min(a, e["ts"]), max(b, e["ts"] + e["dur"]))
+    groups = []  # [start, end, set of tids]
+    for tid, (a, b) in sorted(ranges.items(), key=lambda kv: kv[1][0]):
+        if groups and a < groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], b)
+            groups[-1][2].add(tid)
+        else:
+            groups.append([a, b, {tid}])
+    return [g[2] for g in groups]
+
+
+def report(pid, n, count, events):
+    scores = [e for e in events if e["name"] == "engine.finish_score"]
+    t0 = min(e["ts"] for e in scores)
+    t1 = max(e["ts"] + e["dur"] for e in scores)
+    wall = (t1 - t0) / 1e6
+    spent = sweep(holds_and_waits(events), t0, t1)
+    print(f"process {pid}, batch {n + 1} of {count}: {len(scores)} scores on {len(set(e['tid'] for e in scores))} "
+          f"lane thread(s) over {wall:.2f} s (first score's start to last score's end)")
+    print("the GPU phase, share of that wall time:")
+    for state in ("alone", "shared", "waiting, nobody holds", "idle"):
+        print(f"  {state:24s} {spent[state] / 1e6:8.2f} s  {100 * spent[state] / max(1, t1 - t0):5.1f} %")
+    names = ("engine.finish_score", "engine.case_compare", "engine.wait_gpu_shared", "host.ensure_reference",
+             "host.worker_ready", "engine.time", "engine.wait_gpu_alone", "engine.recheck")
+    lanes = collections.defaultdict(collections.Counter)
+    for e in events:
+        if e["name"] in names:
+            lanes[e["tid"]][e["name"]] += e["dur"] / 1e6
+    print("per lane thread, seconds: " + ", ".join(n.split(".", 1)[1] for n in names))
+    for tid, c in sorted(lanes.items()):
+        if c["engine.finish_score"]:
+            print(f"  thread {tid:3d}: " + " ".join(f"{c[n]:7.2f}" for n in names))
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""KBENCH_TRACE (util/profile.h) and bench/trace_lanes.py, without a GPU:
+`kbench compile` with a trace writes one whole JSON line per span, with the
+fields trace_lanes.py reads; and trace_lanes.py splits a made-up lane's time
+between the GPU's phases as the spans say.
+
+usage: python3 tests/batch/check_trace.py --kbench KBENCH --source SOURCE_DIR
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kbench", required=True)
+    ap.add_argument("--source", required=True)
+    a = ap.parse_args()
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.jsonl")
+        task = os.path.join(a.source, "tasks/elementwise/vector_add_f32/task.json")
+        cand = os.path.join(a.source, "tasks/elementwise/vector_add_f32/candidates/correct.cu")
+        env = dict(os.environ, KBENCH_TRACE=trace, KBENCH_CACHE_DIR=os.path.join(tmp, "cache"))
+        r = subprocess.run([a.kbench, "compile", task, cand, "--arch", "sm_90"], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append(f"kbench compile failed ({r.returncode}): {r.stderr.strip()[-400:]}")
+        lines = open(trace).read().splitlines() if os.path.exists(trace) else []
+        if not lines:
+            failures.append("KBENCH_TRACE wrote nothing")
+        names = set()
+        for line in lines:
+            e = json.loads(line)
+            if set(e) != {"pid", "tid", "name", "ts", "dur"} or e["dur"] < 0:
+                failures.append(f"a trace line without the fields trace_lanes.py reads: {line}")
+                break
+            names.add(e["name"])
+        if lines and "nvrtc.compile_program" not in names:
+            failures.append(f"no nvrtc.compile_program span in the trace of a compile: {sorted(names)}")
+
+        # One lane: a share held 10..40 us (after waiting 0..10), the GPU alone
+        # 60..90 (after waiting 40..60), a recheck's share 92..100.
+        made_up = os.path.join(tmp, "made_up.jsonl")
+        spans = [("engine.finish_score", 0, 100), ("engine.case_compare", 0, 40), ("engine.wait_gpu_shared", 0, 10),
+                 ("engine.time", 40, 50), ("engine.wait_gpu_alone", 40, 20), ("engine.recheck", 90, 10),
+                 ("engine.wait_gpu_shared", 90, 2)]
+        with open(made_up, "w") as f:
+            for name, ts, dur in spans:
+                f.write(json.dumps({"pid": 1, "tid": 3, "name": name, "ts": ts, "dur": dur}) + "\n")
+        out = subprocess.run([sys.executable, os.path.join(a.source, "bench/trace_lanes.py"), made_up],
+                             capture_output=True, text=True).stdout
+        for state, share in (("alone", "30.0 %"), ("shared", "38.0 %"), ("waiting, nobody holds", "32.0 %"),
+                             ("idle", "0.0 %")):
+            row = next((l for l in out.splitlines() if l.strip().startswith(state)), "")
+            if not row.endswith(share):
+                failures.append(f"trace_lanes.py: '{state}' should be {share}: {row!r}\n{out}")
+    for f in failures:
+        print("FAIL:", f)
+    print("ok" if not failures else f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
