@@ -28,12 +28,21 @@ bool nvcc_could_cure(const std::string& nvrtc_log, const PreparedSource& prep) {
     if (!prep.removed.empty() || !prep.includes.empty() || !prep.nvcc_only.empty()) return true;
     std::istringstream in(nvrtc_log);
     int errors = 0;
+    // "<name>(<line>): error: <message>", or, for code that stops before its
+    // braces close (a model's answer cut off mid-kernel), "At end of source:
+    // error: <message>": without the second form every truncated answer went
+    // to nvcc too, about 0.5 s each.
+    static const std::string kAtEnd = "At end of source: error: ";
     for (std::string line; std::getline(in, line);) {
-        // "<name>(<line>): error: <message>"
-        size_t at = line.find("): error: ");
-        if (at == std::string::npos) continue;
+        std::string message;
+        if (size_t at = line.find("): error: "); at != std::string::npos)
+            message = line.substr(at + 10);
+        else if (line.rfind(kAtEnd, 0) == 0)
+            message = line.substr(kAtEnd.size());
+        else
+            continue;
         ++errors;
-        if (!is_syntax_error(line.substr(at + 10))) return true;
+        if (!is_syntax_error(message)) return true;
     }
     return errors == 0;  // no error kbench can read: let nvcc decide
 }

@@ -20,6 +20,19 @@ TEST(NvrtcErrors, ASyntaxErrorInPlainDeviceCodeIsFinal) {
                                  prep));
 }
 
+TEST(NvrtcErrors, CodeCutOffBeforeItsBracesCloseIsFinal) {
+    // A model's answer truncated mid-kernel: EDG reports it "At end of source".
+    auto prep = prepare_cuda_source("__global__ void k(float* x) {\n    if (x) {\n        x[0] = 1;\n");
+    EXPECT_FALSE(nvcc_could_cure("At end of source: error: expected a \"}\"\n"
+                                 "candidate.cu(2): note #3196-D: to match this \"{\"\n\n"
+                                 "At end of source: error: expected a \"}\"\n"
+                                 "candidate.cu(1): note #3196-D: to match this \"{\"\n\n"
+                                 "2 errors detected in the compilation of \"candidate.cu\".\n",
+                                 prep));
+    // Not every error at the end is syntax.
+    EXPECT_TRUE(nvcc_could_cure("At end of source: error: identifier \"helper\" is undefined\n", prep));
+}
+
 TEST(NvrtcErrors, OtherErrorsAskNvcc) {
     auto prep = prepare_cuda_source(kPlain);
     // An identifier nvcc's implicit headers may declare.
