@@ -7,15 +7,15 @@
 // flight has finished. Works with std::shared_lock and std::unique_lock.
 //
 // Except while a sharer looks hung: one that has held the GPU for longer
-// than `suspect` (250 ms; kbench's own requests on the built-in tasks take
-// milliseconds, and a kernel's run limit is at least 1 s) is most likely a
+// than `suspect` (250 ms; kbench's requests on the built-in tasks take tens
+// of milliseconds, and a kernel's run limit is at least 1 s) is most likely a
 // candidate spinning until its deadline. The waiting timer cannot time
 // beside it anyway (a spinning kernel time-slices every context: 2.4 ms a
 // synchronisation on an H100, bench/RESULTS.md), so new correctness work is
 // let in meanwhile instead of every lane stalling behind the timer for the
 // rest of the hang. Once no sharer is that old, the timer's preference
-// holds again. A 500-answer `kbench run` spent more lane time waiting here
-// than scoring before this (bench/RESULTS.md, 2026-11-26).
+// holds again. A 500-answer `kbench run` spent two fifths of its lanes' time
+// waiting here before this (bench/RESULTS.md, 2026-11-26, session 10).
 #pragma once
 
 #include <chrono>

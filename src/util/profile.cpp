@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <atomic>
 #include <string>
 #include <vector>
 
