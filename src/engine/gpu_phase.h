@@ -64,6 +64,11 @@ public:
         timing_ = false;
         cv_.notify_all();
     }
+    // Lanes waiting to time now (tests wait for a timer to be in line).
+    unsigned timers_waiting() const {
+        std::lock_guard<std::mutex> l(mu_);
+        return timers_waiting_;
+    }
 
 private:
     Clock::time_point oldest_since() const {
@@ -76,7 +81,7 @@ private:
     }
 
     const Clock::duration suspect_;
-    std::mutex mu_;
+    mutable std::mutex mu_;
     std::condition_variable cv_;
     // The sharers (lanes doing correctness work now) and since when; a
     // thread holds at most one share (a lane is one thread at a time).

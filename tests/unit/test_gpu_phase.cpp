@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -71,61 +72,76 @@ TEST(GpuPhaseLock, AWaitingTimerStopsNewSharersAndGetsTheGpu) {
     EXPECT_LT(waited, 500ms) << "the timer waited behind a stream of correctness work";
 }
 
+// Steps taken in order, not by sleeping: under ThreadSanitizer a thread may
+// start many milliseconds late.
+void wait_until(const std::function<bool()>& ready) {
+    while (!ready()) std::this_thread::sleep_for(100us);
+}
+
 TEST(GpuPhaseLock, BehindASharerThatLooksHungAWaitingTimerLetsOtherWorkIn) {
     // A candidate spinning until its deadline holds its share; the timer
     // cannot time beside it, so the other lanes' correctness work goes on
     // meanwhile, and the timer still never runs beside anyone.
     const auto suspect = 30ms;
     kb::GpuPhaseLock lock(suspect);
-    std::atomic<bool> hang_done{false}, timed{false}, overlap{false};
+    std::atomic<bool> holding{false}, hang_done{false}, release{false}, timed{false}, overlap{false};
     std::atomic<int> sharing{0};
+    std::chrono::steady_clock::time_point hang_since;
     std::thread hang([&] {
         std::shared_lock<kb::GpuPhaseLock> l(lock);
+        hang_since = std::chrono::steady_clock::now();
         sharing.fetch_add(1);
-        std::this_thread::sleep_for(300ms);
+        holding = true;
+        // Until the test is done with it; a lock that stalls new work behind
+        // the timer would wait here for ever without the limit.
+        const auto limit = std::chrono::steady_clock::now() + 2s;
+        wait_until([&] { return release.load() || std::chrono::steady_clock::now() > limit; });
         sharing.fetch_sub(1);
         hang_done = true;
     });
-    std::this_thread::sleep_for(5ms);
+    wait_until([&] { return holding.load(); });
     std::thread timer([&] {
         std::unique_lock<kb::GpuPhaseLock> l(lock);
         if (sharing.load() != 0) overlap = true;
         timed = true;
     });
-    std::this_thread::sleep_for(5ms);  // the timer waits now
-    // Before the hang looks hung, new work waits behind the timer...
-    auto t0 = std::chrono::steady_clock::now();
+    wait_until([&] { return lock.timers_waiting() == 1; });
+    // Before the hang looks hung, new work waits behind the timer; after,
+    // it goes on beside the hang.
+    std::chrono::steady_clock::time_point first_in;
     int done_during_hang = 0;
     for (int i = 0; i < 5; ++i) {
         std::shared_lock<kb::GpuPhaseLock> l(lock);
+        if (i == 0) first_in = std::chrono::steady_clock::now();
         if (timed) overlap = true;
         if (!hang_done) ++done_during_hang;
     }
-    auto first_wait = std::chrono::steady_clock::now() - t0;
+    release = true;
     hang.join();
     timer.join();
     EXPECT_FALSE(overlap) << "the timer ran beside other work";
     EXPECT_EQ(done_during_hang, 5) << "correctness work waited for the hang to end";
-    // ...until the hang has held the GPU for `suspect` (from its start, 10 ms before).
-    EXPECT_GE(first_wait, suspect - 15ms);
+    // The lock counts the hang's age from just before hang_since.
+    EXPECT_GE(first_in - hang_since, suspect - 5ms) << "new work went ahead of the timer before the hang looked hung";
     EXPECT_TRUE(timed);
 }
 
 TEST(GpuPhaseLock, OnceNoSharerLooksHungTheTimerComesFirstAgain) {
     const auto suspect = 30ms;
     kb::GpuPhaseLock lock(suspect);
-    std::atomic<bool> timed{false};
+    std::atomic<bool> holding{false}, timed{false};
     std::thread hang([&] {
         std::shared_lock<kb::GpuPhaseLock> l(lock);
+        holding = true;
         std::this_thread::sleep_for(100ms);
     });
-    std::this_thread::sleep_for(5ms);
+    wait_until([&] { return holding.load(); });
     std::thread timer([&] {
         std::unique_lock<kb::GpuPhaseLock> l(lock);
         timed = true;
     });
+    wait_until([&] { return lock.timers_waiting() == 1; });
     hang.join();  // the old sharer is gone; the timer is first in line
-    std::this_thread::sleep_for(1ms);
     std::shared_lock<kb::GpuPhaseLock> l(lock);
     EXPECT_TRUE(timed) << "new correctness work went ahead of a waiting timer with no sharer hung";
     l.unlock();
