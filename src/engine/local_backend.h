@@ -42,8 +42,17 @@ public:
     // Host copies of a case's inputs as the RNG generated them on the device.
     std::vector<HostTensor> inputs(const TaskBinding& tb, int case_index, uint64_t seed);
 
+    // The reference's run time at a case and seed, running it unless cached:
+    // what a worker's host asks before a candidate's comparison (the run time
+    // sets the candidate's deadline), without run_reference's statistics of
+    // every output, which nobody reads there.
+    ReferenceResult reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed);
+
 private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
+    // Page-locks a cached reference's large outputs once it is compared a
+    // second time.
+    void pin_for_upload(const ReferenceRun& run);
 
     Device dev_;
     // Declared after dev_: its cuBLAS handle goes before the context does.

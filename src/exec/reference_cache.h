@@ -17,9 +17,12 @@ namespace kb {
 struct ReferenceRun {
     std::vector<HostTensor> outputs;  // out and inout args, in argument order
     double run_ms = 0;                // wall time of the reference's launch plan
-    // Large outputs page-locked while cached: each comparison uploads them.
-    // Declared after `outputs`, so the pages are unpinned before they are freed.
-    std::vector<HostPin> pins;
+    // Large outputs page-locked while cached, from their second comparison on
+    // (each comparison uploads them): mutable, because a cached run is shared
+    // const and pinning changes how it is held, not what it holds. Declared
+    // after `outputs`, so the pages are unpinned before they are freed.
+    mutable std::vector<HostPin> pins;
+    mutable unsigned comparisons = 0;  // how many comparisons used these outputs
     size_t bytes() const {
         size_t n = 0;
         for (const auto& t : outputs) n += t.bytes.size();

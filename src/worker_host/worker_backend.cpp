@@ -218,10 +218,14 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
     }
 }
 
-ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uint64_t seed) {
+ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case_index, uint64_t seed,
+                                                 bool statistics) {
     const Task& task = *tb.task;
     Deadline d;
-    Outcome o = exchange(wire::Msg::run_reference, Json{{"case_index", case_index}, {"seed", seed}}, tb, nullptr,
+    Json body{{"case_index", case_index}, {"seed", seed}};
+    // An older worker ignores the field and sends the statistics anyway.
+    if (!statistics) body["statistics"] = false;
+    Outcome o = exchange(wire::Msg::run_reference, body, tb, nullptr,
                          [&](bool) { return deadlines_.reference(); }, &d);
     const std::string where = "the task's reference at case '" + case_name(task, case_index) + "'";
     switch (o.kind) {
@@ -252,11 +256,11 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // crashes is then reported as the task's failure, and its run time sets
     // the candidate's deadline.
     if (sup_.has("ref:" + ref_key(*tb.task, case_index) + "/" + std::to_string(seed))) return;
-    reference_request(tb, case_index, seed);
+    reference_request(tb, case_index, seed, false);
 }
 
 ReferenceResult WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
-    return reference_request(tb, case_index, seed);
+    return reference_request(tb, case_index, seed, true);
 }
 
 const Json* WorkerBackend::candidate_reply(wire::Msg type, const Outcome& o, const TaskBinding& tb, int case_index,

@@ -46,7 +46,9 @@ private:
                      MakeDeadline make_deadline, Deadline* used);
     // Runs the reference at (case, seed) unless this worker has its outputs.
     void ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed);
-    ReferenceResult reference_request(const TaskBinding& tb, int case_index, uint64_t seed);
+    // `statistics`: the outputs' statistics and findings too (run_reference),
+    // or the run time alone (ensure_reference).
+    ReferenceResult reference_request(const TaskBinding& tb, int case_index, uint64_t seed, bool statistics);
     // The reply to a candidate request (the worker's result document), or an
     // exception for kbench's own failures; null when the worker timed out or
     // died (the caller reports that as the candidate's verdict).

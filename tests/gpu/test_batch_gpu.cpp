@@ -31,6 +31,48 @@ struct Expect {
     kb_verdict verdict;
 };
 
+std::string hang_source() {
+    return kb::read_file(std::string(KB_SOURCE_DIR) + "/tests/adversarial/kernels/infinite_loop.cu");
+}
+
+// The setting of the hang tests: a worker-isolated context with a 1 s
+// deadline, vector_add_f32, and a batch of `lanes` lanes whose workers have
+// started and run the task's references (`warm` correct candidates scored
+// with `warm_opts`), so that what the test submits next starts together.
+struct LanesWithHangs {
+    kb_context* ctx = nullptr;
+    kb_task* task = nullptr;
+    kb_batch* batch = nullptr;
+    ~LanesWithHangs() {
+        kb_batch_destroy(batch);
+        kb_task_destroy(task);
+        kb_context_destroy(ctx);
+    }
+};
+
+void start_lanes(unsigned lanes, int warm, const kb_score_options& warm_opts, int variant, LanesWithHangs* out) {
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    o.timeout_s = 1.0;
+    ASSERT_EQ(kb_context_create(&o, &out->ctx), KB_OK) << kb_last_error();
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &out->task), KB_OK) << kb_last_error();
+    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+    bo.device_lanes = lanes;
+    ASSERT_EQ(kb_batch_create(out->ctx, &bo, &out->batch), KB_OK) << kb_last_error();
+    for (int i = 0; i < warm; ++i) {
+        std::string code = correct(variant + i);
+        kb_candidate c = KB_CANDIDATE_INIT;
+        c.code = code.c_str();
+        ASSERT_EQ(kb_batch_submit(out->batch, out->task, &c, &warm_opts, 100000 + i, -1, nullptr), KB_OK)
+            << kb_last_error();
+    }
+    for (int i = 0; i < warm; ++i) {
+        kb_batch_job* job = nullptr;
+        ASSERT_EQ(kb_batch_next(out->batch, 120, &job), KB_OK) << kb_last_error();
+        kb_batch_job_destroy(job);
+    }
+}
+
 TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
     kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
     o.isolation = KB_ISOLATION_WORKER;
@@ -109,33 +151,15 @@ TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
     // Each hang overlaps the other's: either could have been slowed by its
     // neighbour (engine/gpu_incidents.h), so each gets a second attempt, and
     // a real hang times out again. The result says it was retried.
-    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
-    o.isolation = KB_ISOLATION_WORKER;
-    o.timeout_s = 1.0;
-    kb_context* ctx = nullptr;
-    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
-    kb_task* task = nullptr;
-    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
-    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
-    bo.device_lanes = 2;
-    kb_batch* b = nullptr;
-    ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
-    std::string hang = kb::read_file(std::string(KB_SOURCE_DIR) + "/tests/adversarial/kernels/infinite_loop.cu");
     kb_score_options so = KB_SCORE_OPTIONS_INIT;
     so.flags = KB_SCORE_SKIP_TIMING;
-    // Warm both lanes first (their workers, the task's reference), so the two
-    // hangs start together.
-    for (int i = 0; i < 4; ++i) {
-        std::string code = correct(200 + i);
-        kb_candidate c = KB_CANDIDATE_INIT;
-        c.code = code.c_str();
-        ASSERT_EQ(kb_batch_submit(b, task, &c, &so, 100 + i, -1, nullptr), KB_OK) << kb_last_error();
-    }
+    LanesWithHangs l;
+    ASSERT_NO_FATAL_FAILURE(start_lanes(2, 4, so, 200, &l));
+    kb_context* ctx = l.ctx;
+    kb_task* task = l.task;
+    kb_batch* b = l.batch;
+    const std::string hang = hang_source();
     kb_batch_job* job = nullptr;
-    for (int i = 0; i < 4; ++i) {
-        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
-        kb_batch_job_destroy(job);
-    }
     for (int i = 0; i < 2; ++i) {
         std::string code = "// hang " + std::to_string(i) + "\n" + hang;
         kb_candidate c = KB_CANDIDATE_INIT;
@@ -155,6 +179,7 @@ TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
     }
     EXPECT_EQ(retried, 2) << "each hang overlapped the other's";
     kb_batch_destroy(b);
+    l.batch = nullptr;
     // Alone, a hang is not tried again (once the others' aftermath is over).
     std::this_thread::sleep_for(kb::GpuIncidents::kAftermath + std::chrono::milliseconds(300));
     std::string code = "// hang alone\n" + hang;
@@ -165,8 +190,6 @@ TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
     EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_TIMEOUT) << kb_result_message(r);
     EXPECT_EQ(std::string(kb_result_json(r)).find("\"retried\""), std::string::npos) << kb_result_json(r);
     kb_result_destroy(r);
-    kb_task_destroy(task);
-    kb_context_destroy(ctx);
 }
 
 TEST(BatchOnGpu, AHangBesideAWaitingTimerIsNotRetriedAndOtherLanesGoOnMeanwhile) {
@@ -176,36 +199,19 @@ TEST(BatchOnGpu, AHangBesideAWaitingTimerIsNotRetriedAndOtherLanesGoOnMeanwhile)
     // counts a request from when it has the GPU), so A's hang runs once; and
     // once A has held the GPU for GpuPhaseLock::kSuspect, C's work goes on
     // beside it instead of stalling behind B's timer (engine/gpu_phase.h).
-    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
-    o.isolation = KB_ISOLATION_WORKER;
-    o.timeout_s = 1.0;
-    kb_context* ctx = nullptr;
-    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
-    kb_task* task = nullptr;
-    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
-    kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
-    bo.device_lanes = 3;
-    kb_batch* b = nullptr;
-    ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
     kb_score_options timed = KB_SCORE_OPTIONS_INIT;
     timed.timing.budget_ms = 20;
     kb_score_options correctness = KB_SCORE_OPTIONS_INIT;
     correctness.flags = KB_SCORE_SKIP_TIMING;
+    LanesWithHangs l;
+    // Every lane's worker started, the references run (timed, so the perf
+    // case's too).
+    ASSERT_NO_FATAL_FAILURE(start_lanes(3, 6, timed, 300, &l));
+    kb_task* task = l.task;
+    kb_batch* b = l.batch;
     kb_batch_job* job = nullptr;
-    for (int i = 0; i < 6; ++i) {  // every lane's worker started, the references run
-        std::string code = correct(300 + i);
-        kb_candidate c = KB_CANDIDATE_INIT;
-        c.code = code.c_str();
-        ASSERT_EQ(kb_batch_submit(b, task, &c, &timed, 1000 + i, -1, nullptr), KB_OK) << kb_last_error();
-    }
-    for (int i = 0; i < 6; ++i) {
-        ASSERT_EQ(kb_batch_next(b, 120, &job), KB_OK) << kb_last_error();
-        kb_batch_job_destroy(job);
-    }
     std::vector<std::pair<std::string, const kb_score_options*>> jobs;
-    jobs.push_back({"// hang beside a timer\n" + kb::read_file(std::string(KB_SOURCE_DIR) +
-                                                               "/tests/adversarial/kernels/infinite_loop.cu"),
-                    &correctness});
+    jobs.push_back({"// hang beside a timer\n" + hang_source(), &correctness});
     jobs.push_back({correct(400), &timed});
     const int kCorrectnessOnly = 8;
     for (int i = 0; i < kCorrectnessOnly; ++i) jobs.push_back({correct(500 + i), &correctness});
@@ -236,9 +242,6 @@ TEST(BatchOnGpu, AHangBesideAWaitingTimerIsNotRetriedAndOtherLanesGoOnMeanwhile)
     // The first correctness-only job may finish before the timer starts to
     // wait; more than that means the others went on beside the hang.
     EXPECT_GE(before_the_hang, 3) << "correctness work stalled behind the waiting timer for the whole hang";
-    kb_batch_destroy(b);
-    kb_task_destroy(task);
-    kb_context_destroy(ctx);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include "hostdev/input_gen.h"
 #include "gpu_test_util.h"
+#include "kbench.h"
 #include "oracles/oracle.h"
+#include "util/json.h"
 
 using namespace kb;
 
@@ -89,3 +91,65 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
 
 INSTANTIATE_TEST_SUITE_P(Tasks, ReferenceTruth, ::testing::ValuesIn(task_names()),
                          [](const auto& info) { return info.param; });
+
+// A reference's large outputs are page-locked from their second comparison
+// on: pinning a 64 MB output costs tens of milliseconds, more than a pageable
+// upload or two, so a reference compared once is left unpinned.
+TEST(ReferencePins, LargeOutputsArePinnedAtTheirSecondComparison) {
+    auto ctx = test::in_process_context();
+    TaskPtr task = load_task(test::task_file("vector_add_f32"));
+    TaskBinding tb = ctx->bind(task);
+    LocalBackend& lb = test::local(*ctx);
+    const int perf = task->perf_index;
+    const uint64_t seed = 777;
+    auto ref = lb.reference_outputs(tb, perf, seed);
+    ASSERT_EQ(ref->outputs.size(), 1u);
+    ASSERT_GE(ref->outputs[0].bytes.size(), size_t(4) << 20) << "the perf case's output is too small to be pinned";
+    EXPECT_TRUE(ref->pins.empty()) << "a reference nobody compared against yet is pinned";
+    for (int i = 1; i <= 3; ++i) {
+        CompareResult r = lb.compare(tb, tb.baseline, perf, seed, 1);
+        ASSERT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+        auto again = lb.reference_outputs(tb, perf, seed);
+        ASSERT_EQ(again.get(), ref.get()) << "the reference was run again instead of coming from the cache";
+        EXPECT_EQ(ref->comparisons, unsigned(i));
+        EXPECT_EQ(ref->pins.size(), i == 1 ? 0u : 1u) << "after comparison " << i;
+    }
+    // Case 0 is small: compared twice, it stays pageable.
+    for (int i = 0; i < 2; ++i) ASSERT_EQ(lb.compare(tb, tb.baseline, 0, seed, 1).verdict, KB_VERDICT_PASS);
+    EXPECT_TRUE(lb.reference_outputs(tb, 0, seed)->pins.empty());
+}
+
+// A worker asked for a reference's run time alone (before a comparison) keeps
+// its outputs; asked later for the reference itself, it still describes every
+// output: the statistics were skipped for the host's question, not lost.
+TEST(ReferenceInWorker, StatisticsAfterARunTimeOnlyRequest) {
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* t = nullptr;
+    ASSERT_EQ(kb_load_task(test::task_file("vector_add_f32").c_str(), &t), KB_OK) << kb_last_error();
+    std::string cand = test::candidate_file("vector_add_f32", "correct.cu");
+    kb_candidate c = KB_CANDIDATE_INIT;
+    c.path = cand.c_str();
+    kb_score_options so = KB_SCORE_OPTIONS_INIT;
+    so.flags = KB_SCORE_SKIP_TIMING;
+    kb_result* r = nullptr;
+    // The score's comparisons ask the worker for the references' run times.
+    ASSERT_EQ(kb_score(ctx, t, &c, &so, &r), KB_OK) << kb_last_error();
+    EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_PASS) << kb_result_message(r);
+    kb_result_destroy(r);
+    r = nullptr;
+    // Case 2 (100003 elements) at the default seed: a reference the score
+    // compared against.
+    ASSERT_EQ(kb_run_reference(ctx, t, 2, 0, &r), KB_OK) << kb_last_error();
+    Json j = Json::parse(kb_result_json(r));
+    ASSERT_TRUE(j.contains("outputs") && j["outputs"].is_array() && !j["outputs"].empty()) << j.dump();
+    const Json& out = j["outputs"][0];
+    EXPECT_GT(out.value("elements", 0), 0) << j.dump();
+    EXPECT_TRUE(out.contains("min") && out.contains("max") && out.contains("digest")) << j.dump();
+    EXPECT_LT(out.value("min", 0.0), out.value("max", 0.0)) << j.dump();
+    kb_result_destroy(r);
+    kb_task_destroy(t);
+    kb_context_destroy(ctx);
+}
