@@ -29,6 +29,10 @@ struct OutputReport {
     double worst_got = 0.0;
     double worst_expected = 0.0;
     std::string compared_on = "host";
+    // On the GPU, what the output was compared against: the reference's host
+    // copy "uploaded", or the reference "rerun" on the device after the
+    // candidate (compare/observe.h). Empty on the host.
+    std::string reference_on_gpu;
 
     bool ok() const { return mismatches == 0; }
     // "output 'c': 12 of 1009 elements wrong; worst at [17]: got 0.53, expected -0.12 (...)".

@@ -1,10 +1,12 @@
 // Comparing a run's outputs, where they lie on the device, against the
 // reference's host copies: small outputs are downloaded and compared on the
-// host, large ones on the GPU (the reference goes up to a staging buffer only
-// after the candidate has finished, and is scrubbed right after), both by the
-// rule of hostdev/compare_math.h, so they agree bit for bit.
+// host, large ones on the GPU (the reference goes up to a staging buffer, or
+// is run again on the device, only after the candidate has finished, and is
+// scrubbed right after), both by the rule of hostdev/compare_math.h, so they
+// agree bit for bit.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "compare/comparator.h"
@@ -14,15 +16,43 @@
 
 namespace kb {
 
+// Outputs of more than 2^20 elements are compared on the GPU, smaller ones on
+// the host.
+inline bool compared_on_gpu(uint64_t elements) { return elements > (uint64_t(1) << 20); }
+
+// The reference run again on the device, after a candidate's run, in the
+// candidate's buffers: what a large output is compared against instead of
+// the cached host copy, which would have to cross PCIe for every comparison
+// (64 MB for vector_add's perf case, 160 MB for softmax's; a correctness-only
+// batch spent most of its GPU time on those uploads). The reference's results
+// appear on the device only after the candidate has finished and are scrubbed
+// before anything else runs, as DESIGN.md section 4 asks.
+struct ReferenceRerun {
+    // Regenerates the case's inputs, runs the reference into the case's
+    // output buffers and returns whether the checksum of every output compared
+    // on the GPU equals the reference's first run's. A candidate that tampered with the reference
+    // (its module's globals, say) or a reference that is not bitwise
+    // deterministic gets false, and the cached host copy is uploaded instead.
+    std::function<bool()> run;
+    // Poisons what the rerun left on the device (outputs and scratch).
+    std::function<void()> scrub;
+};
+
 class OutputComparer {
 public:
     explicit OutputComparer(Device& dev) : dev_(dev) {}
     // Output argument `arg_index` of `bufs` against `ref`.
     OutputReport compare(CaseBuffers& bufs, int arg_index, const HostTensor& ref);
-    // Every output (out and inout, in argument order) against `refs` (the same order).
-    std::vector<OutputReport> compare_all(CaseBuffers& bufs, const std::vector<HostTensor>& refs);
+    // Every output (out and inout, in argument order) against `refs` (the
+    // same order). With `rerun`, outputs large enough to be compared on the
+    // GPU are compared against the reference run again on the device; every
+    // output buffer holds the candidate's results again afterwards.
+    std::vector<OutputReport> compare_all(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
+                                          const ReferenceRerun* rerun = nullptr);
 
 private:
+    std::vector<OutputReport> compare_against_rerun(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
+                                                    const ReferenceRerun& rerun);
     Device& dev_;
     DeviceBuffer staging_;
 };

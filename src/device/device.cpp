@@ -249,6 +249,11 @@ void Device::upload(CUdeviceptr dst, const void* src, size_t bytes) {
     check(drv_->cuStreamSynchronize(stream_), "copying to the device");
 }
 
+void Device::copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+    throw_if_lost();
+    if (bytes) check(drv_->cuMemcpyDtoDAsync(dst, src, bytes, stream_), "copying on the device");
+}
+
 void Device::download(void* dst, CUdeviceptr src, size_t bytes) {
     KB_PROFILE_SPAN("device.download");
     throw_if_lost();

@@ -134,6 +134,8 @@ public:
     DeviceBuffer alloc(size_t bytes);
     void upload(CUdeviceptr dst, const void* src, size_t bytes);
     void download(void* dst, CUdeviceptr src, size_t bytes);
+    // Device to device, enqueued on stream() (no synchronisation).
+    void copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
     void fill_bytes(CUdeviceptr dst, size_t bytes, uint8_t value);
     // Page-locks [p, p + bytes) until the HostPin goes; see HostPin.
     HostPin pin(void* p, size_t bytes);

@@ -7,6 +7,7 @@
 
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "compare/observe.h"
@@ -53,6 +54,12 @@ private:
     // Page-locks a cached reference's large outputs once it is compared a
     // second time.
     void pin_for_upload(const ReferenceRun& run);
+    // The reference run again on the device in place of uploading `ref`'s
+    // outputs (compare/observe.h), when that is cheaper; none otherwise.
+    std::optional<ReferenceRerun> rerun_for(const TaskBinding& tb, CaseBuffers& bufs, uint64_t seed,
+                                            const ReferenceRun& ref);
+    // The output buffers that compare/observe.h compares on the GPU.
+    std::vector<Device::Range> gpu_compared_outputs(CaseBuffers& bufs) const;
 
     Device dev_;
     // Declared after dev_: its cuBLAS handle goes before the context does.
@@ -67,6 +74,9 @@ private:
     };
     std::list<BufferEntry> buffers_;  // front = most recent
     OutputComparer comparer_;
+    // KBENCH_REFERENCE_RERUN=0 keeps every large output's comparison on the
+    // uploaded host copy (a measuring knob, docs/measurement.md; tests).
+    bool rerun_enabled_ = true;
     // Declared last: destroyed first, waiting for launches on its scratch.
     ExternalRuns external_{dev_, modules_, &builtins_};
 };

@@ -220,6 +220,7 @@ Json to_json(const OutputReport& r) {
                       {"expected", number(r.worst_expected)}};
     }
     j["compared_on"] = r.compared_on;
+    if (!r.reference_on_gpu.empty()) j["reference_on_gpu"] = r.reference_on_gpu;
     return j;
 }
 
@@ -249,6 +250,7 @@ OutputReport output_report_from_json(const Json& j) {
         r.worst_expected = number_at(w, "expected");
     }
     r.compared_on = j.value("compared_on", std::string("host"));
+    r.reference_on_gpu = j.value("reference_on_gpu", std::string());
     return r;
 }
 

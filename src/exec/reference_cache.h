@@ -23,6 +23,15 @@ struct ReferenceRun {
     // after `outputs`, so the pages are unpinned before they are freed.
     mutable std::vector<HostPin> pins;
     mutable unsigned comparisons = 0;  // how many comparisons used these outputs
+    // Checksums of the outputs compared on the GPU, on the device right after
+    // the run (in the order of `outputs`): a rerun of the reference on the
+    // device that reproduces them is this run (compare/observe.h,
+    // ReferenceRerun). Small outputs, compared on the host, are left out: one
+    // that is not bitwise deterministic (a sum with atomics) does not matter.
+    std::vector<uint64_t> device_checksums;
+    // A rerun once produced other bits (a reference summing with atomics):
+    // its outputs are uploaded from then on.
+    mutable bool rerun_differs = false;
     size_t bytes() const {
         size_t n = 0;
         for (const auto& t : outputs) n += t.bytes.size();

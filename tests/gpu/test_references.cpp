@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "hostdev/input_gen.h"
 #include "gpu_test_util.h"
@@ -92,11 +93,15 @@ TEST_P(ReferenceTruth, MatchesFloat64OnEveryCase) {
 INSTANTIATE_TEST_SUITE_P(Tasks, ReferenceTruth, ::testing::ValuesIn(task_names()),
                          [](const auto& info) { return info.param; });
 
-// A reference's large outputs are page-locked from their second comparison
-// on: pinning a 64 MB output costs tens of milliseconds, more than a pageable
-// upload or two, so a reference compared once is left unpinned.
-TEST(ReferencePins, LargeOutputsArePinnedAtTheirSecondComparison) {
+// A reference's large outputs are page-locked from their second upload on:
+// pinning a 64 MB output costs tens of milliseconds, more than a pageable
+// upload or two, so a reference uploaded once is left unpinned. (Uploads only:
+// KBENCH_REFERENCE_RERUN=0 turns the rerun on the device off, which would
+// otherwise stand in for them here.)
+TEST(ReferencePins, LargeOutputsArePinnedAtTheirSecondUpload) {
+    ::setenv("KBENCH_REFERENCE_RERUN", "0", 1);
     auto ctx = test::in_process_context();
+    ::unsetenv("KBENCH_REFERENCE_RERUN");
     TaskPtr task = load_task(test::task_file("vector_add_f32"));
     TaskBinding tb = ctx->bind(task);
     LocalBackend& lb = test::local(*ctx);
@@ -109,6 +114,8 @@ TEST(ReferencePins, LargeOutputsArePinnedAtTheirSecondComparison) {
     for (int i = 1; i <= 3; ++i) {
         CompareResult r = lb.compare(tb, tb.baseline, perf, seed, 1);
         ASSERT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+        ASSERT_EQ(r.outputs.size(), 1u);
+        EXPECT_EQ(r.outputs[0].reference_on_gpu, "uploaded");
         auto again = lb.reference_outputs(tb, perf, seed);
         ASSERT_EQ(again.get(), ref.get()) << "the reference was run again instead of coming from the cache";
         EXPECT_EQ(ref->comparisons, unsigned(i));
@@ -117,6 +124,109 @@ TEST(ReferencePins, LargeOutputsArePinnedAtTheirSecondComparison) {
     // Case 0 is small: compared twice, it stays pageable.
     for (int i = 0; i < 2; ++i) ASSERT_EQ(lb.compare(tb, tb.baseline, 0, seed, 1).verdict, KB_VERDICT_PASS);
     EXPECT_TRUE(lb.reference_outputs(tb, 0, seed)->pins.empty());
+}
+
+namespace {
+
+KernelPtr compile_candidate_file(Context& ctx, const TaskPtr& task, const std::string& file) {
+    CandidateInput in;
+    in.path = test::candidate_file(task->name, file);
+    std::string label;
+    Program p = ctx.resolve_candidate(*task, in, &label);
+    return ctx.compile(*task, p, label, {});
+}
+
+}  // namespace
+
+// A large output is compared against the reference run again on the device
+// after the candidate (vector_add's perf case: 64 MB that would otherwise
+// cross PCIe for every comparison), with the same verdicts and the same
+// description of the worst element as against the uploaded host copy.
+TEST(ReferenceRerun, LargeOutputsAreComparedAgainstTheReferenceRunAgain) {
+    auto ctx = test::in_process_context();
+    TaskPtr task = load_task(test::task_file("vector_add_f32"));
+    TaskBinding tb = ctx->bind(task);
+    LocalBackend& lb = test::local(*ctx);
+    const int perf = task->perf_index;
+    const uint64_t seed = 4242;
+    CompareResult good = lb.compare(tb, tb.baseline, perf, seed, 1);
+    ASSERT_EQ(good.verdict, KB_VERDICT_PASS) << good.message;
+    ASSERT_EQ(good.outputs.size(), 1u);
+    EXPECT_EQ(good.outputs[0].compared_on, "gpu");
+    EXPECT_EQ(good.outputs[0].reference_on_gpu, "rerun");
+    EXPECT_TRUE(lb.reference_outputs(tb, perf, seed)->pins.empty()) << "pinned although nothing was uploaded";
+
+    KernelPtr wrong = compile_candidate_file(*ctx, task, "wrong.cu");
+    CompareResult bad = lb.compare(tb, wrong, perf, seed, 1);
+    EXPECT_EQ(bad.verdict, KB_VERDICT_WRONG_ANSWER) << bad.message;
+    ASSERT_EQ(bad.outputs.size(), 1u);
+    EXPECT_EQ(bad.outputs[0].reference_on_gpu, "rerun");
+    // The same comparison against the uploaded copy says the same.
+    ::setenv("KBENCH_REFERENCE_RERUN", "0", 1);
+    auto uctx = test::in_process_context();
+    ::unsetenv("KBENCH_REFERENCE_RERUN");
+    TaskBinding utb = uctx->bind(task);
+    KernelPtr uwrong = compile_candidate_file(*uctx, task, "wrong.cu");
+    CompareResult up = test::local(*uctx).compare(utb, uwrong, perf, seed, 1);
+    ASSERT_EQ(up.outputs.size(), 1u);
+    EXPECT_EQ(up.outputs[0].reference_on_gpu, "uploaded");
+    EXPECT_EQ(bad.outputs[0].mismatches, up.outputs[0].mismatches);
+    EXPECT_EQ(bad.outputs[0].worst_flat, up.outputs[0].worst_flat);
+    EXPECT_EQ(bad.outputs[0].worst_expected, up.outputs[0].worst_expected);
+    EXPECT_EQ(bad.outputs[0].worst_got, up.outputs[0].worst_got);
+    EXPECT_EQ(bad.message, up.message);
+
+    // A candidate that leaves part of the output unwritten is still caught:
+    // the rerun does not write into what the candidate left.
+    KernelPtr partial = compile_candidate_file(*ctx, task, "partial_write.cu");
+    CompareResult part = lb.compare(tb, partial, perf, seed, 1);
+    EXPECT_NE(part.verdict, KB_VERDICT_PASS) << part.message;
+}
+
+// The comparer's side of the contract: a rerun that does not reproduce the
+// first run's bits is not trusted (the host copy goes up instead), and
+// either way the candidate's outputs are back in its buffers afterwards.
+TEST(ReferenceRerun, ARerunThatDoesNotReproduceIsReplacedByTheUpload) {
+    auto ctx = test::in_process_context();
+    TaskPtr task = load_task(test::task_file("vector_add_f32"));
+    LocalBackend& lb = test::local(*ctx);
+    TaskBinding tb = ctx->bind(task);
+    const int perf = task->perf_index;
+    const uint64_t seed = 99;
+    auto ref = lb.reference_outputs(tb, perf, seed);
+    Device& dev = lb.device();
+    CaseBuffers bufs(dev, *task, perf);
+    bufs.prepare(seed);
+    const int c = 2;  // vector_add(a, b, c, n): the output
+    ASSERT_TRUE(task->args[c].is_output());
+    // The "candidate" wrote exactly the reference.
+    dev.upload(bufs.arg(c).data(), ref->outputs[0].bytes.data(), ref->outputs[0].bytes.size());
+    OutputComparer comparer(dev);
+    for (bool claims_reproduced : {false, true}) {
+        SCOPED_TRACE(claims_reproduced ? "a rerun claiming its bits are the first run's" : "a rerun that differs");
+        bool scrubbed = false;
+        ReferenceRerun rerun;
+        // Writes garbage where the reference should be.
+        rerun.run = [&] {
+            dev.fill_bytes(bufs.arg(c).data(), bufs.arg(c).bytes(), 0x7f);
+            return claims_reproduced;
+        };
+        rerun.scrub = [&] { scrubbed = true; bufs.scrub("reference"); };
+        std::vector<OutputReport> reports = comparer.compare_all(bufs, ref->outputs, &rerun);
+        ASSERT_EQ(reports.size(), 1u);
+        EXPECT_TRUE(scrubbed);
+        if (claims_reproduced) {
+            // Trusted (its checksums matched, by its word): the garbage is
+            // what the candidate is compared against, and every element differs.
+            EXPECT_EQ(reports[0].reference_on_gpu, "rerun");
+            EXPECT_EQ(reports[0].mismatches, reports[0].elements);
+        } else {
+            EXPECT_EQ(reports[0].reference_on_gpu, "uploaded");
+            EXPECT_EQ(reports[0].mismatches, 0u) << reports[0].describe();
+        }
+        // The candidate's output is back where it wrote it.
+        EXPECT_EQ(bufs.download(c).bytes, ref->outputs[0].bytes);
+    }
 }
 
 // A worker asked for a reference's run time alone (before a comparison) keeps

@@ -37,6 +37,7 @@ OutputReport report() {
     r.worst_got = -INFINITY;
     r.worst_expected = 0.25;
     r.compared_on = "gpu";
+    r.reference_on_gpu = "rerun";
     return r;
 }
 
@@ -70,6 +71,7 @@ TEST(ResultJson, CompareResultRoundTrips) {
     EXPECT_EQ(to_json(back), j);
     EXPECT_TRUE(std::isnan(back.outputs[0].max_rel_err));
     EXPECT_EQ(back.verdict, KB_VERDICT_WRONG_ANSWER);
+    EXPECT_EQ(back.outputs[0].reference_on_gpu, "rerun");
     EXPECT_EQ(back.worker->pid, 1234);
 }
 
