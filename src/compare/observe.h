@@ -22,17 +22,19 @@ inline bool compared_on_gpu(uint64_t elements) { return elements > (uint64_t(1) 
 
 // The reference run again on the device, after a candidate's run, in the
 // candidate's buffers: what a large output is compared against instead of
-// the cached host copy, which would have to cross PCIe for every comparison
-// (64 MB for vector_add's perf case, 160 MB for softmax's; a correctness-only
-// batch spent most of its GPU time on those uploads). The reference's results
-// appear on the device only after the candidate has finished and are scrubbed
-// before anything else runs, as DESIGN.md section 4 asks.
+// the cached host copy, which would cross PCIe for every comparison (64 MB
+// for vector_add's perf case, 160 MB for softmax's). Without those uploads a
+// one-lane correctness-only batch ran 86 verdicts a second instead of 68-71
+// (bench/RESULTS.md, session 11). The reference's results appear on the
+// device only after the candidate has finished and are scrubbed before
+// anything else runs, as DESIGN.md section 4 asks.
 struct ReferenceRerun {
     // Regenerates the case's inputs, runs the reference into the case's
-    // output buffers and returns whether the checksum of every output compared
-    // on the GPU equals the reference's first run's. A candidate that tampered with the reference
-    // (its module's globals, say) or a reference that is not bitwise
-    // deterministic gets false, and the cached host copy is uploaded instead.
+    // output buffers and returns whether the checksum of every output
+    // compared on the GPU equals the reference's first run's. A candidate
+    // that tampered with the reference (its module's globals, say) or a
+    // reference that is not bitwise deterministic gets false, and the cached
+    // host copy is uploaded instead.
     std::function<bool()> run;
     // Poisons what the rerun left on the device (outputs and scratch).
     std::function<void()> scrub;

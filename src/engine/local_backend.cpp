@@ -150,12 +150,13 @@ std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, Cas
 }
 
 void LocalBackend::pin_for_upload(const ReferenceRun& run) {
-    // Outputs big enough to be compared on the GPU are uploaded for every
-    // candidate: pinned, that copy runs several times faster. But pinning
-    // costs too (35 ms a time in session 10's `kbench run` profile), and many
-    // references are compared once: a task seen once, a worker replaced after
-    // a crash. So the pages are locked at the second comparison, when the
-    // reference has shown it is in use.
+    // Outputs big enough to be compared on the GPU, where the reference is not
+    // run again on the device, are uploaded for every candidate: pinned, that
+    // copy runs several times faster. But pinning costs too (35 ms a time in
+    // session 10's `kbench run` profile), and many references are compared
+    // once: a task seen once, a worker replaced after a crash. So the pages
+    // are locked at the second upload, when the reference has shown it is in
+    // use.
     constexpr size_t kPinBytes = size_t(4) << 20;
     if (++run.comparisons != 2) return;
     for (const HostTensor& t : run.outputs)

@@ -51,8 +51,7 @@ public:
 
 private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
-    // Page-locks a cached reference's large outputs once it is compared a
-    // second time.
+    // Page-locks a cached reference's large outputs at their second upload.
     void pin_for_upload(const ReferenceRun& run);
     // The reference run again on the device in place of uploading `ref`'s
     // outputs (compare/observe.h), when that is cheaper; none otherwise.
@@ -75,7 +74,7 @@ private:
     std::list<BufferEntry> buffers_;  // front = most recent
     OutputComparer comparer_;
     // KBENCH_REFERENCE_RERUN=0 keeps every large output's comparison on the
-    // uploaded host copy (a measuring knob, docs/measurement.md; tests).
+    // uploaded host copy (a measuring knob, docs/isolation.md; tests).
     bool rerun_enabled_ = true;
     // Declared last: destroyed first, waiting for launches on its scratch.
     ExternalRuns external_{dev_, modules_, &builtins_};

@@ -17,12 +17,13 @@ namespace kb {
 struct ReferenceRun {
     std::vector<HostTensor> outputs;  // out and inout args, in argument order
     double run_ms = 0;                // wall time of the reference's launch plan
-    // Large outputs page-locked while cached, from their second comparison on
-    // (each comparison uploads them): mutable, because a cached run is shared
-    // const and pinning changes how it is held, not what it holds. Declared
-    // after `outputs`, so the pages are unpinned before they are freed.
+    // Large outputs page-locked while cached, from their second upload on
+    // (a comparison that cannot rerun the reference uploads them): mutable,
+    // because a cached run is shared const and pinning changes how it is
+    // held, not what it holds. Declared after `outputs`, so the pages are
+    // unpinned before they are freed.
     mutable std::vector<HostPin> pins;
-    mutable unsigned comparisons = 0;  // how many comparisons used these outputs
+    mutable unsigned comparisons = 0;  // comparisons that uploaded these outputs
     // Checksums of the outputs compared on the GPU, on the device right after
     // the run (in the order of `outputs`): a rerun of the reference on the
     // device that reproduces them is this run (compare/observe.h,
