@@ -78,15 +78,11 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
 
     dev_.make_current();
     CaseBuffers& bufs = buffers(tb.task, case_index);
-    const Program& prog = tb.reference->program;
     const std::string where = "the task's reference at case '" + task.cases[size_t(case_index)].name + "'";
     KB_PROFILE_SPAN("local.reference_run_miss");
     auto run = std::make_shared<ReferenceRun>();
     try {
-        bufs.prepare(seed);
-        bufs.reset_scratch(prog, "reference");
-        auto mod = modules_.get(dev_, *tb.reference);
-        BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference", &builtins_);
+        BoundPlan plan = bind_reference(tb, bufs, seed);
         auto t0 = Clock::now();
         plan.enqueue(dev_);
         CUresult r = dev_.sync_raw();
@@ -104,6 +100,14 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
     bufs.scrub("reference");
     if (cache) references_.put(key, run);
     return run;
+}
+
+BoundPlan LocalBackend::bind_reference(const TaskBinding& tb, CaseBuffers& bufs, uint64_t seed) {
+    const Program& prog = tb.reference->program;
+    bufs.prepare(seed);
+    bufs.reset_scratch(prog, "reference");
+    auto mod = modules_.get(dev_, *tb.reference);
+    return bind_plan(dev_, *mod, prog, bufs, "reference", &builtins_);
 }
 
 std::vector<Device::Range> LocalBackend::gpu_compared_outputs(CaseBuffers& bufs) const {
@@ -130,13 +134,8 @@ std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, Cas
     ReferenceRerun rr;
     rr.run = [this, &tb, &bufs, seed, &ref] {
         KB_PROFILE_SPAN("local.reference_rerun");
-        const Program& prog = tb.reference->program;
         try {
-            bufs.prepare(seed);
-            bufs.reset_scratch(prog, "reference");
-            auto mod = modules_.get(dev_, *tb.reference);
-            BoundPlan plan = bind_plan(dev_, *mod, prog, bufs, "reference", &builtins_);
-            plan.enqueue(dev_);
+            bind_reference(tb, bufs, seed).enqueue(dev_);
         } catch (const KernelFault&) {
             ref.rerun_differs = true;
             return false;

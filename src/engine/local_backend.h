@@ -51,6 +51,9 @@ public:
 
 private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
+    // The case's inputs from `seed`, the reference's scratch reset and its
+    // plan bound to `bufs`: what its first run and a rerun both enqueue.
+    BoundPlan bind_reference(const TaskBinding& tb, CaseBuffers& bufs, uint64_t seed);
     // Page-locks a cached reference's large outputs at their second upload.
     void pin_for_upload(const ReferenceRun& run);
     // The reference run again on the device in place of uploading `ref`'s
