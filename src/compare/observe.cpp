@@ -27,10 +27,26 @@ OutputReport gpu_report(const CompareStats& s, const Arg& arg, uint64_t n, const
 
 }  // namespace
 
-OutputReport OutputComparer::compare(CaseBuffers& bufs, int arg_index, const HostTensor& ref) {
+std::vector<int> OutputComparer::compared_on_host(const CaseBuffers& bufs) {
+    std::vector<int> out;
+    const Task& task = bufs.task();
+    for (size_t i = 0; i < task.args.size(); ++i)
+        if (task.args[i].is_output() && !compared_on_gpu(bufs.count(int(i)))) out.push_back(int(i));
+    return out;
+}
+
+OutputReport OutputComparer::compare_on_host(CaseBuffers& bufs, int arg_index, const HostTensor& ref,
+                                             const HostOutputs& host) {
+    const Arg& arg = bufs.task().args[size_t(arg_index)];
+    auto it = host.find(arg_index);
+    if (it != host.end()) return compare_host(it->second, ref, arg);
+    return compare_host(bufs.download(arg_index), ref, arg);
+}
+
+OutputReport OutputComparer::compare(CaseBuffers& bufs, int arg_index, const HostTensor& ref, const HostOutputs& host) {
     const Arg& arg = bufs.task().args[size_t(arg_index)];
     uint64_t n = bufs.count(arg_index);
-    if (!compared_on_gpu(n)) return compare_host(bufs.download(arg_index), ref, arg);
+    if (!compared_on_gpu(n)) return compare_on_host(bufs, arg_index, ref, host);
 
     if (!staging_ || staging_.bytes() < ref.bytes.size()) staging_ = dev_.alloc(ref.bytes.size());
     dev_.upload(staging_.data(), ref.bytes.data(), ref.bytes.size());
@@ -42,21 +58,21 @@ OutputReport OutputComparer::compare(CaseBuffers& bufs, int arg_index, const Hos
 }
 
 std::vector<OutputReport> OutputComparer::compare_all(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
-                                                      const ReferenceRerun* rerun) {
+                                                      const ReferenceRerun* rerun, const HostOutputs& host) {
     const Task& task = bufs.task();
     bool any_on_gpu = false;
     for (size_t i = 0; i < task.args.size(); ++i)
         if (task.args[i].is_output() && compared_on_gpu(bufs.count(int(i)))) any_on_gpu = true;
-    if (rerun && any_on_gpu) return compare_against_rerun(bufs, refs, *rerun);
+    if (rerun && any_on_gpu) return compare_against_rerun(bufs, refs, *rerun, host);
     std::vector<OutputReport> out;
     size_t k = 0;
     for (size_t i = 0; i < task.args.size(); ++i)
-        if (task.args[i].is_output()) out.push_back(compare(bufs, int(i), refs.at(k++)));
+        if (task.args[i].is_output()) out.push_back(compare(bufs, int(i), refs.at(k++), host));
     return out;
 }
 
 std::vector<OutputReport> OutputComparer::compare_against_rerun(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
-                                                                const ReferenceRerun& rerun) {
+                                                                const ReferenceRerun& rerun, const HostOutputs& host) {
     KB_PROFILE_SPAN("compare.against_rerun");
     const Task& task = bufs.task();
     std::vector<int> outputs;
@@ -66,7 +82,7 @@ std::vector<OutputReport> OutputComparer::compare_against_rerun(CaseBuffers& buf
     // 1. Small outputs on the host, read from the candidate's buffers.
     for (size_t k = 0; k < outputs.size(); ++k)
         if (!compared_on_gpu(bufs.count(outputs[k])))
-            out[k] = compare_host(bufs.download(outputs[k]), refs.at(k), task.args[size_t(outputs[k])]);
+            out[k] = compare_on_host(bufs, outputs[k], refs.at(k), host);
     // 2. Every output set aside: the rerun writes them all (and inout ones
     //    are regenerated first), and the caller may read them afterwards.
     std::vector<size_t> offset(outputs.size());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "compare/comparator.h"
@@ -43,18 +44,25 @@ struct ReferenceRerun {
 class OutputComparer {
 public:
     explicit OutputComparer(Device& dev) : dev_(dev) {}
+    // Outputs already on the host, by argument index (GuardedRun::outputs):
+    // those are compared without another download.
+    using HostOutputs = std::map<int, HostTensor>;
     // Output argument `arg_index` of `bufs` against `ref`.
-    OutputReport compare(CaseBuffers& bufs, int arg_index, const HostTensor& ref);
+    OutputReport compare(CaseBuffers& bufs, int arg_index, const HostTensor& ref, const HostOutputs& host = {});
     // Every output (out and inout, in argument order) against `refs` (the
     // same order). With `rerun`, outputs large enough to be compared on the
     // GPU are compared against the reference run again on the device; every
     // output buffer holds the candidate's results again afterwards.
     std::vector<OutputReport> compare_all(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
-                                          const ReferenceRerun* rerun = nullptr);
+                                          const ReferenceRerun* rerun = nullptr, const HostOutputs& host = {});
+    // The output arguments compared on the host: what a run should read
+    // back with its checks (run_guarded's `read_back`).
+    static std::vector<int> compared_on_host(const CaseBuffers& bufs);
 
 private:
     std::vector<OutputReport> compare_against_rerun(CaseBuffers& bufs, const std::vector<HostTensor>& refs,
-                                                    const ReferenceRerun& rerun);
+                                                    const ReferenceRerun& rerun, const HostOutputs& host);
+    OutputReport compare_on_host(CaseBuffers& bufs, int arg_index, const HostTensor& ref, const HostOutputs& host);
     Device& dev_;
     DeviceBuffer staging_;
 };

@@ -146,6 +146,7 @@ Device::~Device() {
     if (flush_) drv_->cuMemFree(flush_);
     if (scratch_) drv_->cuMemFree(scratch_);
     if (checks_) drv_->cuMemFree(checks_);
+    if (host_) drv_->cuMemFreeHost(host_);
     if (builtins_) drv_->cuModuleUnload(builtins_);
     if (join_) drv_->cuEventDestroy(join_);
     if (stream_) drv_->cuStreamDestroy(stream_);
@@ -311,35 +312,74 @@ uint64_t Device::checksum(CUdeviceptr src, size_t bytes) {
 PostRunChecks Device::post_run_checks(const std::vector<Range>& checksummed,
                                      const std::vector<const DeviceBuffer*>& guarded) {
     KB_PROFILE_SPAN("device.post_run_checks");
+    Readback rb;
+    check(enqueue_readback(checksummed, guarded, {}, &rb), "post-run checks");
+    sync("post-run checks");
+    return checks_of(rb);
+}
+
+CUresult Device::enqueue_readback(const std::vector<Range>& checksummed,
+                                  const std::vector<const DeviceBuffer*>& guarded, const std::vector<Range>& downloads,
+                                  Readback* out) {
+    KB_PROFILE_SPAN("device.enqueue_readback");
     throw_if_lost();
-    // Layout: one u64 per checksum, then (bad count, first bad offset) per
-    // guard zone, two zones per buffer; initialised in one copy.
-    std::vector<uint64_t> init(checksummed.size(), 0);
-    for (size_t i = 0; i < guarded.size() * 2; ++i) {
-        init.push_back(0);
-        init.push_back(~0ull);
+    *out = Readback{};
+    out->checksums = checksummed.size();
+    // Device layout: one u64 per checksum, then (bad count, first bad offset)
+    // per guard zone, two zones per buffer. Host layout: their initial values,
+    // the results read back, then each download, 256-byte aligned.
+    const size_t words = checksummed.size() + guarded.size() * 4;
+    const size_t check_bytes = words * sizeof(uint64_t);
+    auto aligned = [](size_t n) { return (n + 255) / 256 * 256; };
+    size_t host_need = 2 * aligned(check_bytes);
+    for (const Range& d : downloads) {
+        out->downloads.push_back({CUdeviceptr(host_need), d.bytes});
+        host_need += aligned(d.bytes);
     }
-    PostRunChecks out;
-    if (init.empty()) return out;
-    size_t bytes = init.size() * sizeof(uint64_t);
-    if (bytes > checks_bytes_) {
+    if (host_need > host_bytes_) {
+        // Freeing page-locked memory waits for the device: only when growing.
+        if (host_) drv_->cuMemFreeHost(host_);
+        host_ = nullptr;
+        host_bytes_ = 0;
+        size_t want = std::max<size_t>(size_t(64) << 10, host_need);
+        void* p = nullptr;
+        if (CUresult r = drv_->cuMemAllocHost(&p, want); r != CUDA_SUCCESS) return r;
+        host_ = static_cast<uint8_t*>(p);
+        host_bytes_ = want;
+    }
+    if (check_bytes > checks_bytes_) {
         if (checks_) drv_->cuMemFree(checks_);
         checks_ = 0;
         checks_bytes_ = 0;
-        size_t want = std::max<size_t>(4096, bytes);
-        check(drv_->cuMemAlloc(&checks_, want), "allocating kbench's check results");
+        size_t want = std::max<size_t>(4096, check_bytes);
+        if (CUresult r = drv_->cuMemAlloc(&checks_, want); r != CUDA_SUCCESS) return r;
         checks_bytes_ = want;
     }
-    check(drv_->cuMemcpyHtoDAsync(checks_, init.data(), bytes, stream_), "post-run checks");
+    auto failed = [this](CUresult r) {
+        if (r != CUDA_SUCCESS && cuda_error_is_sticky(r)) mark_lost(r, "a kernel run");
+        return r;
+    };
+    out->results_at = aligned(check_bytes);
+    if (words) {
+        auto* init = reinterpret_cast<uint64_t*>(host_);
+        for (size_t k = 0; k < checksummed.size(); ++k) init[k] = 0;
+        for (size_t k = checksummed.size(); k < words; k += 2) {
+            init[k] = 0;
+            init[k + 1] = ~0ull;
+        }
+        if (CUresult r = drv_->cuMemcpyHtoDAsync(checks_, init, check_bytes, stream_)) return failed(r);
+    }
     CUdeviceptr slot = checks_;
-    for (const Range& r : checksummed) {
-        CUdeviceptr src = r.ptr;
-        uint64_t n = r.bytes;
+    for (const Range& rg : checksummed) {
+        CUdeviceptr src = rg.ptr;
+        uint64_t n = rg.bytes;
         void* params[] = {&src, &n, &slot};
-        launch_builtin(fn_.checksum, std::max<uint64_t>(1, n / 8), params, "checksum");
+        uint64_t count = std::max<uint64_t>(1, n / 8);
+        if (CUresult r = drv_->cuLaunchKernel(fn_.checksum, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params,
+                                              nullptr))
+            return failed(r);
         slot += 8;
     }
-    std::vector<int64_t> zone_offsets;
     for (const DeviceBuffer* b : guarded) {
         struct Zone {
             CUdeviceptr start;
@@ -353,26 +393,43 @@ PostRunChecks Device::post_run_checks(const std::vector<Range>& checksummed,
             uint64_t n = z.bytes;
             uint8_t pattern = kGuardByte;
             void* params[] = {&start, &n, &pattern, &count_ptr, &first_ptr};
-            launch_builtin(fn_.guard_check, n, params, "guard check");
-            zone_offsets.push_back(z.offset);
+            if (CUresult r = drv_->cuLaunchKernel(fn_.guard_check, builtin_grid(n), 1, 1, 256, 1, 1, 0, stream_, params,
+                                                  nullptr))
+                return failed(r);
+            out->zone_offsets.push_back(z.offset);
             slot += 16;
         }
     }
-    std::vector<uint64_t> result(init.size());
-    download(result.data(), checks_, bytes);
-    out.checksums.assign(result.begin(), result.begin() + std::ptrdiff_t(checksummed.size()));
-    for (size_t b = 0; b < guarded.size(); ++b) {
+    if (words)
+        if (CUresult r = drv_->cuMemcpyDtoHAsync(host_ + out->results_at, checks_, check_bytes, stream_))
+            return failed(r);
+    for (size_t k = 0; k < downloads.size(); ++k)
+        if (downloads[k].bytes)
+            if (CUresult r = drv_->cuMemcpyDtoHAsync(host_ + out->downloads[k].ptr, downloads[k].ptr,
+                                                     downloads[k].bytes, stream_))
+                return failed(r);
+    return CUDA_SUCCESS;
+}
+
+PostRunChecks Device::checks_of(const Readback& rb) const {
+    PostRunChecks out;
+    if (!rb.checksums && rb.zone_offsets.empty()) return out;
+    const auto* result = reinterpret_cast<const uint64_t*>(host_ + rb.results_at);
+    out.checksums.assign(result, result + rb.checksums);
+    for (size_t b = 0; b < rb.zone_offsets.size() / 2; ++b) {
         GuardReport rep;
         for (size_t z = 0; z < 2; ++z) {
-            size_t k = checksummed.size() + (b * 2 + z) * 2;
+            size_t k = rb.checksums + (b * 2 + z) * 2;
             uint64_t bad = result[k], first = result[k + 1];
-            if (bad && !rep.bad_bytes) rep.first_bad_offset = zone_offsets[b * 2 + z] + int64_t(first);
+            if (bad && !rep.bad_bytes) rep.first_bad_offset = rb.zone_offsets[b * 2 + z] + int64_t(first);
             rep.bad_bytes += bad;
         }
         out.guards.push_back(rep);
     }
     return out;
 }
+
+const uint8_t* Device::downloaded(const Readback& rb, size_t i) const { return host_ + rb.downloads.at(i).ptr; }
 
 HostPin::~HostPin() {
     // A lost context fails the unregistration; the pages go with the process.

@@ -156,6 +156,27 @@ public:
         size_t bytes;
     };
     PostRunChecks post_run_checks(const std::vector<Range>& checksummed, const std::vector<const DeviceBuffer*>& guarded);
+    // post_run_checks' work and copies of `downloads`, enqueued on stream()
+    // behind what is already there (a candidate's run) and read back into
+    // page-locked host memory, so that the run, its checks and its small
+    // outputs cost one synchronisation: with four workers sharing the GPU,
+    // each synchronisation cost 0.2-0.3 ms (bench/RESULTS.md, session 11).
+    // Does not throw for a failing driver call: returns the first one's
+    // result (a sticky one marks the device lost), because the run before
+    // may have crashed and the caller classifies that. The results are valid
+    // after the stream's next successful synchronisation, and until the next
+    // readback or post_run_checks.
+    struct Readback {
+        size_t checksums = 0;
+        std::vector<int64_t> zone_offsets;  // two per guarded buffer
+        size_t results_at = 0;              // offset of the check results in the host area
+        std::vector<Range> downloads;       // ptr: offset in the host area
+    };
+    CUresult enqueue_readback(const std::vector<Range>& checksummed, const std::vector<const DeviceBuffer*>& guarded,
+                              const std::vector<Range>& downloads, Readback* out);
+    PostRunChecks checks_of(const Readback& rb) const;
+    // Download `i` of `rb`, `rb.downloads[i].bytes` long.
+    const uint8_t* downloaded(const Readback& rb, size_t i) const;
     CompareStats compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol);
     // The SM clock in MHz, measured in-kernel over `span_us` microseconds.
     double measure_sm_clock_mhz(double span_us = 50.0);
@@ -214,6 +235,8 @@ private:
     CUdeviceptr scratch_ = 0;  // small result area for the builtin kernels
     CUdeviceptr checks_ = 0;   // post_run_checks' results, grown on demand
     size_t checks_bytes_ = 0;
+    uint8_t* host_ = nullptr;  // page-locked: readbacks and the checks' initial values, grown on demand
+    size_t host_bytes_ = 0;
     CUdeviceptr flush_ = 0;    // L2 flush buffer
     size_t flush_bytes_ = 0;
     bool lost_ = false;

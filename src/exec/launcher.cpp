@@ -332,40 +332,53 @@ std::vector<std::pair<std::string, const DeviceBuffer*>> CaseBuffers::guarded_bu
     return out;
 }
 
-CaseBuffers::AfterRun CaseBuffers::after_run_checks() {
-    // One read-back for everything: a check per buffer and zone, each
-    // waiting for the device, cost more than the run of a small kernel.
-    auto guarded = guarded_buffers();
+CUresult CaseBuffers::enqueue_after_run(const std::vector<int>& outputs, PendingAfterRun* out) {
+    // One read-back for everything: a check per buffer and zone, or a
+    // download per output, each waiting for the device, cost more than the
+    // run of a small kernel.
+    if (!outputs.empty()) require_own("enqueue_after_run");
+    *out = PendingAfterRun{};
     std::vector<const DeviceBuffer*> buffers;
-    for (const auto& g : guarded) buffers.push_back(g.second);
+    for (auto& g : guarded_buffers()) {
+        out->guarded.push_back(std::move(g.first));
+        buffers.push_back(g.second);
+    }
+    std::vector<Device::Range> copies;
+    for (int i : outputs)
+        copies.push_back({args_[size_t(i)].data(), counts_[size_t(i)] * dtype_size(task_.args[size_t(i)].dtype)});
+    out->outputs = outputs;
     std::vector<Device::Range> inputs = external_.empty() ? input_ranges() : std::vector<Device::Range>{};
-    PostRunChecks c = dev_.post_run_checks(inputs, buffers);
+    return dev_.enqueue_readback(inputs, buffers, copies, &out->readback);
+}
+
+CaseBuffers::AfterRun CaseBuffers::collect_after_run(const PendingAfterRun& pending) {
+    PostRunChecks c = dev_.checks_of(pending.readback);
     AfterRun out;
     out.input_checksums = std::move(c.checksums);
-    for (size_t i = 0; i < guarded.size(); ++i)
-        if (!c.guards[i].intact()) out.breaches.push_back({guarded[i].first, c.guards[i]});
+    for (size_t i = 0; i < pending.guarded.size(); ++i)
+        if (!c.guards[i].intact()) out.breaches.push_back({pending.guarded[i], c.guards[i]});
+    for (size_t k = 0; k < pending.outputs.size(); ++k) {
+        HostTensor t = tensor_of(pending.outputs[k]);
+        const uint8_t* p = dev_.downloaded(pending.readback, k);
+        t.bytes.assign(p, p + pending.readback.downloads[k].bytes);
+        out.outputs.emplace(pending.outputs[k], std::move(t));
+    }
     return out;
 }
 
-std::vector<CaseBuffers::GuardBreach> CaseBuffers::check_guards() {
-    auto guarded = guarded_buffers();
-    std::vector<const DeviceBuffer*> buffers;
-    for (const auto& g : guarded) buffers.push_back(g.second);
-    PostRunChecks c = dev_.post_run_checks({}, buffers);
-    std::vector<GuardBreach> out;
-    for (size_t i = 0; i < guarded.size(); ++i)
-        if (!c.guards[i].intact()) out.push_back({guarded[i].first, c.guards[i]});
-    return out;
-}
-
-HostTensor CaseBuffers::download(int arg_index) {
-    require_own("download");
+HostTensor CaseBuffers::tensor_of(int arg_index) const {
     const Arg& a = task_.args[size_t(arg_index)];
     HostTensor t;
     t.name = a.name;
     t.dtype = a.dtype;
     t.shape = shapes_[size_t(arg_index)];
-    t.bytes.resize(counts_[size_t(arg_index)] * dtype_size(a.dtype));
+    return t;
+}
+
+HostTensor CaseBuffers::download(int arg_index) {
+    require_own("download");
+    HostTensor t = tensor_of(arg_index);
+    t.bytes.resize(counts_[size_t(arg_index)] * dtype_size(t.dtype));
     if (!t.bytes.empty()) dev_.download(t.bytes.data(), args_[size_t(arg_index)].data(), t.bytes.size());
     return t;
 }

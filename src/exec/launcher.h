@@ -83,7 +83,7 @@ public:
     // The caller's own device memory for every buffer argument (kb_launch,
     // exec/external_launch.h), in argument order (scalars: {0, 0}). Nothing is
     // allocated for the arguments and kbench never touches them: prepare,
-    // scrub, input_checksums, arm_guards, check_guards and download are for
+    // scrub, input_checksums, arm_guards, enqueue_after_run and download are for
     // kbench's own buffers and throw KB_ERR_INTERNAL here. Scratch buffers
     // (the plan's and Triton's hidden ones) are still kbench's.
     struct External {
@@ -126,19 +126,30 @@ public:
     // function of the seed, so each seed's checksums are computed once and
     // remembered (a few seeds per case are in use: the score's, the recheck's).
     std::vector<uint64_t> prepared_input_checksums(uint64_t seed);
-    // Rewrites every guard zone; check_guards names the first broken one.
+    // Rewrites every guard zone; enqueue_after_run checks them.
     void arm_guards();
     struct GuardBreach {
         std::string buffer;  // arg or scratch name
         GuardReport report;
     };
-    std::vector<GuardBreach> check_guards();
-    // After a run: input_checksums() and check_guards() read back together.
+    // After a run: the `in` buffers' checksums, every guard zone, and copies
+    // of the output arguments `outputs` (indexes), enqueued behind the run so
+    // that one synchronisation waits for the run and all of it
+    // (Device::enqueue_readback). Returns the first failing driver call's
+    // result: the run before may have crashed, and the caller says so.
+    struct PendingAfterRun {
+        Device::Readback readback;
+        std::vector<std::string> guarded;  // the breach report's names, in readback order
+        std::vector<int> outputs;
+    };
+    CUresult enqueue_after_run(const std::vector<int>& outputs, PendingAfterRun* out);
+    // Reads what enqueue_after_run asked for, once the stream has synchronised.
     struct AfterRun {
         std::vector<uint64_t> input_checksums;
         std::vector<GuardBreach> breaches;
+        std::map<int, HostTensor> outputs;  // by argument index
     };
-    AfterRun after_run_checks();
+    AfterRun collect_after_run(const PendingAfterRun& pending);
 
     // A Triton kernel's hidden global (or profile) scratch for one plan
     // binding (docs/triton.md): `bytes` at `align`, poisoned, guard-checked
@@ -146,6 +157,8 @@ public:
     CUdeviceptr triton_scratch(const std::string& key, size_t bytes, size_t align);
 
     HostTensor download(int arg_index);
+    // download's tensor without its bytes: name, dtype and shape.
+    HostTensor tensor_of(int arg_index) const;
 
 private:
     Device& dev_;

@@ -16,7 +16,8 @@ std::string seconds_text(double s) {
 }  // namespace
 
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
-                       const std::string& scratch_key, BuiltinLibraries* builtins, const KernelLimit& limit) {
+                       const std::string& scratch_key, BuiltinLibraries* builtins, const KernelLimit& limit,
+                       const std::vector<int>& read_back) {
     GuardedRun g;
     std::vector<uint64_t> before;
     {
@@ -26,12 +27,16 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         bufs.arm_guards();
         before = bufs.prepared_input_checksums(seed);
     }
+    CaseBuffers::PendingAfterRun pending;
     try {
         KB_PROFILE_SPAN("guarded.launch_sync");
         auto mod = modules.get(dev, kernel);
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
         plan.enqueue(dev);
-        CUresult r = dev.sync_within(limit.seconds);
+        // The checks and the read-back queue behind the run: a crash surfaces
+        // here or at the synchronisation, either way as the run's fault.
+        CUresult r = bufs.enqueue_after_run(read_back, &pending);
+        if (r == CUDA_SUCCESS) r = dev.sync_within(limit.seconds);
         if (r == CUDA_ERROR_LAUNCH_TIMEOUT && limit.seconds > 0 && dev.lost())
             throw KernelFault(KB_VERDICT_TIMEOUT,
                               "the kernel did not finish within " + seconds_text(limit.seconds) + " of its launch at case '" +
@@ -46,7 +51,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         return g;
     }
     KB_PROFILE_SPAN("guarded.after_checks");
-    CaseBuffers::AfterRun checks = bufs.after_run_checks();
+    CaseBuffers::AfterRun checks = bufs.collect_after_run(pending);
     const std::vector<uint64_t>& after = checks.input_checksums;
     const Task& task = bufs.task();
     for (size_t i = 0, k = 0; i < task.args.size(); ++i)
@@ -55,6 +60,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
             ++k;
         }
     g.breaches = std::move(checks.breaches);
+    g.outputs = std::move(checks.outputs);
     return g;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct GuardedRun {
     bool context_lost = false;                    // ... and took the CUDA context with it
     std::vector<std::string> inputs_modified;     // `in` buffers whose checksum changed
     std::vector<CaseBuffers::GuardBreach> breaches;
+    std::map<int, HostTensor> outputs;            // the outputs asked to be read back, by argument index
 };
 
 // How long one run of a candidate's plan may keep the GPU before it counts
@@ -38,9 +40,11 @@ struct KernelLimit {
 // keeps the program's scratch apart from others' ("candidate", "reference");
 // `builtins` serves the plan's built-in steps (none in a candidate's plan).
 // A run past `limit` is a `timeout` fault that loses the context: the
-// kernel is still running, and only the process's end stops it.
+// kernel is still running, and only the process's end stops it. The output
+// arguments in `read_back` (indexes) are copied to the host with the run's
+// checks, under the run's one synchronisation.
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
                        const std::string& scratch_key, BuiltinLibraries* builtins = nullptr,
-                       const KernelLimit& limit = {});
+                       const KernelLimit& limit = {}, const std::vector<int>& read_back = {});
 
 }  // namespace kb

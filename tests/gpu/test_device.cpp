@@ -82,6 +82,41 @@ TEST(Device, ChecksumSeesEveryByte) {
     EXPECT_NE(s0, dev.checksum(b.data(), 4099));
 }
 
+// A run's checks and its small outputs come back behind it, under one
+// synchronisation, with the same results as the synchronous calls; the
+// page-locked area they land in grows when a later readback needs more.
+TEST(Device, ReadbackEqualsTheSynchronousChecksAndDownloads) {
+    Device dev(0);
+    DeviceBuffer a = dev.alloc(4099), b = dev.alloc(1000), big = dev.alloc(size_t(3) << 20);
+    dev.fill_random(a.data(), 4099, DType::u8, InitSpec{InitSpec::Dist::randint, 0, 255}, 7, 0);
+    dev.fill_random(big.data(), big.bytes(), DType::u8, InitSpec{InitSpec::Dist::randint, 0, 255}, 7, 1);
+    dev.fill_bytes(b.data() + 1000, 3, 1);  // 3 bytes past b's end
+    const uint64_t sum_a = dev.checksum(a.data(), a.bytes());
+    const GuardReport guard_b = dev.check_guards(b);
+    ASSERT_EQ(guard_b.bad_bytes, 3u);
+    for (const DeviceBuffer* last : {&b, &big}) {
+        SCOPED_TRACE(last == &big ? "with a 3 MB download" : "small downloads");
+        Device::Readback rb;
+        ASSERT_EQ(dev.enqueue_readback({{a.data(), a.bytes()}}, {&a, &b}, {{a.data(), a.bytes()}, {last->data(), last->bytes()}},
+                                       &rb),
+                  CUDA_SUCCESS);
+        ASSERT_EQ(dev.sync_within(10.0), CUDA_SUCCESS);
+        PostRunChecks c = dev.checks_of(rb);
+        ASSERT_EQ(c.checksums.size(), 1u);
+        EXPECT_EQ(c.checksums[0], sum_a);
+        ASSERT_EQ(c.guards.size(), 2u);
+        EXPECT_TRUE(c.guards[0].intact());
+        EXPECT_EQ(c.guards[1].bad_bytes, guard_b.bad_bytes);
+        EXPECT_EQ(c.guards[1].first_bad_offset, 1000);
+        std::vector<uint8_t> want_a(a.bytes()), want_last(last->bytes());
+        dev.download(want_a.data(), a.data(), a.bytes());
+        dev.download(want_last.data(), last->data(), last->bytes());
+        ASSERT_EQ(rb.downloads.size(), 2u);
+        EXPECT_EQ(std::memcmp(dev.downloaded(rb, 0), want_a.data(), want_a.size()), 0);
+        EXPECT_EQ(std::memcmp(dev.downloaded(rb, 1), want_last.data(), want_last.size()), 0);
+    }
+}
+
 TEST(Device, ClockProbeReadsAPlausibleClock) {
     Device dev(0);
     double mhz = dev.measure_sm_clock_mhz(100);
