@@ -333,7 +333,7 @@ CUresult Device::enqueue_readback(const std::vector<Range>& checksummed,
     auto aligned = [](size_t n) { return (n + 255) / 256 * 256; };
     size_t host_need = 2 * aligned(check_bytes);
     for (const Range& d : downloads) {
-        out->downloads.push_back({CUdeviceptr(host_need), d.bytes});
+        out->downloads.push_back({host_need, d.bytes});
         host_need += aligned(d.bytes);
     }
     if (host_need > host_bytes_) {
@@ -405,7 +405,7 @@ CUresult Device::enqueue_readback(const std::vector<Range>& checksummed,
             return failed(r);
     for (size_t k = 0; k < downloads.size(); ++k)
         if (downloads[k].bytes)
-            if (CUresult r = drv_->cuMemcpyDtoHAsync(host_ + out->downloads[k].ptr, downloads[k].ptr,
+            if (CUresult r = drv_->cuMemcpyDtoHAsync(host_ + out->downloads[k].at, downloads[k].ptr,
                                                      downloads[k].bytes, stream_))
                 return failed(r);
     return CUDA_SUCCESS;
@@ -429,7 +429,7 @@ PostRunChecks Device::checks_of(const Readback& rb) const {
     return out;
 }
 
-const uint8_t* Device::downloaded(const Readback& rb, size_t i) const { return host_ + rb.downloads.at(i).ptr; }
+const uint8_t* Device::downloaded(const Readback& rb, size_t i) const { return host_ + rb.downloads.at(i).at; }
 
 HostPin::~HostPin() {
     // A lost context fails the unregistration; the pages go with the process.

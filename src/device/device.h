@@ -170,7 +170,11 @@ public:
         size_t checksums = 0;
         std::vector<int64_t> zone_offsets;  // two per guarded buffer
         size_t results_at = 0;              // offset of the check results in the host area
-        std::vector<Range> downloads;       // ptr: offset in the host area
+        struct Copy {
+            size_t at;  // offset in the host area
+            size_t bytes;
+        };
+        std::vector<Copy> downloads;
     };
     CUresult enqueue_readback(const std::vector<Range>& checksummed, const std::vector<const DeviceBuffer*>& guarded,
                               const std::vector<Range>& downloads, Readback* out);

@@ -244,9 +244,8 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
                 for (size_t i = 0; i < task.args.size() && obs.identical_to_first; ++i) {
                     if (!task.args[i].is_output()) continue;
                     auto it = g.outputs.find(int(i));
-                    const bool same = it != g.outputs.end() ? it->second.bytes == first_outputs[k].bytes
-                                                            : bufs.download(int(i)).bytes == first_outputs[k].bytes;
-                    obs.identical_to_first = same;
+                    if (it != g.outputs.end()) obs.identical_to_first = it->second.bytes == first_outputs[k].bytes;
+                    else obs.identical_to_first = bufs.download(int(i)).bytes == first_outputs[k].bytes;
                     ++k;
                 }
             }
