@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "exec/external_launch.h"
 #include "exec/kernel.h"
@@ -37,6 +38,15 @@ public:
     // whether the outputs were bit-identical.
     virtual CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                   unsigned runs) = 0;
+    // compare() on each case in turn, up to and including the first whose
+    // verdict is not pass: the results of the cases that ran. A worker
+    // backend makes it one request instead of one per case.
+    struct CaseRuns {
+        int case_index;
+        unsigned runs;
+    };
+    virtual std::vector<CompareResult> compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
+                                                     const std::vector<CaseRuns>& cases, uint64_t seed);
     // kernel == nullptr times the baseline alone.
     virtual TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) = 0;
     // Enqueues `kernel`'s plan on the caller's own device memory and stream

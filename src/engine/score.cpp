@@ -202,14 +202,33 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         return with_retry<std::shared_lock<GpuPhaseLock>>(
             lane, [&] { return b.compare(tb, kernel, case_index, seed, runs); });
     };
-    for (size_t i = 0; i < t.cases.size(); ++i) {
-        unsigned runs = opts.correctness_runs ? opts.correctness_runs : default_runs(t, i);
+    {
+        // Every case in one request where the backend can (a worker's round
+        // trip cost more than a small case's runs), up to the first failure.
+        std::vector<Backend::CaseRuns> cases;
+        for (size_t i = 0; i < t.cases.size(); ++i)
+            cases.push_back({int(i), opts.correctness_runs ? opts.correctness_runs : default_runs(t, i)});
+        struct CaseResults {  // what with_retry reads and writes
+            std::vector<CompareResult> results;
+            kb_verdict verdict = KB_VERDICT_PASS;
+            std::string message, retried;
+        };
         KB_PROFILE_SPAN("engine.case_compare");
-        res.cases.push_back(compare(int(i), res.seed, runs));
-        const CompareResult& r = res.cases.back();
-        if (r.verdict != KB_VERDICT_PASS) {
+        CaseResults c = with_retry<std::shared_lock<GpuPhaseLock>>(lane, [&] {
+            CaseResults r;
+            r.results = b.compare_cases(tb, kernel, cases, res.seed);
+            if (r.results.empty())
+                fail(KB_ERR_INTERNAL, "comparing " + kernel->label + " on task '" + t.name + "' gave no result");
+            r.verdict = r.results.back().verdict;
+            r.message = r.results.back().message;
+            return r;
+        });
+        if (!c.retried.empty()) c.results.back().retried = c.retried;
+        for (CompareResult& r : c.results) res.cases.push_back(std::move(r));
+        const CompareResult& last = res.cases.back();
+        if (last.verdict != KB_VERDICT_PASS) {
             res.stages.correctness_ms = ms_since(stage);
-            return finish(res, r.verdict, r.message, t0);
+            return finish(res, last.verdict, last.message, t0);
         }
     }
     res.stages.correctness_ms = ms_since(stage);

@@ -52,6 +52,7 @@ enum class Msg : uint16_t {
     program_load = 9,   // import a program candidate
     program_run = 10,   // a model on one case: outputs, checksums, attribution
     program_time = 11,  // a model timed under a protocol's parameters
+    compare_cases = 12, // a kernel on several cases in turn, up to the first that fails
     note = 0x4000,
 };
 constexpr uint16_t kReplyBit = 0x8000;

@@ -42,6 +42,24 @@ Deadline DeadlinePolicy::compare(double reference_ms, uint64_t case_bytes, unsig
     return d;
 }
 
+Deadline DeadlinePolicy::compare_cases(const std::vector<CaseCost>& cases, bool new_kernel) const {
+    if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
+    double kernel_ms = 0, bytes = 0;
+    for (const CaseCost& c : cases) {
+        kernel_ms += kSlowdown * c.reference_ms * std::max(1u, c.runs);
+        bytes += double(c.case_bytes) * std::max(1u, c.runs);
+    }
+    double kernel_s = std::max(kCompareFloorS, kernel_ms / 1000.0);
+    double data_s = bytes / kBytesPerS;
+    Deadline d;
+    d.seconds = kernel_s + data_s + (new_kernel ? kNewModuleS : 0.0);
+    d.why = "max(2 s, " + num("%g", kSlowdown) + "x the reference's time x runs, summed over " +
+            std::to_string(cases.size()) + " cases: " + num("%.3g", kernel_ms / kSlowdown) + " ms) + " +
+            num("%.2f", data_s) + " s to move " + num("%.1f", bytes / (1024.0 * 1024.0)) + " MiB" +
+            (new_kernel ? " + 1 s to load a new module" : "");
+    return d;
+}
+
 Deadline DeadlinePolicy::kernel(double reference_ms) const {
     if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
     Deadline d;

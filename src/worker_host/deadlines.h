@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/backend.h"
 #include "task/task.h"
@@ -49,6 +50,14 @@ struct DeadlinePolicy {
     // run time at that case; `new_kernel` adds time to load a module the
     // worker has not seen (PTX is JIT-compiled by the driver).
     Deadline compare(double reference_ms, uint64_t case_bytes, unsigned runs, bool new_kernel) const;
+    // Several cases in one request (compare_cases): compare()'s rule over
+    // their sums, the floor and the module's load counted once.
+    struct CaseCost {
+        double reference_ms;
+        uint64_t case_bytes;
+        unsigned runs;
+    };
+    Deadline compare_cases(const std::vector<CaseCost>& cases, bool new_kernel) const;
     // One run of a candidate's plan, watched by the worker itself from the
     // launch to the stream's end (exec/run_guarded.h): the compare
     // deadline's rule without what surrounds a run, so a hang is caught in a

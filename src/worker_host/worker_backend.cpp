@@ -255,7 +255,7 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // Its own request, before the candidate's: a reference that hangs or
     // crashes is then reported as the task's failure, and its run time sets
     // the candidate's deadline.
-    if (sup_.has("ref:" + ref_key(*tb.task, case_index) + "/" + std::to_string(seed))) return;
+    if (holds_reference(*tb.task, case_index, seed)) return;
     reference_request(tb, case_index, seed, false);
 }
 
@@ -302,6 +302,88 @@ CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& ker
     // The worker's own watchdog stopped a run: the limit is this request's deadline.
     if (r.verdict == KB_VERDICT_TIMEOUT && r.context_lost) r.deadline_s = limit.seconds;
     return r;
+}
+
+std::vector<CompareResult> WorkerBackend::compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
+                                                        const std::vector<CaseRuns>& cases, uint64_t seed) {
+    // A deadline the caller fixed (kb_context_options.timeout_s) is one
+    // request's: each case keeps a request of its own.
+    if (deadlines_.timeout_s > 0) return Backend::compare_cases(tb, kernel, cases, seed);
+    std::vector<CompareResult> out;
+    for (size_t next = 0; next < cases.size();) {
+        // The first case's reference runs now if this worker lacks it (its
+        // failure is the task's; its time sets the limits). The cases after
+        // it join the request while this worker holds their references, so
+        // a candidate that fails early costs no reference it did not need
+        // (a fresh worker, after a crash, holds none).
+        {
+            KB_PROFILE_SPAN("host.ensure_reference");
+            ensure_reference(tb, cases[next].case_index, seed);
+        }
+        size_t end = next + 1;
+        while (end < cases.size() && holds_reference(*tb.task, cases[end].case_index, seed)) ++end;
+        if (end - next == 1) {
+            out.push_back(compare(tb, kernel, cases[next].case_index, seed, cases[next].runs));
+        } else {
+            std::vector<CaseRuns> group(cases.begin() + std::ptrdiff_t(next), cases.begin() + std::ptrdiff_t(end));
+            for (CompareResult& r : compare_in_one_request(tb, kernel, group, seed)) out.push_back(std::move(r));
+        }
+        if (out.back().verdict != KB_VERDICT_PASS) break;
+        next = end;
+    }
+    return out;
+}
+
+bool WorkerBackend::holds_reference(const Task& task, int case_index, uint64_t seed) const {
+    return sup_.has("ref:" + ref_key(task, case_index) + "/" + std::to_string(seed));
+}
+
+std::vector<CompareResult> WorkerBackend::compare_in_one_request(const TaskBinding& tb, const KernelPtr& kernel,
+                                                                 const std::vector<CaseRuns>& cases, uint64_t seed) {
+    const Task& task = *tb.task;
+    Json list = Json::array();
+    std::vector<Deadline> limits;
+    std::vector<DeadlinePolicy::CaseCost> costs;
+    for (const CaseRuns& c : cases) {
+        const double ref_ms = reference_ms_[ref_key(task, c.case_index)];
+        limits.push_back(deadlines_.kernel(ref_ms));
+        costs.push_back({ref_ms, case_buffer_bytes(task, c.case_index), c.runs});
+        list.push_back({{"case_index", c.case_index},
+                        {"runs", c.runs},
+                        {"kernel_limit_s", limits.back().seconds},
+                        {"kernel_limit_why", limits.back().why}});
+    }
+    Deadline d;
+    Outcome o = exchange(wire::Msg::compare_cases, Json{{"seed", seed}, {"cases", std::move(list)}}, tb, kernel,
+                         [&](bool new_kernel) { return deadlines_.compare_cases(costs, new_kernel); }, &d);
+    const Json* reply = candidate_reply(wire::Msg::compare_cases, o, tb, cases.front().case_index, kernel);
+    if (!reply) {
+        // The worker died or missed the deadline, and nothing says at which
+        // case: each case again in a request of its own (on a fresh worker),
+        // so the failure is told at its case. Should every case pass then,
+        // the failure stands, at the first case, in the words of the first try.
+        KB_PROFILE_SPAN("host.compare_cases_one_by_one");
+        std::vector<CompareResult> again = Backend::compare_cases(tb, kernel, cases, seed);
+        if (!again.empty() && again.back().verdict != KB_VERDICT_PASS) return again;
+        return {compare_failure(task, cases.front().case_index, seed, kernel->label, o, d)};
+    }
+    const Json results = reply->value("results", Json());
+    if (!results.is_array() || results.empty() || results.size() > cases.size()) {
+        sup_.retire();
+        fail(KB_ERR_WORKER, "the kbench worker (pid " + std::to_string(o.pid) + ") answered compare_cases for " +
+                                std::to_string(cases.size()) + " cases with " +
+                                (results.is_array() ? std::to_string(results.size()) + " results" : "no result list") +
+                                "; it was replaced. This is a kbench bug, or a kbench-worker from another build");
+    }
+    std::vector<CompareResult> out;
+    for (size_t k = 0; k < results.size(); ++k) {
+        CompareResult r = parse_reply(results[k], compare_result_from_json);
+        r.worker = worker_facts(o);
+        // The worker's own watchdog stopped a run: the limit is this case's deadline.
+        if (r.verdict == KB_VERDICT_TIMEOUT && r.context_lost) r.deadline_s = limits[k].seconds;
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 TimeResult WorkerBackend::time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) {

@@ -27,6 +27,11 @@ public:
     ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
     CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                           unsigned runs) override;
+    // The cases in as few requests as the worker's references allow (a
+    // request's round trip cost more than a small case's runs); see
+    // Backend::compare_cases.
+    std::vector<CompareResult> compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
+                                             const std::vector<CaseRuns>& cases, uint64_t seed) override;
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
 
     Supervisor& supervisor() { return sup_; }
@@ -46,6 +51,10 @@ private:
                      MakeDeadline make_deadline, Deadline* used);
     // Runs the reference at (case, seed) unless this worker has its outputs.
     void ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed);
+    bool holds_reference(const Task& task, int case_index, uint64_t seed) const;
+    // compare_cases' request for cases whose references the worker holds.
+    std::vector<CompareResult> compare_in_one_request(const TaskBinding& tb, const KernelPtr& kernel,
+                                                      const std::vector<CaseRuns>& cases, uint64_t seed);
     // `statistics`: the outputs' statistics and findings too (run_reference),
     // or the run time alone (ensure_reference).
     ReferenceResult reference_request(const TaskBinding& tb, int case_index, uint64_t seed, bool statistics);

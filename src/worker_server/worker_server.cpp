@@ -295,6 +295,9 @@ WorkerServer::Reply WorkerServer::dispatch(const wire::Frame& req) {
         case wire::Msg::compare:
             { KB_PROFILE_SPAN("worker.compare"); r.json = ok(compare(req)); }
             return r;
+        case wire::Msg::compare_cases:
+            { KB_PROFILE_SPAN("worker.compare_cases"); r.json = ok(compare_cases(req)); }
+            return r;
         case wire::Msg::time:
             { KB_PROFILE_SPAN("worker.time"); r.json = ok(time(req)); }
             return r;
@@ -455,40 +458,72 @@ Json WorkerServer::run_reference(const wire::Frame& req) {
     return to_json(backend().run_reference(tb, ci, seed));
 }
 
-Json WorkerServer::compare(const wire::Frame& req) {
-    std::vector<std::string> missing;
-    TaskBinding tb = binding_of(req, &missing);
-    const TaskPtr& task = tb.task;
-    KernelPtr kernel = kernel_of(req, "kernel", &missing);
-    if (!missing.empty()) throw Missing{missing};
-    if (!kernel) fail(KB_ERR_WORKER, "a compare request without a kernel");
-    int ci = case_arg(req.json, *task, false);
-    uint64_t seed = req.json.at("seed").get<uint64_t>();
-    unsigned runs = req.json.value("runs", 1u);
-    // The host's limit on one run (a hang then costs that, not the request's
-    // whole deadline); absent from an older host: wait as before.
+namespace {
+
+// The host's limit on one run (a hang then costs that, not the request's
+// whole deadline); absent from an older host: wait as before.
+KernelLimit kernel_limit_of(const Json& j) {
     KernelLimit limit;
-    limit.seconds = req.json.value("kernel_limit_s", 0.0);
-    limit.why = req.json.value("kernel_limit_why", std::string());
+    limit.seconds = j.value("kernel_limit_s", 0.0);
+    limit.why = j.value("kernel_limit_why", std::string());
+    return limit;
+}
+
+}  // namespace
+
+CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, const KernelPtr& kernel, int ci,
+                                         uint64_t seed, unsigned runs, const KernelLimit& limit, const Json& req) {
+    const Task& task = *tb.task;
     LocalBackend& b = backend();
     // The reference first, on its own: its failure is the task's, not the
     // candidate's (normally a cache hit: the host asked for it already).
-    set_doing(req.id, "running the reference of task '" + task->name + "' at case " + case_label(*task, ci));
+    set_doing(id, "running the reference of task '" + task.name + "' at case " + case_label(task, ci));
     b.reference_outputs(tb, ci, seed);
-    set_doing(req.id, "comparing " + kernel->label + " at case " + case_label(*task, ci) + " of task '" + task->name + "'");
-    apply_test_fault(req.json);
+    set_doing(id, "comparing " + kernel->label + " at case " + case_label(task, ci) + " of task '" + task.name + "'");
+    apply_test_fault(req);
     CompareResult r;
     try {
         r = b.compare(tb, kernel, ci, seed, runs, limit);
     } catch (const Error& e) {
         if (!b.device().lost()) throw;
-        r.where = case_info(*task, ci, seed);
+        r.where = case_info(task, ci, seed);
         r.kernel = kernel->label;
         r.verdict = KB_VERDICT_RUNTIME_ERROR;
-        r.message = crash_message(*task, ci, e.what());
+        r.message = crash_message(task, ci, e.what());
         r.context_lost = true;
     }
-    return to_json(r);
+    return r;
+}
+
+Json WorkerServer::compare(const wire::Frame& req) {
+    std::vector<std::string> missing;
+    TaskBinding tb = binding_of(req, &missing);
+    KernelPtr kernel = kernel_of(req, "kernel", &missing);
+    if (!missing.empty()) throw Missing{missing};
+    if (!kernel) fail(KB_ERR_WORKER, "a compare request without a kernel");
+    int ci = case_arg(req.json, *tb.task, false);
+    uint64_t seed = req.json.at("seed").get<uint64_t>();
+    unsigned runs = req.json.value("runs", 1u);
+    return to_json(compare_case(req.id, tb, kernel, ci, seed, runs, kernel_limit_of(req.json), req.json));
+}
+
+Json WorkerServer::compare_cases(const wire::Frame& req) {
+    std::vector<std::string> missing;
+    TaskBinding tb = binding_of(req, &missing);
+    KernelPtr kernel = kernel_of(req, "kernel", &missing);
+    if (!missing.empty()) throw Missing{missing};
+    if (!kernel) fail(KB_ERR_WORKER, "a compare_cases request without a kernel");
+    uint64_t seed = req.json.at("seed").get<uint64_t>();
+    const Json& cases = req.json.at("cases");
+    if (!cases.is_array() || cases.empty()) fail(KB_ERR_WORKER, "a compare_cases request without cases");
+    Json results = Json::array();
+    for (const Json& c : cases) {
+        int ci = case_arg(c, *tb.task, false);
+        CompareResult r = compare_case(req.id, tb, kernel, ci, seed, c.value("runs", 1u), kernel_limit_of(c), req.json);
+        results.push_back(to_json(r));
+        if (r.verdict != KB_VERDICT_PASS) break;
+    }
+    return Json{{"results", std::move(results)}};
 }
 
 Json WorkerServer::time(const wire::Frame& req) {

@@ -52,6 +52,11 @@ private:
     Reply compile(const wire::Frame& req);
     Json run_reference(const wire::Frame& req);
     Json compare(const wire::Frame& req);
+    Json compare_cases(const wire::Frame& req);
+    // One case of a compare or compare_cases request: the reference (cached),
+    // then the candidate, a lost context reported as the candidate's crash.
+    CompareResult compare_case(uint64_t id, const TaskBinding& tb, const KernelPtr& kernel, int case_index,
+                               uint64_t seed, unsigned runs, const KernelLimit& limit, const Json& req);
     Json time(const wire::Frame& req);
     Reply test(const wire::Frame& req);
     void apply_test_fault(const Json& req);

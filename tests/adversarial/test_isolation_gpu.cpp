@@ -223,3 +223,72 @@ TEST(IsolationGpu, WorkerAndInProcessAgree) {
         EXPECT_EQ(a.message, b.message) << k;
     }
 }
+
+// A score's cases go to the worker in one request (compare_cases). The
+// results stop at the first case that fails and name it: a wrong answer
+// there, a crash there (the worker replaced, the next request on a fresh
+// one), and a worker that dies mid-request, whose failure is still reported
+// although nothing in the reply says at which case.
+TEST(IsolationGpu, CasesInOneRequestStopAtTheFirstFailureAndNameIt) {
+    ::setenv("KBENCH_WORKER_TEST_HOOKS", "1", 1);
+    auto ctx = worker_context();
+    ::unsetenv("KBENCH_WORKER_TEST_HOOKS");
+    TaskPtr t = task(kTask);
+    TaskBinding tb = ctx->bind(t);
+    WorkerBackend& w = workers(*ctx);
+    std::vector<Backend::CaseRuns> cases;
+    for (size_t i = 0; i < t->cases.size(); ++i) cases.push_back({int(i), 2});
+    ASSERT_GE(cases.size(), 3u);
+    const std::string prime = t->cases[1].name;  // vector_add_f32: n = 1009
+    ASSERT_EQ(t->cases[1].dims.at("n"), 1009);
+
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    std::vector<CompareResult> all = w.compare_cases(tb, good, cases, kSeed);
+    ASSERT_EQ(all.size(), cases.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(all[i].verdict, KB_VERDICT_PASS) << all[i].message;
+        EXPECT_EQ(all[i].where.case_name, t->cases[i].name);
+    }
+
+    KernelPtr wrong_at_prime = compile_code(*ctx, kTask, R"cu(
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = n == 1009 ? a[i] - b[i] : a[i] + b[i];
+}
+)cu", "wrong_at_prime.cu");
+    std::vector<CompareResult> w1 = w.compare_cases(tb, wrong_at_prime, cases, kSeed);
+    ASSERT_EQ(w1.size(), 2u);
+    EXPECT_EQ(w1[0].verdict, KB_VERDICT_PASS);
+    EXPECT_EQ(w1[1].verdict, KB_VERDICT_WRONG_ANSWER) << w1[1].message;
+    EXPECT_EQ(w1[1].where.case_name, prime);
+
+    KernelPtr crash_at_prime = compile_code(*ctx, kTask, R"cu(
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n == 1009 && i == 0) { volatile float* bad = nullptr; *bad = 1.0f; }
+    if (i < n) c[i] = a[i] + b[i];
+}
+)cu", "crash_at_prime.cu");
+    let_standby_start();
+    std::vector<CompareResult> c1 = w.compare_cases(tb, crash_at_prime, cases, kSeed);
+    ASSERT_EQ(c1.size(), 2u);
+    EXPECT_EQ(c1[0].verdict, KB_VERDICT_PASS);
+    EXPECT_EQ(c1[1].verdict, KB_VERDICT_RUNTIME_ERROR) << c1[1].message;
+    EXPECT_TRUE(c1[1].context_lost);
+    EXPECT_EQ(c1[1].where.case_name, prime);
+    std::vector<CompareResult> after = w.compare_cases(tb, good, cases, kSeed);
+    ASSERT_EQ(after.size(), cases.size());
+    EXPECT_EQ(after.back().verdict, KB_VERDICT_PASS) << after.back().message;
+    ASSERT_TRUE(after.back().worker && c1[1].worker);
+    EXPECT_NE(after.back().worker->pid, c1[1].worker->pid) << "the crashed worker was kept";
+
+    // The worker dies (SIGSEGV) at the request's first case: asked again one
+    // case at a time, the kernel passes every case, so the death stands.
+    let_standby_start();
+    w.inject_fault_once("compare_cases", "segv");
+    std::vector<CompareResult> died = w.compare_cases(tb, good, cases, kSeed);
+    ASSERT_EQ(died.size(), 1u);
+    EXPECT_EQ(died[0].verdict, KB_VERDICT_RUNTIME_ERROR) << died[0].message;
+    EXPECT_TRUE(has(died[0].message, "SIGSEGV")) << died[0].message;
+    EXPECT_EQ(w.compare_cases(tb, good, cases, kSeed).back().verdict, KB_VERDICT_PASS);
+}

@@ -72,6 +72,26 @@ TEST(WorkerDeadlines, CompareHasAFloorAndScalesWithTheReference) {
     EXPECT_GT(data.seconds, 3.0);  // a GiB to generate, poison, check and download
 }
 
+// Several cases in one request: the one-case rule over their sums, with the
+// 2 s floor and a new module's second counted once, never less than any one
+// case's own deadline.
+TEST(WorkerDeadlines, CasesInOneRequestSumTheirCosts) {
+    DeadlinePolicy p;
+    std::vector<DeadlinePolicy::CaseCost> tiny = {{0.01, 12, 2}, {0.01, 4000, 2}, {0.02, 400000, 1}};
+    Deadline d = p.compare_cases(tiny, false);
+    EXPECT_GE(d.seconds, 2.0);
+    EXPECT_LT(d.seconds, 2.1) << "the floor counted more than once: " << d.why;
+    EXPECT_TRUE(has(d.why, "summed over 3 cases")) << d.why;
+    EXPECT_NEAR(p.compare_cases(tiny, true).seconds, d.seconds + 1.0, 1e-9);
+    std::vector<DeadlinePolicy::CaseCost> slow = {{500.0, 0, 2}, {250.0, 0, 1}};  // 20x (1 s + 0.25 s)
+    EXPECT_NEAR(p.compare_cases(slow, false).seconds, 25.0, 1e-9);
+    std::vector<DeadlinePolicy::CaseCost> data = {{0.01, uint64_t(1) << 30, 1}, {0.01, uint64_t(1) << 30, 1}};
+    EXPECT_GE(p.compare_cases(data, false).seconds, p.compare(0.01, uint64_t(1) << 30, 1, false).seconds + 1.0);
+    for (const auto& c : slow) EXPECT_GE(p.compare_cases(slow, false).seconds, p.compare(c.reference_ms, c.case_bytes, c.runs, false).seconds);
+    p.timeout_s = 5;
+    EXPECT_EQ(p.compare_cases(slow, true).seconds, 5.0);
+}
+
 TEST(WorkerDeadlines, TimingCoversTheBudgetAndSlowKernels) {
     DeadlinePolicy p;
     TimeRequest r;

@@ -108,6 +108,24 @@ TEST(WorkerProtocol, MalformedFramesAreRefusedWithAReason) {
     EXPECT_TRUE(has(decode_error(bad_blobs), "add up")) << decode_error(bad_blobs);
 }
 
+// Every request type the host sends decodes, replies too; the first number
+// past the last is refused by name.
+TEST(WorkerProtocol, EveryRequestTypeDecodes) {
+    for (Msg m : {Msg::hello, Msg::canary, Msg::compile, Msg::run_reference, Msg::compare, Msg::time, Msg::shutdown,
+                  Msg::test, Msg::program_load, Msg::program_run, Msg::program_time, Msg::compare_cases}) {
+        for (uint16_t type : {uint16_t(m), reply_type(m)}) {
+            std::string bytes = encode_frame(type, 3, Json{{"cases", Json::array({Json{{"case_index", 1}}})}});
+            FrameDecoder d;
+            d.feed(bytes.data(), bytes.size());
+            Frame f;
+            ASSERT_TRUE(d.next(&f)) << msg_name(type);
+            EXPECT_EQ(f.type, type);
+        }
+    }
+    std::string next = encode_frame(uint16_t(uint16_t(Msg::compare_cases) + 1), 3, Json::object());
+    EXPECT_TRUE(has(decode_error(next), "unknown message 0x000d")) << decode_error(next);
+}
+
 TEST(WorkerProtocol, InvalidUtf8IsReplacedNotRefused) {
     std::string label = "cand\xff\xfe.cu";
     std::string bytes = encode_frame(uint16_t(Msg::compare), 1, Json{{"label", label}});
@@ -121,6 +139,8 @@ TEST(WorkerProtocol, InvalidUtf8IsReplacedNotRefused) {
 TEST(WorkerProtocol, MessageNamesAndReplyEnvelope) {
     EXPECT_EQ(msg_name(uint16_t(Msg::compare)), "compare");
     EXPECT_EQ(msg_name(reply_type(Msg::compare)), "reply to compare");
+    EXPECT_EQ(msg_name(uint16_t(Msg::compare_cases)), "compare_cases");
+    EXPECT_EQ(msg_name(reply_type(Msg::compare_cases)), "reply to compare_cases");
     EXPECT_EQ(msg_name(0x1234), "message 0x1234");
     EXPECT_TRUE(reply_ok(Json{{"ok", true}}));
     EXPECT_FALSE(reply_ok(Json{{"ok", false}}));
