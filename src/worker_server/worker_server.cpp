@@ -495,12 +495,17 @@ CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, con
     return r;
 }
 
-Json WorkerServer::compare(const wire::Frame& req) {
+std::pair<TaskBinding, KernelPtr> WorkerServer::candidate_of(const wire::Frame& req) {
     std::vector<std::string> missing;
     TaskBinding tb = binding_of(req, &missing);
     KernelPtr kernel = kernel_of(req, "kernel", &missing);
     if (!missing.empty()) throw Missing{missing};
-    if (!kernel) fail(KB_ERR_WORKER, "a compare request without a kernel");
+    if (!kernel) fail(KB_ERR_WORKER, "a " + wire::msg_name(req.type) + " request without a kernel");
+    return {std::move(tb), std::move(kernel)};
+}
+
+Json WorkerServer::compare(const wire::Frame& req) {
+    auto [tb, kernel] = candidate_of(req);
     int ci = case_arg(req.json, *tb.task, false);
     uint64_t seed = req.json.at("seed").get<uint64_t>();
     unsigned runs = req.json.value("runs", 1u);
@@ -508,11 +513,7 @@ Json WorkerServer::compare(const wire::Frame& req) {
 }
 
 Json WorkerServer::compare_cases(const wire::Frame& req) {
-    std::vector<std::string> missing;
-    TaskBinding tb = binding_of(req, &missing);
-    KernelPtr kernel = kernel_of(req, "kernel", &missing);
-    if (!missing.empty()) throw Missing{missing};
-    if (!kernel) fail(KB_ERR_WORKER, "a compare_cases request without a kernel");
+    auto [tb, kernel] = candidate_of(req);
     uint64_t seed = req.json.at("seed").get<uint64_t>();
     const Json& cases = req.json.at("cases");
     if (!cases.is_array() || cases.empty()) fail(KB_ERR_WORKER, "a compare_cases request without cases");

@@ -67,6 +67,9 @@ private:
     KernelPtr kernel_of(const wire::Frame& req, const char* field, std::vector<std::string>* missing);
     void load_kernels(const wire::Frame& req, const TaskPtr& task);
     TaskBinding binding_of(const wire::Frame& req, std::vector<std::string>* missing);
+    // The task and the candidate kernel of a compare or compare_cases request
+    // (Missing when the worker lacks one).
+    std::pair<TaskBinding, KernelPtr> candidate_of(const wire::Frame& req);
     LocalBackend& backend();
     // Prepares the note a fatal signal sends: what the worker is doing now.
     void set_doing(uint64_t id, const std::string& what);
