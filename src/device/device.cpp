@@ -273,8 +273,12 @@ unsigned Device::builtin_grid(uint64_t count) const {
     return unsigned(std::max<uint64_t>(1, std::min(blocks, cap)));
 }
 
+CUresult Device::enqueue_builtin(CUfunction f, uint64_t count, void** params) {
+    return drv_->cuLaunchKernel(f, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params, nullptr);
+}
+
 void Device::launch_builtin(CUfunction f, uint64_t count, void** params, const char* what) {
-    check(drv_->cuLaunchKernel(f, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params, nullptr), what);
+    check(enqueue_builtin(f, count, params), what);
 }
 
 void Device::fill_random(CUdeviceptr dst, uint64_t count, DType dtype, const InitSpec& init, uint64_t seed,
@@ -374,10 +378,7 @@ CUresult Device::enqueue_readback(const std::vector<Range>& checksummed,
         CUdeviceptr src = rg.ptr;
         uint64_t n = rg.bytes;
         void* params[] = {&src, &n, &slot};
-        uint64_t count = std::max<uint64_t>(1, n / 8);
-        if (CUresult r = drv_->cuLaunchKernel(fn_.checksum, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params,
-                                              nullptr))
-            return failed(r);
+        if (CUresult r = enqueue_builtin(fn_.checksum, std::max<uint64_t>(1, n / 8), params)) return failed(r);
         slot += 8;
     }
     for (const DeviceBuffer* b : guarded) {
@@ -393,9 +394,7 @@ CUresult Device::enqueue_readback(const std::vector<Range>& checksummed,
             uint64_t n = z.bytes;
             uint8_t pattern = kGuardByte;
             void* params[] = {&start, &n, &pattern, &count_ptr, &first_ptr};
-            if (CUresult r = drv_->cuLaunchKernel(fn_.guard_check, builtin_grid(n), 1, 1, 256, 1, 1, 0, stream_, params,
-                                                  nullptr))
-                return failed(r);
+            if (CUresult r = enqueue_builtin(fn_.guard_check, n, params)) return failed(r);
             out->zone_offsets.push_back(z.offset);
             slot += 16;
         }

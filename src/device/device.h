@@ -223,6 +223,9 @@ public:
     void make_wait(CUstream other);
 
 private:
+    // One of kbench's kernels over `count` elements on stream(): the raw
+    // result (enqueue_readback must not throw), or checked, naming `what`.
+    CUresult enqueue_builtin(CUfunction f, uint64_t count, void** params);
     void launch_builtin(CUfunction f, uint64_t count, void** params, const char* what);
     unsigned builtin_grid(uint64_t count) const;
 
