@@ -64,6 +64,8 @@ const char* kRunUsage =
     "                        run candidates in a kbench-worker per GPU (default) or\n"
     "                        in this process (faster; a crashing candidate ends the run)\n"
     "  --jobs N              compile threads per GPU (default: cores / GPUs, at most 8)\n"
+    "  --lanes N             candidates on each GPU at once, each in a worker of its\n"
+    "                        own (1 to 16; default: 4, fewer on GPUs under 40 GB)\n"
     "  --timeout S           a candidate's deadline per request, in seconds (default:\n"
     "                        kbench's computed deadline)\n"
     "  --language L          cuda, triton or detect: for answers without \"language\"\n"
@@ -90,7 +92,7 @@ struct Options {
     std::vector<std::string> tasks;
     std::string candidates, out, gpus, isolation = "worker", ray;
     bool compile_only = false, json = false, include_reasoning = false, progress = true;
-    unsigned jobs = 0;
+    unsigned jobs = 0, lanes = 0;
     double timeout_s = 0;
     batch::AnswerLanguage language = batch::AnswerLanguage::detect;
     std::string language_arg;
@@ -129,6 +131,12 @@ Options parse(int argc, char** argv) {
             long n = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || n < 1 || n > 256) throw UsageError{"--jobs expects a number from 1 to 256, got '" + v + "'"};
             o.jobs = unsigned(n);
+        } else if (a == "--lanes") {
+            std::string v = value(i);
+            char* end = nullptr;
+            long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 16) throw UsageError{"--lanes expects a number from 1 to 16, got '" + v + "'"};
+            o.lanes = unsigned(n);
         } else if (a == "--timeout") {
             std::string v = value(i);
             char* end = nullptr;
@@ -153,9 +161,12 @@ Options parse(int argc, char** argv) {
     if (o.candidates.empty()) throw UsageError{"no --candidates given; expected the candidates JSONL file"};
     if (o.out.empty()) throw UsageError{"no --out given; expected the results JSONL file to append to"};
     if (o.compile_only && !o.gpus.empty()) throw UsageError{"--gpus does not apply to --compile-only (nothing runs on a GPU)"};
+    if (o.compile_only && o.lanes) throw UsageError{"--lanes does not apply to --compile-only (nothing runs on a GPU)"};
+    if (o.isolation == "none" && o.lanes > 1)
+        throw UsageError{"--lanes above 1 needs --isolation worker (lanes are worker processes)"};
     if (!o.gpus.empty()) parse_gpus(o.gpus, std::numeric_limits<int>::max());  // the syntax, before any device is asked
     if (!o.ray.empty()) {
-        for (const char* flag : {"--isolation", "--jobs", "--timeout", "--no-progress"})
+        for (const char* flag : {"--isolation", "--jobs", "--lanes", "--timeout", "--no-progress"})
             for (const std::string& p : o.passthrough)
                 if (p == flag) throw UsageError{std::string(flag) + " does not apply with --ray (kbench.ray runs the candidates)"};
     }
@@ -410,9 +421,10 @@ int run(const Options& o) {
         for (Lane& l : lanes) {
             BatchOptions bo;
             bo.compile_threads = jobs;
+            bo.device_lanes = o.lanes;  // 0: Batch::default_lanes()
             // Room for every compile thread to work ahead of the device, and
             // little more: what waits is cancelled on Ctrl-C.
-            bo.capacity = std::max(4u, 2 * jobs + 2);
+            bo.capacity = std::max({4u, 2 * jobs + 2, o.lanes + jobs});
             l.batch = std::make_unique<Batch>(*l.ctx, bo);
         }
     }
