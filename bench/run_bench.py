@@ -7,7 +7,11 @@ Prints one JSON object on stdout (bench/summarize.py reads it as
 run_bench.json); the results files and the report page go to OUT_DIR.
 
 usage: python3 bench/run_bench.py BUILD_DIR OUT_DIR [--count 500] [--seed 1] [--gpus 0] [--timeout S]
-                                  [--ray ADDRESS] [--no-interrupt]
+                                  [--lanes N] [--without KIND,...] [--ray ADDRESS] [--no-interrupt]
+
+--without drops answers of the named kinds (bench/make_answers.py's KINDS,
+e.g. hang,crash) from the file after it is made: what those kinds cost the
+rate, measured beside the whole file.
 
 --timeout passes kbench run --timeout (a request's deadline; by default
 kbench computes one per request, and the worker stops a hanging kernel about
@@ -69,6 +73,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gpus", default="0")
     ap.add_argument("--timeout", type=float)
+    ap.add_argument("--lanes", type=int, help="kbench run --lanes N (candidates on each GPU at once)")
+    ap.add_argument("--without", default="", metavar="KIND,...",
+                    help="drop answers of these make_answers.py kinds (e.g. hang,crash)")
     ap.add_argument("--compile-only", action="store_true",
                     help="a check of this script on a machine without a GPU (verdicts then differ from meta)")
     ap.add_argument("--ray", metavar="ADDRESS",
@@ -81,22 +88,29 @@ def main():
     answers = os.path.join(a.out, "run_answers.jsonl")
     subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_answers.py"), "--count", str(a.count),
                     "--seed", str(a.seed), "-o", answers], check=True)
+    dropped = [k for k in a.without.split(",") if k]
+    if dropped:
+        with open(answers) as f:
+            kept = [line for line in f if json.loads(line)["meta"]["kind"] not in dropped]
+        with open(answers, "w") as f:
+            f.writelines(kept)
     with open(answers) as f:
         metas = {}
         for line in f:
             c = json.loads(line)
             metas[(c["task"], str(c["id"]), c.get("sample"))] = c["meta"]
+    count = len(metas)
     base = [kbench, "run", "--json", "--tasks", os.path.join(ROOT, "tasks"), "--candidates", answers,
             ] + ([] if a.compile_only else ["--gpus", a.gpus]) + (["--timeout", str(a.timeout)] if a.timeout else []) + \
-        (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else [])
-    result = {"n": a.count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
-              "compile_only": a.compile_only, "ray": a.ray}
+        (["--lanes", str(a.lanes)] if a.lanes else []) + (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else [])
+    result = {"n": count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
+              "compile_only": a.compile_only, "ray": a.ray, "lanes": a.lanes, "without": dropped}
 
     # 1. The whole file, end to end: process start, contexts, workers, every line.
     out1 = os.path.join(a.out, "run_results.jsonl")
     if os.path.exists(out1):
         os.remove(out1)
-    log(f"scoring {a.count} answers")
+    log(f"scoring {count} answers")
     t0 = time.monotonic()
     p = subprocess.run(base + ["--out", out1], cwd=ROOT, capture_output=True, text=True)
     wall = time.monotonic() - t0
@@ -153,7 +167,7 @@ def main():
     out2 = os.path.join(a.out, "run_results_interrupted.jsonl")
     if os.path.exists(out2):
         os.remove(out2)
-    target = a.count // 2
+    target = count // 2
     log(f"second run: SIGINT after {target} lines")
     proc = subprocess.Popen(base + ["--out", out2], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
