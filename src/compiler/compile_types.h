@@ -96,6 +96,12 @@ struct CompilerConfig {
     // heavy CCCL headers (CUB, libcu++, cooperative groups, curand): the
     // second compile with the same includes in a process takes ~0.3 s, not ~1.5 s.
     bool nvrtc_pch = true;
+    // NVRTC's -minimal (CUDA 12.4+) for sources that name nothing it leaves
+    // out (compiler/nvrtc_minimal.h): a vector add compiles in about a
+    // quarter less time. A failed -minimal compile is compiled again
+    // without it, so verdicts and logs are those of the full compile.
+    // $KBENCH_NVRTC_MINIMAL=0 turns it off.
+    bool nvrtc_minimal = true;
     // Triton (docs/triton.md): the Python interpreter with `triton` installed
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
     // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),

@@ -31,6 +31,8 @@ bool is_device_header(const std::string& name) {
 CompilerConfig normalized(CompilerConfig c) {
     if (c.cuda_home.empty()) c.cuda_home = default_cuda_home();
     while (c.cuda_home.size() > 1 && c.cuda_home.back() == '/') c.cuda_home.pop_back();
+    // A switch for measuring it against the full compile (bench/RESULTS.md).
+    if (const char* v = std::getenv("KBENCH_NVRTC_MINIMAL"); v && std::string(v) == "0") c.nvrtc_minimal = false;
     return c;
 }
 

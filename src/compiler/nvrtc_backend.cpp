@@ -1,5 +1,6 @@
 #include "compiler/nvrtc_backend.h"
 #include "compiler/nvrtc_errors.h"
+#include "compiler/nvrtc_minimal.h"
 
 #include <nvrtc.h>
 #include <sys/stat.h>
@@ -270,7 +271,16 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         opts.push_back("--pch-messages=false");
         opts.push_back("--pch-verbose=false");
     }
+    const bool minimal = config_.nvrtc_minimal && !heavy && rq.headers.empty() &&
+                         nvrtc_minimal_suffices(prep.identifiers, prep.text);
+    if (minimal) opts.push_back("-minimal");
     NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+    if (minimal && !nr.ok && (!nr.compile_error || nvrtc_minimal_may_explain(nr.log))) {
+        // A name -minimal leaves out, or an NVRTC older than 12.4 without
+        // the option: the full compile answers (compiler/nvrtc_minimal.h).
+        opts.pop_back();
+        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+    }
     if (nr.invalid_option && heavy && config_.nvrtc_pch) {
         // an NVRTC older than 12.8 has no PCH options
         opts.resize(opts.size() - 3);

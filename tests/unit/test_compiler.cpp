@@ -15,6 +15,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/image_entries.h"
+#include "compiler/nvrtc_minimal.h"
 #include "util/files.h"
 
 namespace {
@@ -220,6 +221,41 @@ TEST(Compiler, CompileErrorSummaryHasTheLineAndTheLogIsKept) {
         EXPECT_TRUE(has(e.log(), "candidate.cu(3): error")) << e.log();
         EXPECT_TRUE(has(e.log(), "1 error detected")) << e.log();
     }
+}
+
+TEST(NvrtcMinimal, NamesTheOptionLeavesOutOrADeviceLaunchCompileInFull) {
+    EXPECT_TRUE(kb::nvrtc_minimal_suffices({"vadd", "blockIdx", "threadIdx", "float", "n"}, kVadd));
+    for (const char* name : {"cudaStream_t", "CUDART_PI_F", "tex1Dfetch", "surf2Dwrite", "CUdeviceptr"})
+        EXPECT_FALSE(kb::nvrtc_minimal_suffices({"k", name}, "")) << name;
+    EXPECT_FALSE(kb::nvrtc_minimal_suffices({"k"}, "child<<<1, 1>>>(x);"));
+    EXPECT_TRUE(kb::nvrtc_minimal_may_explain("k.cu(3): error: identifier \"cudaStream_t\" is undefined"));
+    EXPECT_TRUE(kb::nvrtc_minimal_may_explain("k.cu(3): error: identifier \"tex2D\" is undefined"));
+    EXPECT_FALSE(kb::nvrtc_minimal_may_explain("k.cu(3): error: identifier \"undefined_thing\" is undefined"));
+}
+
+TEST(Compiler, MinimalChangesNeitherTheImageNorTheVerdict) {
+    CompilerConfig full_config;
+    full_config.nvrtc_minimal = false;
+    Compiler full(full_config);
+    Compiler minimal{CompilerConfig{}};
+    // The same cubin, byte for byte.
+    CompiledImage a = minimal.compile(nvrtc_only(kVadd, {"vadd"}));
+    CompiledImage b = full.compile(nvrtc_only(kVadd, {"vadd"}));
+    EXPECT_EQ(a.bytes, b.bytes);
+    // A name -minimal leaves out that the source does not spell (it comes
+    // from the policy's define): the -minimal compile fails on it, the full
+    // compile answers.
+    CompileRequest r = nvrtc_only("__global__ void k(float* x) { STREAM s = 0; x[0] = s ? 1.f : 0.f; }\n", {"k"});
+    r.policy.defines = {"STREAM=cudaStream_t"};
+    CompiledImage c = minimal.compile(r);
+    EXPECT_EQ(c.bytes, full.compile(r).bytes);
+    // A real error is the same error either way.
+    const char* broken = "__global__ void broken(float* x) {\n  x[0] = undefined_thing;\n}\n";
+    std::string with, without;
+    try { minimal.compile(nvrtc_only(broken, {"broken"})); } catch (const CompileError& e) { with = e.what(); }
+    try { full.compile(nvrtc_only(broken, {"broken"})); } catch (const CompileError& e) { without = e.what(); }
+    EXPECT_TRUE(has(with, "undefined_thing")) << with;
+    EXPECT_EQ(with, without);
 }
 
 TEST(Compiler, WarningsStayInTheLogOfASuccess) {
