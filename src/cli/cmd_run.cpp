@@ -109,6 +109,15 @@ Options parse(int argc, char** argv) {
             throw UsageError{std::string(argv[i]) + " needs a value"};
         return argv[++i];
     };
+    // A whole number from 1 to `most` for the flag at argv[i].
+    auto count = [&](int& i, long most) {
+        std::string flag = argv[i], v = value(i);
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end || n < 1 || n > most)
+            throw UsageError{flag + " expects a number from 1 to " + std::to_string(most) + ", got '" + v + "'"};
+        return unsigned(n);
+    };
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         size_t before = size_t(i);
@@ -125,19 +134,9 @@ Options parse(int argc, char** argv) {
             o.isolation = value(i);
             if (o.isolation != "worker" && o.isolation != "none")
                 throw UsageError{"--isolation expects worker or none, got '" + o.isolation + "'"};
-        } else if (a == "--jobs") {
-            std::string v = value(i);
-            char* end = nullptr;
-            long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || n < 1 || n > 256) throw UsageError{"--jobs expects a number from 1 to 256, got '" + v + "'"};
-            o.jobs = unsigned(n);
-        } else if (a == "--lanes") {
-            std::string v = value(i);
-            char* end = nullptr;
-            long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || n < 1 || n > 16) throw UsageError{"--lanes expects a number from 1 to 16, got '" + v + "'"};
-            o.lanes = unsigned(n);
-        } else if (a == "--timeout") {
+        } else if (a == "--jobs") o.jobs = count(i, 256);
+        else if (a == "--lanes") o.lanes = count(i, 16);
+        else if (a == "--timeout") {
             std::string v = value(i);
             char* end = nullptr;
             double s = std::strtod(v.c_str(), &end);
