@@ -97,10 +97,10 @@ struct CompilerConfig {
     // second compile with the same includes in a process takes ~0.3 s, not ~1.5 s.
     bool nvrtc_pch = true;
     // NVRTC's -minimal (CUDA 12.4+) for sources that name nothing it leaves
-    // out (compiler/nvrtc_minimal.h): a vector add compiles in about a
-    // quarter less time. A failed -minimal compile is compiled again
-    // without it, so verdicts and logs are those of the full compile.
-    // $KBENCH_NVRTC_MINIMAL=0 turns it off.
+    // out (compiler/nvrtc_minimal.h): on an H100 host a small kernel's
+    // compile took 9-11 ms instead of 16-18. A -minimal compile that fails
+    // on a name it leaves out is compiled again without it, so the verdict
+    // is the full compile's. $KBENCH_NVRTC_MINIMAL=0 turns it off.
     bool nvrtc_minimal = true;
     // Triton (docs/triton.md): the Python interpreter with `triton` installed
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
