@@ -15,9 +15,19 @@
 //    every SM until it is killed (SIGKILL, as kbench ends a hung worker).
 //    Reported: the tiny kernel's round trip before, during and after, and how
 //    long after the kill it is back to normal.
+// 3. a neighbour's whole crash cycle, as kbench lives it after a crashing
+//    candidate: a fresh process starts its context (a standby coming up),
+//    faults, and is killed once the fault is reported (its context torn
+//    down). This process times a tiny kernel's round trip and a 1 MiB
+//    cudaMalloc + cudaFree (the driver's resource manager) all along. The
+//    neighbour runs on device N, this one on device V: the same GPU or
+//    another, which says whether a crash holds back only its own GPU.
+//      ./gpu_disturbance cycle V N [rounds=5]
 // Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,7 +205,147 @@ static std::string beside(int kind, double hang_ms) {
     return out;
 }
 
+// The cycle's neighbour (run as `gpu_disturbance neighbour N`): starts its
+// context, says "R", faults when it reads 'f', says "E" once the fault is
+// reported, then waits to be killed.
+static int neighbour(int device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    float* buf = nullptr;
+    check(cudaMalloc(&buf, 1 << 20), "cudaMalloc");
+    tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));
+    check(cudaDeviceSynchronize(), "warm-up");
+    if (write(1, "R", 1) != 1) return 1;
+    char c;
+    if (read(0, &c, 1) != 1) return 1;
+    far_write<<<1, 32>>>(buf);
+    while (cudaStreamQuery(0) == cudaErrorNotReady) {
+    }
+    if (write(1, "E", 1) != 1) return 1;
+    for (;;) pause();
+}
+
+extern char** environ;
+
+static std::string cycle(const char* self, int victim, int other, int rounds) {
+    check(cudaSetDevice(victim), "cudaSetDevice");
+    int* buf = nullptr;
+    check(cudaMalloc(&buf, 4096), "cudaMalloc");
+    auto trip = [&] {
+        auto t = Clock::now();
+        tiny<<<1, 32>>>(buf);
+        check(cudaStreamSynchronize(0), "tiny kernel");
+        return ms_between(t, Clock::now());
+    };
+    auto alloc = [&] {
+        auto t = Clock::now();
+        void* p = nullptr;
+        check(cudaMalloc(&p, 1 << 20), "cudaMalloc probe");
+        check(cudaFree(p), "cudaFree probe");
+        return ms_between(t, Clock::now());
+    };
+    for (int i = 0; i < 200; ++i) trip(), alloc();
+    std::vector<double> trip0, alloc0;
+    for (int i = 0; i < 300; ++i) trip0.push_back(trip()), alloc0.push_back(alloc());
+    const double trip_med = summarize(trip0).median, alloc_med = summarize(alloc0).median;
+    // Per phase, over all rounds: its length, and the probes' extra time over
+    // their medians before (the time this process lost to the neighbour).
+    const char* names[] = {"create", "idle", "fault", "teardown", "after"};
+    struct Phase {
+        std::vector<double> length, trip_extra, alloc_extra, trip_worst, alloc_worst;
+    } phases[5];
+    std::string errors;
+    for (int r = 0; r < rounds; ++r) {
+        int to[2], from[2];
+        if (pipe(to) != 0 || pipe(from) != 0) std::exit(2);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+        posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+        posix_spawn_file_actions_addclose(&fa, to[1]);
+        posix_spawn_file_actions_addclose(&fa, from[0]);
+        std::string dev = std::to_string(other);
+        char* argv[] = {const_cast<char*>(self), const_cast<char*>("neighbour"), dev.data(), nullptr};
+        pid_t pid = 0;
+        auto start = Clock::now();
+        // This process holds a CUDA context: the neighbour is a new program, never a fork.
+        if (posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv, environ) != 0) std::exit(2);
+        posix_spawn_file_actions_destroy(&fa);
+        close(to[0]);
+        close(from[1]);
+        int phase = 0;
+        Clock::time_point phase_start = start;
+        double te = 0, ae = 0, tw = 0, aw = 0;
+        auto close_phase = [&](Clock::time_point now) {
+            phases[phase].length.push_back(ms_between(phase_start, now));
+            phases[phase].trip_extra.push_back(te);
+            phases[phase].alloc_extra.push_back(ae);
+            phases[phase].trip_worst.push_back(tw);
+            phases[phase].alloc_worst.push_back(aw);
+            te = ae = tw = aw = 0;
+            phase_start = now;
+            ++phase;
+        };
+        while (phase < 5) {
+            double t = trip(), a = alloc();
+            te += std::max(0.0, t - trip_med);
+            ae += std::max(0.0, a - alloc_med);
+            tw = std::max(tw, t);
+            aw = std::max(aw, a);
+            auto now = Clock::now();
+            if (ms_between(start, now) > 20000) {
+                errors += "round " + std::to_string(r) + " stuck in phase " + names[phase] + "; ";
+                break;
+            }
+            pollfd pf{from[0], POLLIN, 0};
+            bool said = (phase == 0 || phase == 2) && poll(&pf, 1, 0) > 0;
+            char c = 0;
+            if (said && read(from[0], &c, 1) != 1) {
+                errors += "round " + std::to_string(r) + ": the neighbour died in phase " + names[phase] + "; ";
+                break;
+            }
+            if (phase == 0 && c == 'R') close_phase(now);
+            else if (phase == 1 && ms_between(phase_start, now) >= 100) {
+                if (write(to[1], "f", 1) != 1) std::exit(2);
+                close_phase(now);
+            } else if (phase == 2 && c == 'E') {
+                kill(pid, SIGKILL);  // as kbench retires a worker after a sticky error
+                close_phase(now);
+            } else if (phase == 3 && waitpid(pid, nullptr, WNOHANG) == pid) {
+                pid = 0;
+                close_phase(now);
+            } else if (phase == 4 && ms_between(phase_start, now) >= 200) {
+                close_phase(now);
+            }
+        }
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+        close(to[1]);
+        close(from[0]);
+    }
+    std::string out = "{\"victim_device\":" + std::to_string(victim) + ",\"neighbour_device\":" +
+                      std::to_string(other) + ",\"rounds\":" + std::to_string(rounds) +
+                      ",\"trip_median_ms\":" + std::to_string(trip_med) +
+                      ",\"alloc_median_ms\":" + std::to_string(alloc_med);
+    for (int k = 0; k < 5; ++k) {
+        out += std::string(",\"") + names[k] + "\":{\"length\":" + json(summarize(phases[k].length)) +
+               ",\"trip_extra\":" + json(summarize(phases[k].trip_extra)) +
+               ",\"alloc_extra\":" + json(summarize(phases[k].alloc_extra)) +
+               ",\"trip_worst\":" + json(summarize(phases[k].trip_worst)) +
+               ",\"alloc_worst\":" + json(summarize(phases[k].alloc_worst)) + "}";
+    }
+    if (!errors.empty()) out += ",\"errors\":\"" + errors + "\"";
+    return out + "}";
+}
+
 int main(int argc, char** argv) {
+    if (argc > 2 && std::string(argv[1]) == "neighbour") return neighbour(std::atoi(argv[2]));
+    if (argc > 3 && std::string(argv[1]) == "cycle") {
+        std::printf("%s\n", cycle(argv[0], std::atoi(argv[2]), std::atoi(argv[3]),
+                                  argc > 4 ? std::atoi(argv[4]) : 5).c_str());
+        return 0;
+    }
     // `gpu_disturbance 0 beside-fault|beside-hang [hang_ms]`: one neighbour
     // experiment (this binary runs itself so for each: a process that holds
     // a CUDA context must not fork a child that uses CUDA).

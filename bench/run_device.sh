@@ -248,6 +248,13 @@ if [ $run_bench = 1 ]; then
     nvcc -O2 -o "$OUT/gpu_disturbance" bench/gpu_disturbance.cu >"$OUT/disturbance.err" 2>&1 &&
       "$OUT/gpu_disturbance" ${DISTURBANCE_TRIALS:-20} >"$OUT/disturbance.json" 2>>"$OUT/disturbance.err"
     echo "disturbance rc=$?"; cat "$OUT/disturbance.json"
+    # A neighbour's crash cycle (start, fault, kill) on this GPU, and on
+    # another where there is one: does a crash hold back only its own GPU?
+    "$OUT/gpu_disturbance" cycle 0 0 6 >"$OUT/disturbance_cycle.json" 2>>"$OUT/disturbance.err"
+    if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+      "$OUT/gpu_disturbance" cycle 0 1 6 >>"$OUT/disturbance_cycle.json" 2>>"$OUT/disturbance.err"
+    fi
+    cat "$OUT/disturbance_cycle.json"
   fi
   if want sweep; then
     # The f16 matmul against cuBLAS over sizes (issue 11's perf_report plot),
