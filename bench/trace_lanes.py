@@ -4,7 +4,14 @@ between the GPU's phases (a timer has it alone, correctness shares it, nobody
 holds it while someone waits for it, nobody wants it) and how each lane spent
 its time. The phase a lane holds runs from the end of its wait span
 (engine.wait_gpu_alone / engine.wait_gpu_shared) to the end of the stage span
-around it (engine.time / engine.case_compare / engine.recheck).
+around it (engine.time / engine.case_compare / engine.recheck, or a batch
+lane's engine.timing_turn: one wait for the GPU alone, then the timings of the
+candidates the lane kept waiting, engine/timing_backlog.h).
+
+A lane's work is its engine.finish_score spans (kb_score) or engine.lane_work
+spans (a batch lane: one job's correctness and what follows it at once, or a
+timing turn and the rechecks after it); a score that reached the device has
+one engine.case_compare span.
 
 Lane threads whose scores overlap in time are one batch: a process that ran
 several batches one after another (bench/batch_bench.cpp) gets a section each.
@@ -16,7 +23,8 @@ import collections
 import json
 import sys
 
-STAGES = ("engine.time", "engine.case_compare", "engine.recheck")
+STAGES = ("engine.time", "engine.case_compare", "engine.recheck", "engine.timing_turn")
+WORK = ("engine.finish_score", "engine.lane_work")
 
 
 def load(path):
@@ -81,11 +89,11 @@ def main():
     ap.add_argument("--pid", type=int)
     a = ap.parse_args()
     by_pid = load(a.trace)
-    pid = a.pid or max(by_pid, key=lambda p: sum(1 for e in by_pid[p] if e["name"] == "engine.finish_score"))
+    pid = a.pid or max(by_pid, key=lambda p: sum(1 for e in by_pid[p] if e["name"] in WORK))
     events = by_pid[pid]
     groups = batches(events)
     if not groups:
-        sys.exit(f"{a.trace}: no engine.finish_score spans in process {pid}")
+        sys.exit(f"{a.trace}: no engine.finish_score or engine.lane_work spans in process {pid}")
     for n, tids in enumerate(groups):
         report(pid, n, len(groups), [e for e in events if e["tid"] in tids])
 
@@ -94,7 +102,7 @@ def batches(events):
     """The lane threads, grouped: threads whose scores' time ranges overlap."""
     ranges = {}
     for e in events:
-        if e["name"] == "engine.finish_score":
+        if e["name"] in WORK:
             a, b = ranges.get(e["tid"], (e["ts"], e["ts"] + e["dur"]))
             ranges[e["tid"]] = (min(a, e["ts"]), max(b, e["ts"] + e["dur"]))
     groups = []  # [start, end, set of tids]
@@ -108,25 +116,27 @@ def batches(events):
 
 
 def report(pid, n, count, events):
-    scores = [e for e in events if e["name"] == "engine.finish_score"]
-    t0 = min(e["ts"] for e in scores)
-    t1 = max(e["ts"] + e["dur"] for e in scores)
+    work = [e for e in events if e["name"] in WORK]
+    scores = sum(1 for e in events if e["name"] == "engine.case_compare")
+    t0 = min(e["ts"] for e in work)
+    t1 = max(e["ts"] + e["dur"] for e in work)
     wall = (t1 - t0) / 1e6
     spent = sweep(holds_and_waits(events), t0, t1)
-    print(f"process {pid}, batch {n + 1} of {count}: {len(scores)} scores on {len(set(e['tid'] for e in scores))} "
-          f"lane thread(s) over {wall:.2f} s (first score's start to last score's end)")
+    print(f"process {pid}, batch {n + 1} of {count}: {scores} scores on the device, "
+          f"{len(set(e['tid'] for e in work))} lane thread(s) over {wall:.2f} s (first work's start to last work's end)")
     print("the GPU phase, share of that wall time:")
     for state in ("alone", "shared", "waiting, nobody holds", "idle"):
         print(f"  {state:24s} {spent[state] / 1e6:8.2f} s  {100 * spent[state] / max(1, t1 - t0):5.1f} %")
-    names = ("engine.finish_score", "engine.case_compare", "engine.wait_gpu_shared", "host.ensure_reference",
+    names = ("work", "engine.case_compare", "engine.wait_gpu_shared", "host.ensure_reference",
              "host.worker_ready", "engine.time", "engine.wait_gpu_alone", "engine.recheck")
     lanes = collections.defaultdict(collections.Counter)
     for e in events:
-        if e["name"] in names:
-            lanes[e["tid"]][e["name"]] += e["dur"] / 1e6
-    print("per lane thread, seconds: " + ", ".join(n.split(".", 1)[1] for n in names))
+        name = "work" if e["name"] in WORK else e["name"]
+        if name in names:
+            lanes[e["tid"]][name] += e["dur"] / 1e6
+    print("per lane thread, seconds: " + ", ".join(n.split(".", 1)[-1] for n in names))
     for tid, c in sorted(lanes.items()):
-        if c["engine.finish_score"]:
+        if c["work"]:
             print(f"  thread {tid:3d}: " + " ".join(f"{c[n]:7.2f}" for n in names))
 
 if __name__ == "__main__":

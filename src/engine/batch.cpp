@@ -4,10 +4,13 @@
 #include "engine/batch.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <new>
 
 #include "util/error.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {
@@ -27,9 +30,26 @@ bool wait_for(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, d
     return cv.wait_for(lock, std::chrono::duration<double>(timeout_s), ready);
 }
 
+// $KBENCH_TIMING_BACKLOG: how many passed candidates a lane keeps waiting
+// to time (engine/timing_backlog.h); 0 times each at once, as before there
+// was a backlog. For measurements; unset, the default.
+size_t timing_backlog_setting() {
+    const char* env = std::getenv("KBENCH_TIMING_BACKLOG");
+    if (!env || !*env) return TimingBacklog::kDefault;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long n = std::strtoul(env, &end, 10);
+    if (errno != 0 || *end != 0 || env[0] == '-' || n > TimingBacklog::kMaxSetting)
+        fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_TIMING_BACKLOG is '") + env + "', not a number from 0 to " +
+                                          std::to_string(TimingBacklog::kMaxSetting) + ": unset it for the default (" +
+                                          std::to_string(TimingBacklog::kDefault) + ")");
+    return size_t(n);
+}
+
 }  // namespace
 
 Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
+    backlog_.limit = timing_backlog_setting();  // before any thread starts: it may throw
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
     if (opts_.compile_threads == 0)
         opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
@@ -218,52 +238,116 @@ void Batch::compile_loop() {
     }
 }
 
-void Batch::device_loop(size_t lane) {
-    for (;;) {
-        JobPtr job;
-        {
-            std::unique_lock<std::mutex> lock(mu_);
-            // One of the oldest compiled jobs: the device never waits on a slow
-            // compile while a later job is ready; of those, one of a task
-            // this lane ran lately (engine/lane_affinity.h).
-            auto ready = [&] {
-                return std::find_if(device_order_.begin(), device_order_.end(),
-                                    [](const JobPtr& j) { return j->stage == Stage::compiled; });
-            };
-            to_run_.wait(lock, [&] { return stopping_ || ready() != device_order_.end(); });
-            if (stopping_) return;
-            std::vector<std::deque<JobPtr>::iterator> window;
-            std::vector<LaneAffinity::Ready> seen;
-            for (auto it = ready(); it != device_order_.end() && window.size() < LaneAffinity::kWindow; ++it)
-                if ((*it)->stage == Stage::compiled) {
-                    window.push_back(it);
-                    seen.push_back({&(*it)->task->hash, (*it)->skipped});
-                }
-            const size_t pick = affinity_.choose(lane, seen);
-            for (size_t i = 0; i < pick; ++i) ++(*window[i])->skipped;
-            job = *window[pick];
-            device_order_.erase(window[pick]);
-            affinity_.took(lane, job->task->hash);
-            job->stage = Stage::running;
+Batch::JobPtr Batch::take_job(size_t lane, bool block) {
+    std::unique_lock<std::mutex> lock(mu_);
+    // One of the oldest compiled jobs: the device never waits on a slow
+    // compile while a later job is ready; of those, one of a task this lane
+    // ran lately (engine/lane_affinity.h).
+    auto ready = [&] {
+        return std::find_if(device_order_.begin(), device_order_.end(),
+                            [](const JobPtr& j) { return j->stage == Stage::compiled; });
+    };
+    if (block) to_run_.wait(lock, [&] { return stopping_ || ready() != device_order_.end(); });
+    if (stopping_ || ready() == device_order_.end()) return nullptr;
+    std::vector<std::deque<JobPtr>::iterator> window;
+    std::vector<LaneAffinity::Ready> seen;
+    for (auto it = ready(); it != device_order_.end() && window.size() < LaneAffinity::kWindow; ++it)
+        if ((*it)->stage == Stage::compiled) {
+            window.push_back(it);
+            seen.push_back({&(*it)->task->hash, (*it)->skipped});
         }
-        BatchCompletion c;
-        c.id = job->id;
-        c.tag = job->tag;
-        try {
-            c.result = ctx_.finish_score(job->task, std::move(*job->prepared), job->opts, lane);
-        } catch (const Error& e) {
-            c.status = e.status();
-            c.error = e.what();
-        } catch (const std::bad_alloc&) {
-            c.status = KB_ERR_OUT_OF_MEMORY;
-            c.error = "out of host memory while running the candidate";
-        } catch (const std::exception& e) {
-            c.status = KB_ERR_INTERNAL;
-            c.error = e.what();
-        }
-        std::lock_guard<std::mutex> lock(mu_);
-        complete_locked(job, std::move(c));
+    const size_t pick = affinity_.choose(lane, seen);
+    for (size_t i = 0; i < pick; ++i) ++(*window[i])->skipped;
+    JobPtr job = *window[pick];
+    device_order_.erase(window[pick]);
+    affinity_.took(lane, job->task->hash);
+    job->stage = Stage::running;
+    return job;
+}
+
+bool Batch::work_ready() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !stopping_ && std::any_of(device_order_.begin(), device_order_.end(),
+                                     [](const JobPtr& j) { return j->stage == Stage::compiled; });
+}
+
+void Batch::advance(Running& r, size_t lane, bool in_gpu_alone_turn) {
+    try {
+        ctx_.run_stage(r.score, lane, in_gpu_alone_turn);
+        return;
+    } catch (const Error& e) {
+        r.status = e.status();
+        r.error = e.what();
+    } catch (const std::bad_alloc&) {
+        r.status = KB_ERR_OUT_OF_MEMORY;
+        r.error = "out of host memory while running the candidate";
+    } catch (const std::exception& e) {
+        r.status = KB_ERR_INTERNAL;
+        r.error = e.what();
     }
+    r.score.next = DeviceScore::Next::done;
+}
+
+void Batch::complete(Running& r) {
+    BatchCompletion c;
+    c.id = r.job->id;
+    c.tag = r.job->tag;
+    if (r.status != KB_OK) {
+        c.status = r.status;
+        c.error = std::move(r.error);
+    } else {
+        c.result = std::move(r.score.result);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    complete_locked(r.job, std::move(c));
+}
+
+void Batch::device_loop(size_t lane) {
+    // Candidates of this lane that passed correctness and wait for the GPU
+    // alone to be timed (engine/timing_backlog.h), oldest first.
+    std::vector<Running> waiting;
+    for (;;) {
+        if (!waiting.empty()) {
+            const bool wait = backlog_.must_wait(waiting.size(), work_ready(), ctx_.gpu_looks_hung());
+            KB_PROFILE_SPAN("engine.lane_work");
+            bool timed = false;
+            {
+                KB_PROFILE_SPAN("engine.timing_turn");  // the wait for the GPU alone, then the timings
+                // Every waiting candidate timed in one turn; the rechecks
+                // after it share the GPU again.
+                timed = ctx_.with_gpu_alone(lane, wait, [&] {
+                    for (Running& r : waiting) advance(r, lane, true);
+                });
+            }
+            if (timed) {
+                for (Running& r : waiting) {
+                    while (r.score.next != DeviceScore::Next::done) advance(r, lane, false);
+                    complete(r);
+                }
+                waiting.clear();
+                continue;
+            }
+        }
+        JobPtr job = take_job(lane, waiting.empty());
+        if (!job) {
+            if (stopping()) return;  // what waits is dropped with the batch's uncollected results
+            continue;                // no other work: time what waits
+        }
+        KB_PROFILE_SPAN("engine.lane_work");
+        Running r{job, ctx_.start_device_stages(job->task, std::move(*job->prepared), job->opts)};
+        advance(r, lane, false);  // correctness
+        if (r.score.next == DeviceScore::Next::timing && backlog_.may_keep()) {
+            waiting.push_back(std::move(r));
+            continue;
+        }
+        while (r.score.next != DeviceScore::Next::done) advance(r, lane, false);
+        complete(r);
+    }
+}
+
+bool Batch::stopping() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopping_;
 }
 
 }  // namespace kb

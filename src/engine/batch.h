@@ -1,9 +1,14 @@
 // Many scores in flight on one context: a bounded queue of jobs, compiled on a
-// pool of CPU threads ahead of the device, run one at a time by a single
-// device thread, and collected in completion order from any thread.
+// pool of CPU threads ahead of the device, run by the device lanes (one
+// thread each, Context::ensure_lanes), and collected in completion order from
+// any thread.
 //
 //   submit -> [compile threads: prepare_score] -> device queue (FIFO)
-//          -> [device thread: finish_score] -> completed -> next()
+//          -> [device lanes: correctness, timing, recheck] -> completed -> next()
+//
+// A lane that cannot have the GPU alone to time a passed candidate checks
+// the next job's correctness meanwhile (engine/timing_backlog.h), so results
+// may complete in another order than the jobs reached the device.
 //
 // Every submitted job is reported by next() exactly once: with its result,
 // with the error that stopped it (an unreadable file, a broken task), or as
@@ -26,6 +31,7 @@
 
 #include "engine/context.h"
 #include "engine/lane_affinity.h"
+#include "engine/timing_backlog.h"
 
 namespace kb {
 
@@ -83,8 +89,25 @@ private:
     };
     using JobPtr = std::shared_ptr<Job>;
 
+    // A job on a lane's device stages: its score, or the error that ended it.
+    struct Running {
+        JobPtr job;
+        DeviceScore score;
+        kb_status status = KB_OK;
+        std::string error;
+    };
+
     void compile_loop();
     void device_loop(size_t lane);
+    // The compiled job lane `lane` runs next (taken off the device order), or
+    // null when there is none ready (and `block` is false) or the batch stops.
+    JobPtr take_job(size_t lane, bool block);
+    bool work_ready() const;  // a compiled job waits for a lane
+    bool stopping() const;
+    // Runs r's next device stage (Context::run_stage); an exception ends the
+    // job with its error.
+    void advance(Running& r, size_t lane, bool in_gpu_alone_turn);
+    void complete(Running& r);  // reports r's result or error
     // 0 in BatchOptions: 4 lanes, one per 10 GiB of device memory below 40 GiB.
     unsigned default_lanes() const;
     // Moves a job to `completed_` (called with mu_ held).
@@ -102,6 +125,7 @@ private:
     std::deque<JobPtr> device_order_;    // every live job in submission order: the device takes the oldest
                                          // compiled ones, a lane's own tasks first (affinity_)
     LaneAffinity affinity_;              // guarded by mu_
+    TimingBacklog backlog_;              // set before the threads start, read-only after
     std::deque<BatchCompletion> completed_;
     std::map<uint64_t, JobPtr> live_;    // submitted, not completed
     uint64_t next_id_ = 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,21 @@ struct PreparedScore {
     bool done = false;
     std::chrono::steady_clock::time_point started;
     std::optional<CandidateInput> program_input;  // a program candidate: scored whole in finish_score
+};
+
+// A score between its device stages. kb_score runs them back to back
+// (finish_score); a batch lane may check other jobs' correctness while a
+// passed one waits for the GPU alone to time (engine/timing_backlog.h).
+struct DeviceScore {
+    enum class Next { correctness, timing, recheck, done };
+    TaskPtr task;
+    ScoreOptions opts;
+    ScoreResult result;
+    KernelPtr kernel;
+    TaskBinding binding;  // bound at the first stage
+    std::chrono::steady_clock::time_point started;
+    std::optional<CandidateInput> program_input;
+    Next next = Next::correctness;
 };
 
 class Context {
@@ -76,6 +92,19 @@ public:
     // `lane` (below) picks the worker that runs the device stages.
     ScoreResult finish_score(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts,
                              size_t lane = 0);
+    // finish_score one stage at a time. run_stage runs `s`'s next stage on
+    // `lane` (nothing once done). `in_gpu_alone_turn`: the caller is inside
+    // with_gpu_alone's turn on this lane, so the stage takes neither the lane
+    // nor a GPU phase of its own.
+    DeviceScore start_device_stages(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts);
+    void run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn = false);
+    // Runs `turn` holding `lane` and the GPU alone (in that order, as every
+    // stage takes them): waiting for the GPU, or only if it is free now.
+    // False, and `turn` not run, when it was not free and `wait` is false.
+    bool with_gpu_alone(size_t lane, bool wait, const std::function<void()>& turn);
+    // Whether a lane's correctness request has held the GPU so long that it
+    // is most likely a hang (GpuPhaseLock::sharer_looks_hung).
+    bool gpu_looks_hung() const;
     // Lanes: device workers of one GPU that score side by side. Lane 0 is
     // backend(); a worker-isolated context starts more on demand (each its own
     // kbench-worker process, with its standby), an in-process one has one.

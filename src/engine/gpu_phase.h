@@ -64,6 +64,20 @@ public:
         timing_ = false;
         cv_.notify_all();
     }
+    // The GPU alone if it is free now: nobody shares it, times, or waits to
+    // time (a timer in line goes first). Never waits.
+    bool try_lock() {
+        std::lock_guard<std::mutex> l(mu_);
+        if (timing_ || !since_.empty() || timers_waiting_ != 0) return false;
+        timing_ = true;
+        return true;
+    }
+    // Whether a sharer has held the GPU for `suspect` or longer: most likely
+    // a hang, beside which nobody can time until it is stopped.
+    bool sharer_looks_hung() const {
+        std::lock_guard<std::mutex> l(mu_);
+        return oldest_sharer_is_suspect(Clock::now());
+    }
     // Lanes waiting to time now (tests wait for a timer to be in line).
     unsigned timers_waiting() const {
         std::lock_guard<std::mutex> l(mu_);
@@ -88,6 +102,14 @@ private:
     std::multimap<std::thread::id, Clock::time_point> since_;
     unsigned timers_waiting_ = 0;  // lanes waiting to time
     bool timing_ = false;          // a lane is timing now
+};
+
+// The phase of a request whose caller holds the GPU alone already (a batch
+// lane timing the candidates it kept waiting, in one turn): taking it again
+// would wait for itself.
+struct GpuAlreadyAlone {
+    GpuAlreadyAlone(GpuPhaseLock&, std::defer_lock_t) {}
+    void lock() {}
 };
 
 }  // namespace kb

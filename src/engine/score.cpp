@@ -145,7 +145,9 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
     Clock::time_point from;
     auto attempt = [&] {
         Phase phase(gpu_phase_, std::defer_lock);
-        if constexpr (std::is_same_v<Phase, std::unique_lock<GpuPhaseLock>>) {
+        if constexpr (std::is_same_v<Phase, GpuAlreadyAlone>) {
+            phase.lock();  // the caller holds the GPU alone already
+        } else if constexpr (std::is_same_v<Phase, std::unique_lock<GpuPhaseLock>>) {
             KB_PROFILE_SPAN("engine.wait_gpu_alone");
             phase.lock();
         } else {
@@ -172,39 +174,74 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
     return r;
 }
 
-ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts, size_t lane) {
-    if (ps.done) return std::move(ps.result);
-    if (ps.program_input) {
+DeviceScore Context::start_device_stages(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts) {
+    DeviceScore s;
+    s.task = task;
+    s.opts = opts;
+    s.result = std::move(ps.result);
+    s.kernel = std::move(ps.kernel);
+    s.started = ps.started;
+    s.program_input = std::move(ps.program_input);
+    s.next = ps.done ? DeviceScore::Next::done : DeviceScore::Next::correctness;
+    return s;
+}
+
+bool Context::with_gpu_alone(size_t lane, bool wait, const std::function<void()>& turn) {
+    std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
+    std::unique_lock<GpuPhaseLock> alone(gpu_phase_, std::defer_lock);
+    if (wait) {
+        KB_PROFILE_SPAN("engine.wait_gpu_alone");
+        alone.lock();
+    } else if (!alone.try_lock()) {
+        return false;
+    }
+    turn();
+    return true;
+}
+
+bool Context::gpu_looks_hung() const { return gpu_phase_.sharer_looks_hung(); }
+
+void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
+    using Next = DeviceScore::Next;
+    if (s.next == Next::done) return;
+    ScoreResult& res = s.result;
+    const ScoreOptions& opts = s.opts;
+    const Task& t = *s.task;
+    const auto t0 = s.started;
+    if (s.program_input) {
         // The Python workers are one pair per context, and a program's score
-        // times as it goes: lane 0's turn, the GPU to itself.
+        // times as it goes: lane 0's turn, the GPU to itself. Always its
+        // first stage, so never inside a turn of with_gpu_alone.
+        if (in_gpu_alone_turn) fail(KB_ERR_INTERNAL, "a program candidate's score in a batch lane's timing turn");
         std::lock_guard<std::mutex> device_lock(device_mutex_);
         std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
-        return score_program(task, *ps.program_input, opts);
+        res = score_program(s.task, *s.program_input, opts);
+        s.next = Next::done;
+        return;
     }
-    std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
-    KB_PROFILE_SPAN("engine.finish_score");
-    const auto t0 = ps.started;
-    const Task& t = *task;
-    ScoreResult res = std::move(ps.result);
-    KernelPtr kernel = std::move(ps.kernel);
-    // Time between the end of compilation and the device taking the job:
-    // zero for kb_score, the GPU queue's wait in a batch.
-    res.stages.queue_ms = std::max(0.0, ms_since(t0) - res.stages.compile_ms);
-    auto stage = Clock::now();
-
-    // 2. Correctness on every case, the perf case last.
+    // The lane, then the GPU phase: the order every path takes them in.
+    std::unique_lock<std::mutex> device_lock(lane_mutex(lane), std::defer_lock);
+    if (!in_gpu_alone_turn) device_lock.lock();
     Backend& b = lane_backend(lane);
-    TaskBinding tb = [&] { KB_PROFILE_SPAN("engine.bind"); return bind(task); }();
+    if (!s.binding.task) {
+        KB_PROFILE_SPAN("engine.bind");
+        s.binding = bind(s.task);
+    }
+    const TaskBinding& tb = s.binding;
+    const KernelPtr& kernel = s.kernel;
     // Correctness shares the GPU with other lanes; timing has it alone.
     // Either one, run again once when it timed out beside another lane's
     // hang (engine/gpu_incidents.h).
-    auto compare = [&](int case_index, uint64_t seed, unsigned runs) {
-        return with_retry<std::shared_lock<GpuPhaseLock>>(
-            lane, [&] { return b.compare(tb, kernel, case_index, seed, runs); });
-    };
-    {
-        // Every case in one request where the backend can (a worker's round
-        // trip cost more than a small case's runs), up to the first failure.
+    switch (s.next) {
+    case Next::correctness: {
+        KB_PROFILE_SPAN("engine.case_compare");
+        // Time between the end of compilation and the device taking the job:
+        // zero for kb_score, the GPU queue's wait in a batch.
+        res.stages.queue_ms = std::max(0.0, ms_since(t0) - res.stages.compile_ms);
+        const auto stage = Clock::now();
+        // 2. Correctness on every case, the perf case last: every case in one
+        // request where the backend can (a worker's round trip cost more than
+        // a small case's runs), up to the first failure.
         std::vector<Backend::CaseRuns> cases;
         for (size_t i = 0; i < t.cases.size(); ++i)
             cases.push_back({int(i), opts.correctness_runs ? opts.correctness_runs : default_runs(t, i)});
@@ -213,7 +250,6 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
             kb_verdict verdict = KB_VERDICT_PASS;
             std::string message, retried;
         };
-        KB_PROFILE_SPAN("engine.case_compare");
         CaseResults c = with_retry<std::shared_lock<GpuPhaseLock>>(lane, [&] {
             CaseResults r;
             r.results = b.compare_cases(tb, kernel, cases, res.seed);
@@ -225,46 +261,73 @@ ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const
         });
         if (!c.retried.empty()) c.results.back().retried = c.retried;
         for (CompareResult& r : c.results) res.cases.push_back(std::move(r));
+        res.stages.correctness_ms = ms_since(stage);
         const CompareResult& last = res.cases.back();
         if (last.verdict != KB_VERDICT_PASS) {
-            res.stages.correctness_ms = ms_since(stage);
-            return finish(res, last.verdict, last.message, t0);
+            finish(res, last.verdict, last.message, t0);
+            s.next = Next::done;
+        } else {
+            s.next = opts.skip_timing ? Next::recheck : Next::timing;
         }
+        return;
     }
-    res.stages.correctness_ms = ms_since(stage);
-
-    // 3. Timing, interleaved with the baseline.
-    if (!opts.skip_timing) {
-        stage = Clock::now();
+    case Next::timing: {
+        // 3. Timing, interleaved with the baseline.
+        KB_PROFILE_SPAN("engine.time");
+        const auto stage = Clock::now();
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
-        KB_PROFILE_SPAN("engine.time");
-        res.timing = with_retry<std::unique_lock<GpuPhaseLock>>(lane, [&] { return b.time(tb, kernel, tr); });
+        auto request = [&] { return b.time(tb, kernel, tr); };
+        res.timing = in_gpu_alone_turn ? with_retry<GpuAlreadyAlone>(lane, request)
+                                    : with_retry<std::unique_lock<GpuPhaseLock>>(lane, request);
         res.stages.timing_ms = ms_since(stage);
-        if (res.timing->failed()) return finish(res, res.timing->verdict, res.timing->message, t0);
+        if (res.timing->failed()) {
+            finish(res, res.timing->verdict, res.timing->message, t0);
+            s.next = Next::done;
+            return;
+        }
         res.speedup = res.timing->speedup;
+        s.next = Next::recheck;
+        return;
     }
+    case Next::recheck: {
+        // 4. Recheck on fresh inputs: a kernel that caches results across
+        //    calls (in a __device__ global, say) fails here.
+        s.next = Next::done;
+        if (opts.recheck) {
+            const auto stage = Clock::now();
+            KB_PROFILE_SPAN("engine.recheck");
+            const uint64_t seed = recheck_seed(res.seed);
+            auto request = [&] { return b.compare(tb, kernel, t.perf_index, seed, 1); };
+            res.recheck = in_gpu_alone_turn ? with_retry<GpuAlreadyAlone>(lane, request)
+                                         : with_retry<std::shared_lock<GpuPhaseLock>>(lane, request);
+            res.recheck->where.seed_secret = true;
+            res.stages.recheck_ms = ms_since(stage);
+            Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});
+            if (j.verdict != KB_VERDICT_PASS) {
+                finish(res, j.verdict, j.message, t0);
+                return;
+            }
+        }
+        std::string msg = "correct on all " + std::to_string(t.cases.size()) + " cases";
+        if (res.speedup && res.timing->candidate && res.timing->baseline) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "; %.3fx the baseline (candidate %.2f us, baseline %.2f us, median)",
+                          *res.speedup, res.timing->candidate->stats.median, res.timing->baseline->stats.median);
+            msg += buf;
+        }
+        finish(res, KB_VERDICT_PASS, msg, t0);
+        return;
+    }
+    case Next::done: return;
+    }
+}
 
-    // 4. Recheck on fresh inputs: a kernel that caches results across calls
-    //    (in a __device__ global, say) fails here.
-    if (opts.recheck) {
-        stage = Clock::now();
-        KB_PROFILE_SPAN("engine.recheck");
-        res.recheck = compare(t.perf_index, recheck_seed(res.seed), 1);
-        res.recheck->where.seed_secret = true;
-        res.stages.recheck_ms = ms_since(stage);
-        Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});
-        if (j.verdict != KB_VERDICT_PASS) return finish(res, j.verdict, j.message, t0);
-    }
-
-    std::string msg = "correct on all " + std::to_string(t.cases.size()) + " cases";
-    if (res.speedup && res.timing->candidate && res.timing->baseline) {
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "; %.3fx the baseline (candidate %.2f us, baseline %.2f us, median)",
-                      *res.speedup, res.timing->candidate->stats.median, res.timing->baseline->stats.median);
-        msg += buf;
-    }
-    return finish(res, KB_VERDICT_PASS, msg, t0);
+ScoreResult Context::finish_score(const TaskPtr& task, PreparedScore&& ps, const ScoreOptions& opts, size_t lane) {
+    DeviceScore s = start_device_stages(task, std::move(ps), opts);
+    KB_PROFILE_SPAN("engine.finish_score");
+    while (s.next != DeviceScore::Next::done) run_stage(s, lane);
+    return std::move(s.result);
 }
 
 ScoreResult Context::score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {

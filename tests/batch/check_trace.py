@@ -49,13 +49,26 @@ def main():
         with open(made_up, "w") as f:
             for name, ts, dur in spans:
                 f.write(json.dumps({"pid": 1, "tid": 3, "name": name, "ts": ts, "dur": dur}) + "\n")
-        out = subprocess.run([sys.executable, os.path.join(a.source, "bench/trace_lanes.py"), made_up],
-                             capture_output=True, text=True).stdout
-        for state, share in (("alone", "30.0 %"), ("shared", "38.0 %"), ("waiting, nobody holds", "32.0 %"),
-                             ("idle", "0.0 %")):
-            row = next((l for l in out.splitlines() if l.strip().startswith(state)), "")
-            if not row.endswith(share):
-                failures.append(f"trace_lanes.py: '{state}' should be {share}: {row!r}\n{out}")
+        # The same phases in a batch lane's spans (engine/timing_backlog.h):
+        # a job's correctness, then a timing turn (the wait for the GPU alone,
+        # then two kept candidates' timings) and a recheck after it.
+        batch_spans = [("engine.lane_work", 0, 40), ("engine.case_compare", 0, 40), ("engine.wait_gpu_shared", 0, 10),
+                       ("engine.lane_work", 40, 60), ("engine.timing_turn", 40, 50), ("engine.wait_gpu_alone", 40, 20),
+                       ("engine.time", 60, 15), ("engine.time", 75, 15), ("engine.recheck", 90, 10),
+                       ("engine.wait_gpu_shared", 90, 2)]
+        with open(made_up, "a") as f:
+            for name, ts, dur in batch_spans:
+                f.write(json.dumps({"pid": 2, "tid": 4, "name": name, "ts": ts, "dur": dur}) + "\n")
+        for pid in ("1", "2"):
+            out = subprocess.run([sys.executable, os.path.join(a.source, "bench/trace_lanes.py"), made_up, "--pid", pid],
+                                 capture_output=True, text=True).stdout
+            for state, share in (("alone", "30.0 %"), ("shared", "38.0 %"), ("waiting, nobody holds", "32.0 %"),
+                                 ("idle", "0.0 %")):
+                row = next((l for l in out.splitlines() if l.strip().startswith(state)), "")
+                if not row.endswith(share):
+                    failures.append(f"trace_lanes.py, process {pid}: '{state}' should be {share}: {row!r}\n{out}")
+            if "1 scores on the device" not in out:
+                failures.append(f"trace_lanes.py, process {pid}: one score expected\n{out}")
     for f in failures:
         print("FAIL:", f)
     print("ok" if not failures else f"{len(failures)} failure(s)")

@@ -147,6 +147,70 @@ TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
     kb_context_destroy(ctx);
 }
 
+// Lanes keep passed candidates waiting to time while the GPU is busy and
+// time them together in one turn alone (engine/timing_backlog.h). With the
+// backlog and without it ($KBENCH_TIMING_BACKLOG=0) every job is reported
+// once, with the verdict kb_score gives it and, when it passes, its timing.
+TEST(BatchOnGpu, CandidatesKeptWaitingToTimeAreAllTimedAndReportedOnce) {
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_WORKER;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* task = nullptr;
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+    kb_score_options timed = KB_SCORE_OPTIONS_INIT;
+    timed.timing.budget_ms = 20;
+    kb_score_options correctness = KB_SCORE_OPTIONS_INIT;
+    correctness.flags = KB_SCORE_SKIP_TIMING;
+    struct Restore {
+        ~Restore() { unsetenv("KBENCH_TIMING_BACKLOG"); }
+    } restore;
+    for (const char* backlog : {"", "0"}) {
+        setenv("KBENCH_TIMING_BACKLOG", backlog, 1);
+        kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+        bo.device_lanes = 4;
+        kb_batch* b = nullptr;
+        ASSERT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
+        std::vector<Expect> jobs;
+        std::vector<const kb_score_options*> opts;
+        for (int i = 0; i < 32; ++i) {
+            const int v = 700 + i + (backlog[0] ? 100 : 0);
+            jobs.push_back(i % 8 == 3 ? Expect{wrong(v), KB_VERDICT_WRONG_ANSWER} : Expect{correct(v), KB_VERDICT_PASS});
+            opts.push_back(i % 5 == 4 ? &correctness : &timed);
+        }
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            kb_candidate c = KB_CANDIDATE_INIT;
+            c.code = jobs[i].code.c_str();
+            ASSERT_EQ(kb_batch_submit(b, task, &c, opts[i], i, -1, nullptr), KB_OK) << kb_last_error();
+        }
+        std::map<uint64_t, kb_verdict> got;
+        kb_batch_job* job = nullptr;
+        while (kb_batch_next(b, 120, &job) == KB_OK) {
+            uint64_t tag = kb_batch_job_tag(job);
+            kb_result* r = nullptr;
+            ASSERT_EQ(kb_batch_job_take_result(job, &r), KB_OK) << kb_last_error();
+            std::string doc = kb_result_json(r);
+            EXPECT_TRUE(got.emplace(tag, kb_result_verdict(r)).second) << "tag " << tag << " twice";
+            EXPECT_EQ(kb_result_verdict(r), jobs[tag].verdict) << "backlog '" << backlog << "', job " << tag << ": " << doc;
+            double speedup = 0;
+            const bool has_speedup = kb_result_get_number(r, "/speedup", &speedup) == KB_OK;
+            if (jobs[tag].verdict == KB_VERDICT_PASS && opts[tag] == &timed) {
+                EXPECT_TRUE(has_speedup) << doc;
+                EXPECT_GT(speedup, 0) << doc;
+                EXPECT_NE(doc.find("\"recheck\""), std::string::npos) << "a kept candidate skipped its recheck: " << doc;
+            } else {
+                EXPECT_FALSE(has_speedup) << "job " << tag << " was timed: " << doc;
+            }
+            kb_result_destroy(r);
+            kb_batch_job_destroy(job);
+        }
+        EXPECT_EQ(got.size(), jobs.size()) << "backlog '" << backlog << "'";
+        kb_batch_destroy(b);
+    }
+    kb_task_destroy(task);
+    kb_context_destroy(ctx);
+}
+
 TEST(BatchOnGpu, TwoHangsSideBySideAreEachTriedAgainAndStillTimeOut) {
     // Each hang overlaps the other's: either could have been slowed by its
     // neighbour (engine/gpu_incidents.h), so each gets a second attempt, and

@@ -301,6 +301,33 @@ TEST_F(BatchFixture, CompileOnlyScoreWorksWithoutABatch) {
 
 namespace {
 
+// $KBENCH_TIMING_BACKLOG (engine/timing_backlog.h): read when a batch is
+// made; a bad value is refused there, naming the variable and the fix.
+TEST_F(BatchFixture, ABadTimingBacklogSettingIsRefusedNamingIt) {
+    struct Restore {
+        ~Restore() { unsetenv("KBENCH_TIMING_BACKLOG"); }
+    } restore;
+    kb_batch* b = nullptr;
+    for (const char* bad : {"abc", "65", "-1", "4x"}) {
+        setenv("KBENCH_TIMING_BACKLOG", bad, 1);
+        EXPECT_EQ(kb_batch_create(ctx, nullptr, &b), KB_ERR_INVALID_ARGUMENT) << bad;
+        EXPECT_EQ(b, nullptr);
+        std::string err = kb_last_error();
+        EXPECT_NE(err.find("KBENCH_TIMING_BACKLOG"), std::string::npos) << err;
+        EXPECT_NE(err.find("unset it"), std::string::npos) << err;
+    }
+    for (const char* good : {"0", "16", ""}) {
+        setenv("KBENCH_TIMING_BACKLOG", good, 1);
+        ASSERT_EQ(kb_batch_create(ctx, nullptr, &b), KB_OK) << good << ": " << kb_last_error();
+        ASSERT_EQ(submit(b, kernel_source(2000), 1), KB_OK) << kb_last_error();
+        Outcome o;
+        EXPECT_TRUE(collect(b, 60.0, &o));
+        EXPECT_EQ(o.status, KB_OK) << o.detail;
+        kb_batch_destroy(b);
+        b = nullptr;
+    }
+}
+
 // device_lanes (kb_batch_options version 2): a bound named in the error, and
 // a version 1 caller (no device_lanes field) still gets a batch.
 TEST_F(BatchFixture, DeviceLanesAreBoundedAndVersionOneCallersStillWork) {

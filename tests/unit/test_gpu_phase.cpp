@@ -149,3 +149,69 @@ TEST(GpuPhaseLock, OnceNoSharerLooksHungTheTimerComesFirstAgain) {
 }
 
 }  // namespace
+
+// A batch lane tries for the GPU alone and takes other work when it is busy
+// (engine/timing_backlog.h): the try never waits, never goes ahead of a timer
+// in line, and never times beside a sharer.
+TEST(GpuPhaseLock, TryLockTakesTheGpuOnlyWhenNobodyHoldsOrWaitsForIt) {
+    kb::GpuPhaseLock lock;
+    {
+        std::unique_lock<kb::GpuPhaseLock> alone(lock, std::try_to_lock);
+        EXPECT_TRUE(alone.owns_lock()) << "a free GPU was refused";
+        std::unique_lock<kb::GpuPhaseLock> second(lock, std::try_to_lock);
+        EXPECT_FALSE(second.owns_lock()) << "two timers at once";
+    }
+    std::atomic<bool> sharing{false}, release{false};
+    std::thread sharer([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        sharing = true;
+        wait_until([&] { return release.load(); });
+    });
+    wait_until([&] { return sharing.load(); });
+    {
+        std::unique_lock<kb::GpuPhaseLock> alone(lock, std::try_to_lock);
+        EXPECT_FALSE(alone.owns_lock()) << "a timer beside a sharer";
+    }
+    // A timer in line behind the sharer: a try must not go ahead of it, even
+    // in the moment after the sharer leaves.
+    std::atomic<bool> timed{false};
+    std::thread timer([&] {
+        std::unique_lock<kb::GpuPhaseLock> l(lock);
+        timed = true;
+        std::this_thread::sleep_for(5ms);
+    });
+    wait_until([&] { return lock.timers_waiting() == 1; });
+    {
+        std::unique_lock<kb::GpuPhaseLock> alone(lock, std::try_to_lock);
+        EXPECT_FALSE(alone.owns_lock()) << "a try went ahead of a timer in line";
+    }
+    release = true;
+    sharer.join();
+    timer.join();
+    EXPECT_TRUE(timed.load());
+    std::unique_lock<kb::GpuPhaseLock> alone(lock, std::try_to_lock);
+    EXPECT_TRUE(alone.owns_lock()) << "the GPU stayed taken after everyone left";
+}
+
+TEST(GpuPhaseLock, ASharerLooksHungOnlyOnceItHeldTheGpuForTheSuspectTime) {
+    const auto suspect = 30ms;
+    kb::GpuPhaseLock lock(suspect);
+    EXPECT_FALSE(lock.sharer_looks_hung()) << "nobody holds the GPU";
+    std::atomic<bool> holding{false}, release{false};
+    auto since = std::chrono::steady_clock::now();
+    std::thread sharer([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        holding = true;
+        wait_until([&] { return release.load(); });
+    });
+    wait_until([&] { return holding.load(); });
+    // Read at once, it may only say hung if the suspect time has passed already
+    // (a slow machine); it must say so once it has.
+    if (std::chrono::steady_clock::now() - since < suspect - 5ms)
+        EXPECT_FALSE(lock.sharer_looks_hung()) << "a sharer looked hung at once";
+    std::this_thread::sleep_for(suspect + 10ms);
+    EXPECT_TRUE(lock.sharer_looks_hung()) << "a sharer held the GPU past the suspect time";
+    release = true;
+    sharer.join();
+    EXPECT_FALSE(lock.sharer_looks_hung()) << "nobody holds the GPU any more";
+}
