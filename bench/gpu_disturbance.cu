@@ -8,11 +8,13 @@
 //   ./gpu_disturbance [trials=20]
 //
 // 1. fault latency: a fresh process launches a kernel that faults (a write
-//    2^40 floats past its buffer; a misaligned 8-byte store) and polls
-//    cudaStreamQuery: milliseconds from the launch to the error.
-// 2. a neighbour's fault / hang: this process runs a tiny kernel and waits
-//    for it, back to back, while another process faults once, or spins on
-//    every SM until it is killed (SIGKILL, as kbench ends a hung worker).
+//    2^40 floats past its buffer; a misaligned 8-byte store; a __trap() in
+//    the last block of a 4096-block grid, as a failed device-side assert()
+//    does) and polls cudaStreamQuery: milliseconds from the launch to the error.
+// 2. a neighbour's fault / trap / hang: this process runs a tiny kernel and
+//    waits for it, back to back, while another process faults once, traps
+//    once, or spins on every SM until it is killed (SIGKILL, as kbench ends a
+//    hung worker).
 //    Reported: the tiny kernel's round trip before, during and after, and how
 //    long after the kill it is back to normal.
 // 3. a neighbour's whole crash cycle, as kbench lives it after a crashing
@@ -45,6 +47,13 @@ static double ms_between(Clock::time_point a, Clock::time_point b) {
 
 __global__ void far_write(float* p) { p[threadIdx.x + (size_t(1) << 40)] = 1.0f; }
 __global__ void misaligned_write(char* p) { *reinterpret_cast<double*>(p + 1 + threadIdx.x * 8) = 1.0; }
+// A trap in the last block of a grid that fills the GPU (a failed device-side
+// assert() traps too): bench/make_answers.py's crash_trap.
+__global__ void trap_last_block(float* p) {
+    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) __trap();
+    p[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+}
+constexpr int kTrapBlocks = 4096, kTrapThreads = 256;  // 4 MiB of floats
 __device__ volatile int g_never = 0;
 __global__ void spin() {
     while (g_never == 0) {
@@ -62,12 +71,13 @@ static void check(cudaError_t e, const char* what) {
 // In a child: fault once, write the ms from launch to error to `fd`.
 static void child_fault(int kind, int fd) {
     float* buf = nullptr;
-    check(cudaMalloc(&buf, 1 << 20), "cudaMalloc");
+    check(cudaMalloc(&buf, size_t(kTrapBlocks) * kTrapThreads * sizeof(float)), "cudaMalloc");
     tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));  // module loaded, context warm
     check(cudaDeviceSynchronize(), "warm-up");
     auto t0 = Clock::now();
     if (kind == 0) far_write<<<1, 32>>>(buf);
-    else misaligned_write<<<1, 32>>>(reinterpret_cast<char*>(buf));
+    else if (kind == 1) misaligned_write<<<1, 32>>>(reinterpret_cast<char*>(buf));
+    else trap_last_block<<<kTrapBlocks, kTrapThreads>>>(buf);
     cudaError_t e;
     while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) {
     }
@@ -118,8 +128,9 @@ static std::string json(const Summary& s) {
     return buf;
 }
 
-// The neighbour: waits for a byte on `go`, then faults (kind 0) or spins on
-// every SM (kind 2) until killed.
+// The neighbour: waits for a byte on `go`, then faults (kind 0: a far write;
+// 1: a trap in the last block of a full grid) or spins on every SM (kind 2)
+// until killed.
 static pid_t start_neighbour(int kind, int* go_fd) {
     int p[2];
     if (pipe(p) != 0) std::exit(2);
@@ -127,12 +138,13 @@ static pid_t start_neighbour(int kind, int* go_fd) {
     if (pid == 0) {
         close(p[1]);
         float* buf = nullptr;
-        check(cudaMalloc(&buf, 1 << 20), "cudaMalloc");
+        check(cudaMalloc(&buf, size_t(kTrapBlocks) * kTrapThreads * sizeof(float)), "cudaMalloc");
         tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));
         check(cudaDeviceSynchronize(), "warm-up");
         char c;
         if (read(p[0], &c, 1) != 1) std::_Exit(1);
         if (kind == 0) far_write<<<1, 32>>>(buf);
+        else if (kind == 1) trap_last_block<<<kTrapBlocks, kTrapThreads>>>(buf);
         else spin<<<132 * 8, 256>>>();
         cudaDeviceSynchronize();
         pause();  // a spinning kernel never gets here; a faulted one waits to be killed
@@ -164,12 +176,13 @@ static std::string beside(int kind, double hang_ms) {
     if (write(go, "g", 1) != 1) std::exit(2);
     double killed_at = -1, worst = 0, worst_at = 0, last_slow_at = 0;
     Clock::time_point kill_time;
-    const double run_for_ms = (kind == 0 ? 1000.0 : hang_ms + 1500.0);
+    const bool hang = kind == 2;
+    const double run_for_ms = (!hang ? 3000.0 : hang_ms + 1500.0);
     const double normal = summarize(before).p90 * 3 + 0.05;
     for (;;) {
         double now = ms_between(start, Clock::now());
         if (now > run_for_ms) break;
-        if (kind != 0 && killed_at < 0 && now >= hang_ms) {
+        if (hang && killed_at < 0 && now >= hang_ms) {
             kill(pid, SIGKILL);
             kill_time = Clock::now();
             killed_at = now;
@@ -181,9 +194,9 @@ static std::string beside(int kind, double hang_ms) {
             worst_at = at;
         }
         if (t > normal) last_slow_at = at;
-        if (kind != 0 && killed_at < 0) during.push_back(t);
-        else if (kind != 0 && ms_between(kill_time, Clock::now()) > 500) after.push_back(t);
-        else if (kind == 0) during.push_back(t);
+        if (hang && killed_at < 0) during.push_back(t);
+        else if (hang && ms_between(kill_time, Clock::now()) > 500) after.push_back(t);
+        else if (!hang) during.push_back(t);
     }
     if (killed_at < 0) kill(pid, SIGKILL);
     int status = 0;
@@ -346,12 +359,13 @@ int main(int argc, char** argv) {
                                   argc > 4 ? std::atoi(argv[4]) : 5).c_str());
         return 0;
     }
-    // `gpu_disturbance 0 beside-fault|beside-hang [hang_ms]`: one neighbour
+    // `gpu_disturbance 0 beside-fault|beside-trap|beside-hang [hang_ms]`: one neighbour
     // experiment (this binary runs itself so for each: a process that holds
     // a CUDA context must not fork a child that uses CUDA).
     if (argc > 2) {
         std::string mode = argv[2];
         if (mode == "beside-fault") std::printf("%s\n", beside(0, 0).c_str());
+        else if (mode == "beside-trap") std::printf("%s\n", beside(1, 0).c_str());
         else std::printf("%s\n", beside(2, std::atof(argc > 3 ? argv[3] : "1000")).c_str());
         return 0;
     }
@@ -359,8 +373,10 @@ int main(int argc, char** argv) {
     // Children only: this process never holds a CUDA context.
     Summary far = summarize(fault_latency(0, trials));
     Summary mis = summarize(fault_latency(1, trials));
-    std::printf("{\"fault_latency_far_write\":%s,\"fault_latency_misaligned\":%s", json(far).c_str(), json(mis).c_str());
-    for (const char* mode : {"beside-fault", "beside-fault", "beside-hang", "beside-hang"}) {
+    Summary trap = summarize(fault_latency(2, trials));
+    std::printf("{\"fault_latency_far_write\":%s,\"fault_latency_misaligned\":%s,\"fault_latency_trap\":%s",
+                json(far).c_str(), json(mis).c_str(), json(trap).c_str());
+    for (const char* mode : {"beside-fault", "beside-fault", "beside-trap", "beside-trap", "beside-hang", "beside-hang"}) {
         std::string cmd = std::string(argv[0]) + " 0 " + mode + " 1000";
         std::fflush(stdout);
         FILE* p = popen(cmd.c_str(), "r");
