@@ -68,6 +68,14 @@ static void check(cudaError_t e, const char* what) {
     }
 }
 
+// The probe: a tiny kernel's launch and wait, in milliseconds.
+static double round_trip_ms(int* buf) {
+    auto t = Clock::now();
+    tiny<<<1, 32>>>(buf);
+    check(cudaStreamSynchronize(0), "tiny kernel");
+    return ms_between(t, Clock::now());
+}
+
 // In a child: fault once, write the ms from launch to error to `fd`.
 static void child_fault(int kind, int fd) {
     float* buf = nullptr;
@@ -163,12 +171,7 @@ static std::string beside(int kind, double hang_ms) {
     usleep(500 * 1000);  // the neighbour's context is up (it waits on `go`)
     int* buf = nullptr;
     check(cudaMalloc(&buf, 4096), "cudaMalloc");
-    auto trip = [&] {
-        auto t = Clock::now();
-        tiny<<<1, 32>>>(buf);
-        check(cudaStreamSynchronize(0), "tiny kernel");
-        return ms_between(t, Clock::now());
-    };
+    auto trip = [&] { return round_trip_ms(buf); };
     for (int i = 0; i < 200; ++i) trip();
     std::vector<double> before, during, after;
     for (int i = 0; i < 500; ++i) before.push_back(trip());
@@ -243,12 +246,7 @@ static std::string cycle(const char* self, int victim, int other, int rounds) {
     check(cudaSetDevice(victim), "cudaSetDevice");
     int* buf = nullptr;
     check(cudaMalloc(&buf, 4096), "cudaMalloc");
-    auto trip = [&] {
-        auto t = Clock::now();
-        tiny<<<1, 32>>>(buf);
-        check(cudaStreamSynchronize(0), "tiny kernel");
-        return ms_between(t, Clock::now());
-    };
+    auto trip = [&] { return round_trip_ms(buf); };
     auto alloc = [&] {
         auto t = Clock::now();
         void* p = nullptr;

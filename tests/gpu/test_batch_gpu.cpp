@@ -73,13 +73,18 @@ void start_lanes(unsigned lanes, int warm, const kb_score_options& warm_opts, in
     }
 }
 
-TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
+// A worker-isolated context and vector_add_f32.
+void worker_context_and_task(kb_context** ctx, kb_task** task) {
     kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
     o.isolation = KB_ISOLATION_WORKER;
+    ASSERT_EQ(kb_context_create(&o, ctx), KB_OK) << kb_last_error();
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), task), KB_OK) << kb_last_error();
+}
+
+TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
     kb_context* ctx = nullptr;
-    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
     kb_task* task = nullptr;
-    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+    ASSERT_NO_FATAL_FAILURE(worker_context_and_task(&ctx, &task));
 
     std::vector<Expect> jobs;
     for (int i = 0; i < 12; ++i) {
@@ -152,12 +157,9 @@ TEST(BatchOnGpu, VerdictsMatchKbScoreAndEveryJobIsReportedOnce) {
 // backlog and without it ($KBENCH_TIMING_BACKLOG=0) every job is reported
 // once, with the verdict kb_score gives it and, when it passes, its timing.
 TEST(BatchOnGpu, CandidatesKeptWaitingToTimeAreAllTimedAndReportedOnce) {
-    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
-    o.isolation = KB_ISOLATION_WORKER;
     kb_context* ctx = nullptr;
-    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
     kb_task* task = nullptr;
-    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &task), KB_OK) << kb_last_error();
+    ASSERT_NO_FATAL_FAILURE(worker_context_and_task(&ctx, &task));
     kb_score_options timed = KB_SCORE_OPTIONS_INIT;
     timed.timing.budget_ms = 20;
     kb_score_options correctness = KB_SCORE_OPTIONS_INIT;
