@@ -425,6 +425,32 @@ def task_documents(items):
     return docs
 
 
+class _Phases:
+    """Seconds per part of a Ray run, into the caller's dict: prepare_s
+    (`kbench extract` and the task documents), connect_s (ray.init: a local
+    cluster's start, or the connection), pool_s (the actors asked for),
+    first_result_s (from then to the first scored result: the actors' start,
+    their contexts and a first score), scoring_s (from the pool to the last
+    result; first_result_s is part of it), shutdown_s (a local cluster's
+    stop). A part is there once it has ended."""
+
+    def __init__(self, phases):
+        self.phases = phases if phases is not None else {}
+        self.last = self.pool = time.monotonic()
+
+    def end(self, name):
+        now = time.monotonic()
+        # scoring_s counts from the pool's start, as first_result_s does.
+        since = self.pool if name == "scoring_s" else self.last
+        self.phases[name] = now - since
+        if name == "pool_s":
+            self.pool = now
+        self.last = now
+
+    def mark(self, name):
+        self.phases[name] = time.monotonic() - self.pool
+
+
 def _connect(address, num_cpus=None):
     ray = _need_ray()
     if ray.is_initialized():
@@ -446,7 +472,7 @@ def _connect(address, num_cpus=None):
 
 def score_many(tasks, candidates, *, address=None, compile_only=False, actors=None, language=None,
                include_reasoning=False, skip=(), max_retries=DEFAULT_MAX_RETRIES, context_options=None,
-               num_cpus=None, worker_cls=Worker):
+               num_cpus=None, worker_cls=Worker, phases=None):
     """Scores every candidate on a Ray cluster and yields its result line as it completes.
 
     tasks: task folders or files (like `kbench run --tasks`). candidates: a
@@ -454,7 +480,9 @@ def score_many(tasks, candidates, *, address=None, compile_only=False, actors=No
     "The candidates file"). address: a Ray address, "auto" (a running
     cluster), or None / "local" (start one here, with `num_cpus` CPUs); when
     Ray is initialised already it is used as it is. skip: resume keys
-    (kbench.ray._results.key_of) not to score again."""
+    (kbench.ray._results.key_of) not to score again. phases: a dict that
+    gets the seconds each part of the run took, as they end (_Phases)."""
+    clock = _Phases(phases)
     # Prepared before Ray starts, so a bad candidates file fails at once.
     tmp = None
     try:
@@ -474,14 +502,24 @@ def score_many(tasks, candidates, *, address=None, compile_only=False, actors=No
     items = [it for it in items
              if _results.key_of(it["result"]["task"], it["result"]["id"], it["result"].get("sample")) not in skip]
     docs = task_documents(items)
+    clock.end("prepare_s")
     started = _connect(address, num_cpus)
+    clock.end("connect_s")
     try:
         with Pool(actors=actors, compile_only=compile_only, max_retries=max_retries,
                   context_options=context_options, worker_cls=worker_cls) as pool:
-            yield from pool.score_many(items, docs)
+            clock.end("pool_s")
+            # Pool.score_many yields the items with nothing to score first.
+            unready = sum(1 for it in items if not it.get("ready"))
+            for n, line in enumerate(pool.score_many(items, docs)):
+                if n == unready:
+                    clock.mark("first_result_s")
+                yield line
+            clock.end("scoring_s")
     finally:
         if started:
             _ray.shutdown()
+            clock.end("shutdown_s")
 
 
 # --- the command line: python3 -m kbench.ray run ... -------------------------------
@@ -556,6 +594,7 @@ def main(argv=None):
     except (_results.ResultsFileError, OSError) as e:
         return _fail(args, 1, str(e))
     counts = collections.Counter()
+    phases = {}
     start = time.monotonic()
     tty = sys.stderr.isatty()
     try:
@@ -566,7 +605,7 @@ def main(argv=None):
             for line in score_many(args.tasks, args.candidates, address=args.address,
                                    compile_only=args.compile_only, actors=actors, language=args.language,
                                    include_reasoning=args.include_reasoning, skip=done,
-                                   max_retries=args.max_retries, num_cpus=args.num_cpus):
+                                   max_retries=args.max_retries, num_cpus=args.num_cpus, phases=phases):
                 out.append(line)
                 counts[line["verdict"]] += 1
                 n = sum(counts.values())
@@ -581,7 +620,8 @@ def main(argv=None):
               "(run again to resume)", file=sys.stderr)
         return 130
     summary = {"out": args.out, "scored": sum(counts.values()), "skipped": len(done), "verdicts": dict(counts),
-               "elapsed_s": round(time.monotonic() - start, 3)}
+               "elapsed_s": round(time.monotonic() - start, 3),
+               "phases_s": {k: round(v, 3) for k, v in phases.items()}}
     if args.json:
         print(json.dumps(summary))
     else:

@@ -229,6 +229,15 @@ class RayCommandLine(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             summary = json.loads(p.stdout)
             self.assertEqual(summary["scored"], len(EXPECTED))
+            # Where the time went: every part, each within the whole, the
+            # first result within the scoring.
+            phases = summary["phases_s"]
+            self.assertEqual(set(phases), {"prepare_s", "connect_s", "pool_s", "first_result_s", "scoring_s",
+                                           "shutdown_s"}, phases)
+            self.assertTrue(all(0 <= v <= summary["elapsed_s"] for v in phases.values()), phases)
+            self.assertLessEqual(phases["first_result_s"], phases["scoring_s"], phases)
+            self.assertLessEqual(sum(v for k, v in phases.items() if k != "first_result_s"),
+                                 summary["elapsed_s"] + 0.01, phases)
             lines = [json.loads(l) for l in out.read_text().splitlines()]
             self.assertEqual({l["id"]: l["verdict"] for l in lines}, EXPECTED)
 
