@@ -148,6 +148,8 @@ def main():
                 stages[k].append(r[k])
     result["mean_ms"] = {k: round(sum(v) / len(v), 1) for k, v in stages.items() if v}
     log(f"{len(lines)} lines in {wall:.1f} s ({result['per_s_end_to_end']}/s); {matched} with the expected verdict")
+    if isinstance(summary, dict) and summary.get("phases_s"):  # --ray: kbench.ray's parts (docs/batch.md)
+        log("phases: " + ", ".join(f"{k} {v:.2f}" for k, v in summary["phases_s"].items()))
 
     rep = subprocess.run([kbench, "report", "--json", "--html", os.path.join(a.out, "run_report.html"), out1],
                          capture_output=True, text=True)
