@@ -151,11 +151,24 @@ private:
     // Every lane's timeouts, to tell a lane's hang from a neighbour's
     // disturbance (engine/gpu_incidents.h).
     GpuIncidents incidents_;
+    // Which timeouts with_retry runs once more.
+    enum class TimeoutRetry {
+        // Those that overlapped another lane's timeout (correctness: a
+        // candidate's own hang is common there).
+        beside_another,
+        // Every one (timing and the recheck): the candidate has passed every
+        // case, the perf case included, within its limits, so a timeout now
+        // is far more often the GPU's doing (a neighbour's hang or crash,
+        // whose effects on two GPUs outlasted GpuIncidents::kAftermath:
+        // bench/RESULTS.md, 2026-11-27) than a kernel's; a kernel that does
+        // hang only now costs a second deadline.
+        always,
+    };
     // Runs a lane's compare or time request in its GPU phase (Phase: a
-    // shared or a unique lock of gpu_phase_); a timeout that overlapped
-    // another lane's timeout is run once more (score.cpp).
+    // shared or a unique lock of gpu_phase_, or GpuAlreadyAlone inside a
+    // timing turn); a timeout is run once more as `rule` says (score.cpp).
     template <class Phase, class Request>
-    auto with_retry(size_t lane, Request request) -> decltype(request());
+    auto with_retry(size_t lane, TimeoutRetry rule, Request request) -> decltype(request());
     // The secret seed of the post-timing recheck (score.cpp).
     uint64_t recheck_seed(uint64_t avoid);
     std::mutex recheck_mutex_;

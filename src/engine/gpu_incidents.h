@@ -9,7 +9,8 @@
 // crash the driver was slow to report, missed their deadlines. A timeout
 // that overlapped another lane's is therefore tried once more
 // (Context::with_retry) before it becomes the verdict: a real hang times
-// out again, and says it was retried.
+// out again, and says it was retried. (Timing and the recheck retry every
+// timeout once: Context::TimeoutRetry.)
 #pragma once
 
 #include <chrono>

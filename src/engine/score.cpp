@@ -130,7 +130,7 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
 }
 
 template <class Phase, class Request>
-auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
+auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> decltype(request()) {
     struct Running {  // this lane's request on the GPU, as the other lanes see it
         GpuIncidents& log;
         size_t lane;
@@ -165,12 +165,16 @@ auto Context::with_retry(size_t lane, Request request) -> decltype(request()) {
     const auto to = Clock::now();
     const bool beside_another = incidents_.others_overlap(lane, from, to);
     incidents_.record(lane, from, to);
-    if (!beside_another) return r;
+    if (!beside_another && rule == TimeoutRetry::beside_another) return r;
     const std::string first = r.message;
     r = attempt();
     if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, from, Clock::now());
-    r.retried = "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; this "
-                "is the second attempt. The first: " + first;
+    r.retried = beside_another
+                    ? "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; "
+                      "this is the second attempt. The first: " + first
+                    : "a first attempt timed out after the candidate had passed every case within its limits, "
+                      "which points at the GPU (a neighbour's hang or crash) rather than the kernel; this is the "
+                      "second attempt. The first: " + first;
     return r;
 }
 
@@ -250,7 +254,7 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             kb_verdict verdict = KB_VERDICT_PASS;
             std::string message, retried;
         };
-        CaseResults c = with_retry<std::shared_lock<GpuPhaseLock>>(lane, [&] {
+        CaseResults c = with_retry<std::shared_lock<GpuPhaseLock>>(lane, TimeoutRetry::beside_another, [&] {
             CaseResults r;
             r.results = b.compare_cases(tb, kernel, cases, res.seed);
             if (r.results.empty())
@@ -278,8 +282,8 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
         TimeRequest tr = opts.timing;
         tr.against_baseline = true;
         auto request = [&] { return b.time(tb, kernel, tr); };
-        res.timing = in_gpu_alone_turn ? with_retry<GpuAlreadyAlone>(lane, request)
-                                    : with_retry<std::unique_lock<GpuPhaseLock>>(lane, request);
+        res.timing = in_gpu_alone_turn ? with_retry<GpuAlreadyAlone>(lane, TimeoutRetry::always, request)
+                                    : with_retry<std::unique_lock<GpuPhaseLock>>(lane, TimeoutRetry::always, request);
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) {
             finish(res, res.timing->verdict, res.timing->message, t0);
@@ -298,9 +302,11 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             const auto stage = Clock::now();
             KB_PROFILE_SPAN("engine.recheck");
             const uint64_t seed = recheck_seed(res.seed);
-            auto request = [&] { return b.compare(tb, kernel, t.perf_index, seed, 1); };
-            res.recheck = in_gpu_alone_turn ? with_retry<GpuAlreadyAlone>(lane, request)
-                                         : with_retry<std::shared_lock<GpuPhaseLock>>(lane, request);
+            // Never inside a timing turn: a batch lane's rechecks follow it,
+            // sharing the GPU again (engine/batch.cpp).
+            if (in_gpu_alone_turn) fail(KB_ERR_INTERNAL, "a recheck inside a batch lane's timing turn");
+            res.recheck = with_retry<std::shared_lock<GpuPhaseLock>>(
+                lane, TimeoutRetry::always, [&] { return b.compare(tb, kernel, t.perf_index, seed, 1); });
             res.recheck->where.seed_secret = true;
             res.stages.recheck_ms = ms_since(stage);
             Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});
