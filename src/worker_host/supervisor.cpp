@@ -175,12 +175,22 @@ void Supervisor::ensure_ready() {
         active_ = std::move(s.proc);
         hello_ = r.value("result", Json::object());
         has_.clear();
-        if (ever_ready_) {
+        const bool respawn = ever_ready_;
+        if (respawn) {
             ++respawns_;
             last_respawn_ms_ = ms_since(t0);
             max_respawn_ms_ = std::max(max_respawn_ms_, last_respawn_ms_);
         }
         ever_ready_ = true;
+        // After a failure, the next standby starts now rather than after
+        // this worker's first reply: failures come in runs (a model's answers
+        // for one task crash alike), and a worker's start is slow on a busy
+        // GPU: in a traced 500-answer run, the lanes' 65 worker starts and
+        // replacements took 25 s in all, nine of them over a second
+        // (bench/RESULTS.md, 2026-11-27). The first worker's standby still
+        // waits for its first reply, so that a context's creation is not
+        // slowed by a second start.
+        if (respawn) start_standby();
         return;
     }
     last_failure_ = errors;
