@@ -417,13 +417,18 @@ int run(const Options& o) {
         }
         unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::min(8u, cores / unsigned(lanes.size())));
+        const size_t backlog = Batch::timing_backlog_setting();
         for (Lane& l : lanes) {
             BatchOptions bo;
             bo.compile_threads = jobs;
             bo.device_lanes = o.lanes;  // 0: Batch::default_lanes()
+            const unsigned device_lanes = o.lanes ? o.lanes : Batch::default_lanes(*l.ctx);
             // Room for every compile thread to work ahead of the device, and
-            // little more: what waits is cancelled on Ctrl-C.
-            bo.capacity = std::max({4u, 2 * jobs + 2, o.lanes + jobs});
+            // little more: what waits is cancelled on Ctrl-C. Candidates a
+            // lane keeps waiting to time count as submitted: without room for
+            // them, they crowd out the compiles ahead (on two H200s, 16 of 18
+            // places could be kept ones).
+            bo.capacity = std::max({4u, 2 * jobs + 2, device_lanes + jobs}) + unsigned(device_lanes * backlog);
             l.batch = std::make_unique<Batch>(*l.ctx, bo);
         }
     }

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <tuple>
+#include <utility>
 
 #include "util/error.h"
 #include "util/profile.h"
@@ -30,10 +32,27 @@ bool wait_for(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, d
     return cv.wait_for(lock, std::chrono::duration<double>(timeout_s), ready);
 }
 
-// $KBENCH_TIMING_BACKLOG: how many passed candidates a lane keeps waiting
-// to time (engine/timing_backlog.h); 0 times each at once, as before there
+// The status and detail of the exception being handled (call inside a catch
+// block): a job's error, with `doing` naming the stage that ran out of memory.
+std::pair<kb_status, std::string> caught(const char* doing) {
+    try {
+        throw;
+    } catch (const Error& e) {
+        return {e.status(), e.what()};
+    } catch (const std::bad_alloc&) {
+        return {KB_ERR_OUT_OF_MEMORY, std::string("out of host memory while ") + doing};
+    } catch (const std::exception& e) {
+        return {KB_ERR_INTERNAL, e.what()};
+    } catch (...) {
+        return {KB_ERR_INTERNAL, std::string("an unknown exception while ") + doing};
+    }
+}
+
+}  // namespace
+
+// $KBENCH_TIMING_BACKLOG: 0 times each candidate at once, as before there
 // was a backlog. For measurements; unset, the default.
-size_t timing_backlog_setting() {
+size_t Batch::timing_backlog_setting() {
     const char* env = std::getenv("KBENCH_TIMING_BACKLOG");
     if (!env || !*env) return TimingBacklog::kDefault;
     char* end = nullptr;
@@ -46,8 +65,6 @@ size_t timing_backlog_setting() {
     return size_t(n);
 }
 
-}  // namespace
-
 Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     backlog_.limit = timing_backlog_setting();  // before any thread starts: it may throw
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
@@ -57,17 +74,17 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });
     // A compile-only context has no device: its jobs finish in the compile
     // threads, and one device thread waits in vain, harmlessly.
-    if (opts_.device_lanes == 0) opts_.device_lanes = default_lanes();
+    if (opts_.device_lanes == 0) opts_.device_lanes = default_lanes(ctx_);
     size_t lanes = ctx_.has_device() ? ctx_.ensure_lanes(opts_.device_lanes) : 1;
     opts_.device_lanes = unsigned(lanes);
     for (size_t lane = 0; lane < lanes; ++lane) devices_.emplace_back([this, lane] { device_loop(lane); });
 }
 
-unsigned Batch::default_lanes() const {
+unsigned Batch::default_lanes(const Context& ctx) {
     constexpr unsigned kLanes = 4;
     // A lane holds two CUDA contexts (its worker and the worker's standby)
     // and a task's buffers: about a GiB or two. Small GPUs get fewer.
-    Json dev = ctx_.info().value("device", Json());
+    Json dev = ctx.info().value("device", Json());
     uint64_t total = dev.is_object() ? dev.value("total_memory_bytes", uint64_t(0)) : 0;
     if (total == 0) return 1;
     uint64_t per_lane = uint64_t(10) << 30;
@@ -204,15 +221,8 @@ void Batch::compile_loop() {
         std::string error;
         try {
             prepared = ctx_.prepare_score(job->task, job->in, job->opts);
-        } catch (const Error& e) {
-            status = e.status();
-            error = e.what();
-        } catch (const std::bad_alloc&) {
-            status = KB_ERR_OUT_OF_MEMORY;
-            error = "out of host memory while compiling the candidate";
-        } catch (const std::exception& e) {
-            status = KB_ERR_INTERNAL;
-            error = e.what();
+        } catch (...) {
+            std::tie(status, error) = caught("compiling the candidate");
         }
         std::lock_guard<std::mutex> lock(mu_);
         if (job->cancelled) {
@@ -243,16 +253,13 @@ Batch::JobPtr Batch::take_job(size_t lane, bool block) {
     // One of the oldest compiled jobs: the device never waits on a slow
     // compile while a later job is ready; of those, one of a task this lane
     // ran lately (engine/lane_affinity.h).
-    auto ready = [&] {
-        return std::find_if(device_order_.begin(), device_order_.end(),
-                            [](const JobPtr& j) { return j->stage == Stage::compiled; });
-    };
+    auto ready = [&] { return std::find_if(device_order_.begin(), device_order_.end(), compiled); };
     if (block) to_run_.wait(lock, [&] { return stopping_ || ready() != device_order_.end(); });
     if (stopping_ || ready() == device_order_.end()) return nullptr;
     std::vector<std::deque<JobPtr>::iterator> window;
     std::vector<LaneAffinity::Ready> seen;
     for (auto it = ready(); it != device_order_.end() && window.size() < LaneAffinity::kWindow; ++it)
-        if ((*it)->stage == Stage::compiled) {
+        if (compiled(*it)) {
             window.push_back(it);
             seen.push_back({&(*it)->task->hash, (*it)->skipped});
         }
@@ -267,23 +274,15 @@ Batch::JobPtr Batch::take_job(size_t lane, bool block) {
 
 bool Batch::work_ready() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return !stopping_ && std::any_of(device_order_.begin(), device_order_.end(),
-                                     [](const JobPtr& j) { return j->stage == Stage::compiled; });
+    return !stopping_ && std::any_of(device_order_.begin(), device_order_.end(), compiled);
 }
 
 void Batch::advance(Running& r, size_t lane, bool in_gpu_alone_turn) {
     try {
         ctx_.run_stage(r.score, lane, in_gpu_alone_turn);
         return;
-    } catch (const Error& e) {
-        r.status = e.status();
-        r.error = e.what();
-    } catch (const std::bad_alloc&) {
-        r.status = KB_ERR_OUT_OF_MEMORY;
-        r.error = "out of host memory while running the candidate";
-    } catch (const std::exception& e) {
-        r.status = KB_ERR_INTERNAL;
-        r.error = e.what();
+    } catch (...) {
+        std::tie(r.status, r.error) = caught("running the candidate");
     }
     r.score.next = DeviceScore::Next::done;
 }

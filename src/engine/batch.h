@@ -71,6 +71,17 @@ public:
     // Cancels every job that has not reached the device; returns how many.
     size_t cancel_all();
 
+    // The lanes a batch on `ctx` gets when BatchOptions leaves them 0: 4,
+    // one per 10 GiB of device memory below 40 GiB.
+    static unsigned default_lanes(const Context& ctx);
+    // The passed candidates each lane keeps waiting to time
+    // (engine/timing_backlog.h): TimingBacklog::kDefault, or
+    // $KBENCH_TIMING_BACKLOG. Throws kb::Error naming the variable when it is
+    // not a number from 0 to TimingBacklog::kMaxSetting. They count against
+    // `capacity` (submitted, not yet collected): a caller that sizes it for
+    // work ahead of the lanes adds lanes x this.
+    static size_t timing_backlog_setting();
+
     size_t in_flight() const;   // submitted, not yet completed
     size_t completed() const;   // completed, not yet collected
     const BatchOptions& options() const { return opts_; }
@@ -88,6 +99,8 @@ private:
         unsigned skipped = 0;  // times a younger job went to the device first (LaneAffinity)
     };
     using JobPtr = std::shared_ptr<Job>;
+    // Compiled and waiting for a lane (take_job and work_ready look for these).
+    static bool compiled(const JobPtr& j) { return j->stage == Stage::compiled; }
 
     // A job on a lane's device stages: its score, or the error that ended it.
     struct Running {
@@ -108,8 +121,6 @@ private:
     // job with its error.
     void advance(Running& r, size_t lane, bool in_gpu_alone_turn);
     void complete(Running& r);  // reports r's result or error
-    // 0 in BatchOptions: 4 lanes, one per 10 GiB of device memory below 40 GiB.
-    unsigned default_lanes() const;
     // Moves a job to `completed_` (called with mu_ held).
     void complete_locked(const JobPtr& job, BatchCompletion c);
     static BatchCompletion failure(const Job& job, kb_status status, std::string error);
