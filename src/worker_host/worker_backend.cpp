@@ -256,7 +256,22 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // crashes is then reported as the task's failure, and its run time sets
     // the candidate's deadline.
     if (holds_reference(*tb.task, case_index, seed)) return;
-    reference_request(tb, case_index, seed, false);
+    // Run before by a worker since replaced, or never: the trace tells the
+    // two apart, which says what keeping references across a replacement
+    // would save (bench/trace_lanes.py).
+    const std::string key = ref_key(*tb.task, case_index) + "/" + std::to_string(seed);
+    if (ran_before_.count(key)) {
+        KB_PROFILE_SPAN("host.reference_again");
+        reference_request(tb, case_index, seed, false);
+        return;
+    }
+    {
+        KB_PROFILE_SPAN("host.reference_first");
+        reference_request(tb, case_index, seed, false);
+    }
+    // Bounded like Supervisor::remember: forgetting only blurs the trace.
+    if (ran_before_.size() >= 65536) ran_before_.clear();
+    ran_before_.insert(key);
 }
 
 ReferenceResult WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {

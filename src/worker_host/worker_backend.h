@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "engine/backend.h"
@@ -68,6 +69,7 @@ private:
     Supervisor sup_;
     DeadlinePolicy deadlines_;
     std::map<std::string, double> reference_ms_;  // "<task hash>/<case>" -> the reference's run time
+    std::set<std::string> ran_before_;            // "<task hash>/<case>/<seed>" any worker of ours ran
     std::map<std::string, std::string> faults_;   // request kind -> fault (tests)
 };
 
