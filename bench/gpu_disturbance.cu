@@ -25,6 +25,9 @@
 //    neighbour runs on device N, this one on device V: the same GPU or
 //    another, which says whether a crash holds back only its own GPU.
 //      ./gpu_disturbance cycle V N [rounds=5]
+// 4. several hangs at once: K neighbours each spin one thread, and are
+//    killed together after hang_ms; reported as in 2.
+//      ./gpu_disturbance 0 beside-hangs K [hang_ms=1000]
 // Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
 #include <poll.h>
@@ -153,7 +156,8 @@ static pid_t start_neighbour(int kind, int* go_fd) {
         if (read(p[0], &c, 1) != 1) std::_Exit(1);
         if (kind == 0) far_write<<<1, 32>>>(buf);
         else if (kind == 1) trap_last_block<<<kTrapBlocks, kTrapThreads>>>(buf);
-        else spin<<<132 * 8, 256>>>();
+        else if (kind == 2) spin<<<132 * 8, 256>>>();
+        else spin<<<1, 1>>>();  // kind 3: one thread spins (bench/make_answers.py's hang_spin)
         cudaDeviceSynchronize();
         pause();  // a spinning kernel never gets here; a faulted one waits to be killed
         std::_Exit(0);
@@ -163,12 +167,15 @@ static pid_t start_neighbour(int kind, int* go_fd) {
     return pid;
 }
 
-// Round trips of a tiny kernel in this process while a neighbour faults or
-// hangs. For a hang the neighbour is killed `hang_ms` after it starts.
-static std::string beside(int kind, double hang_ms) {
-    int go = -1;
-    pid_t pid = start_neighbour(kind, &go);
-    usleep(500 * 1000);  // the neighbour's context is up (it waits on `go`)
+// Round trips of a tiny kernel in this process while `count` neighbours
+// fault or hang at once. For a hang the neighbours are killed together
+// `hang_ms` after they start (three of kbench's lanes hung side by side once,
+// and the GPU stood still for seconds after their kills).
+static std::string beside(int kind, double hang_ms, int count = 1) {
+    std::vector<int> go(size_t(count), -1);
+    std::vector<pid_t> pids;
+    for (int i = 0; i < count; ++i) pids.push_back(start_neighbour(kind, &go[size_t(i)]));
+    usleep(500 * 1000 + 200 * 1000 * useconds_t(count - 1));  // the neighbours' contexts are up (each waits on `go`)
     int* buf = nullptr;
     check(cudaMalloc(&buf, 4096), "cudaMalloc");
     auto trip = [&] { return round_trip_ms(buf); };
@@ -176,17 +183,18 @@ static std::string beside(int kind, double hang_ms) {
     std::vector<double> before, during, after;
     for (int i = 0; i < 500; ++i) before.push_back(trip());
     auto start = Clock::now();
-    if (write(go, "g", 1) != 1) std::exit(2);
+    for (int fd : go)
+        if (write(fd, "g", 1) != 1) std::exit(2);
     double killed_at = -1, worst = 0, worst_at = 0, last_slow_at = 0;
     Clock::time_point kill_time;
-    const bool hang = kind == 2;
+    const bool hang = kind >= 2;
     const double run_for_ms = (!hang ? 3000.0 : hang_ms + 1500.0);
     const double normal = summarize(before).p90 * 3 + 0.05;
     for (;;) {
         double now = ms_between(start, Clock::now());
         if (now > run_for_ms) break;
         if (hang && killed_at < 0 && now >= hang_ms) {
-            kill(pid, SIGKILL);
+            for (pid_t pid : pids) kill(pid, SIGKILL);
             kill_time = Clock::now();
             killed_at = now;
         }
@@ -201,12 +209,13 @@ static std::string beside(int kind, double hang_ms) {
         else if (hang && ms_between(kill_time, Clock::now()) > 500) after.push_back(t);
         else if (!hang) during.push_back(t);
     }
-    if (killed_at < 0) kill(pid, SIGKILL);
+    if (killed_at < 0)
+        for (pid_t pid : pids) kill(pid, SIGKILL);
     int status = 0;
     auto reap0 = Clock::now();
-    waitpid(pid, &status, 0);
+    for (pid_t pid : pids) waitpid(pid, &status, 0);
     double reap_ms = ms_between(reap0, Clock::now());
-    close(go);
+    for (int fd : go) close(fd);
     cudaFree(buf);
     char out[1024];
     double slow_sum = 0;
@@ -360,10 +369,15 @@ int main(int argc, char** argv) {
     // `gpu_disturbance 0 beside-fault|beside-trap|beside-hang [hang_ms]`: one neighbour
     // experiment (this binary runs itself so for each: a process that holds
     // a CUDA context must not fork a child that uses CUDA).
+    // `gpu_disturbance 0 beside-hangs K [hang_ms]`: K neighbours each spin one
+    // thread (as kbench's hang answers do) and are killed together.
     if (argc > 2) {
         std::string mode = argv[2];
         if (mode == "beside-fault") std::printf("%s\n", beside(0, 0).c_str());
         else if (mode == "beside-trap") std::printf("%s\n", beside(1, 0).c_str());
+        else if (mode == "beside-hangs")
+            std::printf("%s\n", beside(3, std::atof(argc > 4 ? argv[4] : "1000"), std::atoi(argc > 3 ? argv[3] : "3"))
+                                    .c_str());
         else std::printf("%s\n", beside(2, std::atof(argc > 3 ? argv[3] : "1000")).c_str());
         return 0;
     }

@@ -255,6 +255,12 @@ if [ $run_bench = 1 ]; then
       "$OUT/gpu_disturbance" cycle 0 1 6 >>"$OUT/disturbance_cycle.json" 2>>"$OUT/disturbance.err"
     fi
     cat "$OUT/disturbance_cycle.json"
+    # Three one-thread hangs killed together, against one: how long the GPU
+    # stands still after the kills.
+    for k in 1 3; do
+      "$OUT/gpu_disturbance" 0 beside-hangs $k 1000 >"$OUT/disturbance_hangs_$k.json" 2>>"$OUT/disturbance.err"
+      echo "hangs=$k $(cat "$OUT/disturbance_hangs_$k.json")"
+    done
   fi
   if want sweep; then
     # The f16 matmul against cuBLAS over sizes (issue 11's perf_report plot),
