@@ -184,12 +184,11 @@ void Supervisor::ensure_ready() {
         ever_ready_ = true;
         // After a failure, the next standby starts now rather than after
         // this worker's first reply: failures come in runs (a model's answers
-        // for one task crash alike), and a worker's start is slow on a busy
-        // GPU: in a traced 500-answer run, the lanes' 65 worker starts and
-        // replacements took 25 s in all, nine of them over a second
-        // (bench/RESULTS.md, 2026-11-27). The first worker's standby still
-        // waits for its first reply, so that a context's creation is not
-        // slowed by a second start.
+        // for one task crash alike), and a replacement waits for whatever is
+        // left of its standby's start (replacements took over a second at
+        // times: bench/RESULTS.md, 2026-11-27, session 15). The first worker's
+        // standby still waits for its first reply, so that a context's
+        // creation is not slowed by a second start.
         if (respawn) start_standby();
         return;
     }
