@@ -28,6 +28,10 @@ std::string case_name(const Task& t, int case_index) {
 }
 
 std::string ref_key(const Task& t, int case_index) { return t.hash + "/" + std::to_string(case_index); }
+// A reference run's key: its case and seed ("<task hash>/<case>/<seed>").
+std::string run_key(const Task& t, int case_index, uint64_t seed) {
+    return ref_key(t, case_index) + "/" + std::to_string(seed);
+}
 
 // kbench's own failure to talk to its worker: not the candidate's verdict.
 [[noreturn]] void garbled(const Outcome& o, wire::Msg type, const Supervisor& sup) {
@@ -246,7 +250,7 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
     if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
     ReferenceResult result = parse_reply(r.at("result"), reference_result_from_json);
     reference_ms_[ref_key(task, case_index)] = result.run_ms;
-    if (!lost) sup_.remember("ref:" + ref_key(task, case_index) + "/" + std::to_string(seed));
+    if (!lost) sup_.remember("ref:" + run_key(task, case_index, seed));
     result.worker = worker_facts(o);
     return result;
 }
@@ -259,14 +263,9 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // Run before by a worker since replaced, or never: the trace tells the
     // two apart, which says what keeping references across a replacement
     // would save (bench/trace_lanes.py).
-    const std::string key = ref_key(*tb.task, case_index) + "/" + std::to_string(seed);
-    if (ran_before_.count(key)) {
-        KB_PROFILE_SPAN("host.reference_again");
-        reference_request(tb, case_index, seed, false);
-        return;
-    }
+    const std::string key = run_key(*tb.task, case_index, seed);
     {
-        KB_PROFILE_SPAN("host.reference_first");
+        KB_PROFILE_SPAN(ran_before_.count(key) ? "host.reference_again" : "host.reference_first");
         reference_request(tb, case_index, seed, false);
     }
     // Bounded like Supervisor::remember: forgetting only blurs the trace.
@@ -350,7 +349,7 @@ std::vector<CompareResult> WorkerBackend::compare_cases(const TaskBinding& tb, c
 }
 
 bool WorkerBackend::holds_reference(const Task& task, int case_index, uint64_t seed) const {
-    return sup_.has("ref:" + ref_key(task, case_index) + "/" + std::to_string(seed));
+    return sup_.has("ref:" + run_key(task, case_index, seed));
 }
 
 std::vector<CompareResult> WorkerBackend::compare_in_one_request(const TaskBinding& tb, const KernelPtr& kernel,
