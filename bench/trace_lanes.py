@@ -139,13 +139,15 @@ def report(pid, n, count, events):
         if c["work"]:
             print(f"  thread {tid:3d}: " + " ".join(f"{c[n]:7.2f}" for n in names))
     # A worker's reference requests (inside ensure_reference): those no
-    # earlier worker of the lane ran, and those run again because the worker
-    # that held them was replaced (worker_host/worker_backend.cpp).
-    refs = {kind: [e["dur"] for e in events if e["name"] == "host.reference_" + kind] for kind in ("first", "again")}
-    if refs["first"] or refs["again"]:
+    # earlier worker of the lane ran, those run again because the worker that
+    # held them was replaced, and those a replacement held from the digest
+    # an earlier worker's run left (worker_host/worker_backend.cpp).
+    kinds = ("first", "again", "installed")
+    refs = {kind: [e["dur"] for e in events if e["name"] == "host.reference_" + kind] for kind in kinds}
+    if any(refs.values()):
         print("reference requests: " + ", ".join(
             f"{len(d)} {kind} ({sum(d) / 1e6:.2f} s)" for kind, d in refs.items()) +
-            " (again: run before by a worker since replaced)")
+            " (again: run before by a worker since replaced; installed: held from an earlier worker's digest)")
 
 if __name__ == "__main__":
     main()

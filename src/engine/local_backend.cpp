@@ -119,9 +119,7 @@ std::vector<Device::Range> LocalBackend::gpu_compared_outputs(CaseBuffers& bufs)
     return out;
 }
 
-std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, CaseBuffers& bufs, uint64_t seed,
-                                                      const ReferenceRun& ref) {
-    if (!rerun_enabled_ || ref.rerun_differs || ref.device_checksums.empty()) return std::nullopt;
+bool LocalBackend::rerun_pays(CaseBuffers& bufs, const ReferenceRun& ref) const {
     // Worth it when running the reference again costs less than uploading its
     // outputs: at about 20 GB/s (pinned, PCIe 5) against the reference's own
     // measured run (regenerating the inputs runs at device-memory speed, tens
@@ -130,18 +128,34 @@ std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, Cas
     constexpr double kUploadBytesPerMs = 20e6;
     size_t upload_bytes = 0;
     for (const Device::Range& r : gpu_compared_outputs(bufs)) upload_bytes += r.bytes;
-    if (ref.run_ms >= double(upload_bytes) / kUploadBytesPerMs) return std::nullopt;
+    return ref.run_ms < double(upload_bytes) / kUploadBytesPerMs;
+}
+
+std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, CaseBuffers& bufs, uint64_t seed,
+                                                      const ReferenceRun& ref) {
+    if (!rerun_enabled_ || ref.rerun_differs || ref.device_checksums.empty() || !rerun_pays(bufs, ref))
+        return std::nullopt;
     ReferenceRerun rr;
     rr.run = [this, &tb, &bufs, seed, &ref] {
         KB_PROFILE_SPAN("local.reference_rerun");
+        bool same = false;
         try {
             bind_reference(tb, bufs, seed).enqueue(dev_);
+            same = dev_.post_run_checks(gpu_compared_outputs(bufs), {}).checksums == ref.device_checksums;
         } catch (const KernelFault&) {
-            ref.rerun_differs = true;
-            return false;
+            same = false;
         }
-        bool same = dev_.post_run_checks(gpu_compared_outputs(bufs), {}).checksums == ref.device_checksums;
         if (!same) ref.rerun_differs = true;
+        if (!same && ref.from_digest) {
+            // No host copy to upload instead: the rerun's results off the
+            // device, and the request again with the reference run here.
+            if (!dev_.lost()) bufs.scrub("reference");
+            const std::string key = ReferenceCache::key(tb.task->hash, bufs.case_index(), seed);
+            forget_reference(key);
+            throw ReferenceNotReproduced(key, "the reference at case '" + bufs.the_case().name +
+                                                  "' run again did not reproduce the checksums of the run "
+                                                  "an earlier worker made");
+        }
         return same;
     };
     rr.scrub = [&bufs] { bufs.scrub("reference"); };
@@ -164,6 +178,64 @@ void LocalBackend::pin_for_upload(const ReferenceRun& run) {
                 run.pins.push_back(std::move(p));
 }
 
+std::optional<ReferenceDigest> LocalBackend::reference_digest(const TaskBinding& tb, int case_index, uint64_t seed) {
+    const Task& task = *tb.task;
+    auto run = references_.find(ReferenceCache::key(task.hash, case_index, seed));
+    if (!run || run->from_digest) return std::nullopt;
+    dev_.make_current();
+    CaseBuffers& bufs = buffers(tb.task, case_index);
+    // Large outputs are left out, so a comparison must be able to rerun the
+    // reference in their place, as rerun_for decides.
+    if (!run->device_checksums.empty() && (!rerun_enabled_ || run->rerun_differs || !rerun_pays(bufs, *run)))
+        return std::nullopt;
+    ReferenceDigest d;
+    d.run_ms = run->run_ms;
+    d.device_checksums = run->device_checksums;
+    size_t k = 0;
+    for (size_t i = 0; i < task.args.size(); ++i) {
+        if (!task.args[i].is_output()) continue;
+        const HostTensor& out = run->outputs.at(k++);
+        d.host_outputs.push_back(compared_on_gpu(bufs.count(int(i))) ? std::vector<uint8_t>() : out.bytes);
+    }
+    return d;
+}
+
+void LocalBackend::install_reference(const TaskBinding& tb, int case_index, uint64_t seed, ReferenceDigest digest) {
+    const Task& task = *tb.task;
+    const std::string where = "the reference digest for task '" + task.name + "' at case '" +
+                              task.cases[size_t(case_index)].name + "'";
+    dev_.make_current();
+    CaseBuffers& bufs = buffers(tb.task, case_index);
+    auto run = std::make_shared<ReferenceRun>();
+    run->run_ms = digest.run_ms;
+    run->device_checksums = std::move(digest.device_checksums);
+    run->from_digest = true;
+    size_t k = 0, on_gpu = 0;
+    for (size_t i = 0; i < task.args.size(); ++i) {
+        if (!task.args[i].is_output()) continue;
+        if (k >= digest.host_outputs.size())
+            fail(KB_ERR_WORKER, where + " has " + std::to_string(digest.host_outputs.size()) +
+                                    " outputs, fewer than the task: a host of another build?");
+        HostTensor t = bufs.tensor_of(int(i));
+        std::vector<uint8_t>& bytes = digest.host_outputs[k++];
+        if (compared_on_gpu(bufs.count(int(i)))) {
+            ++on_gpu;
+            if (!bytes.empty()) fail(KB_ERR_WORKER, where + " carries the bytes of '" + t.name + "', a large output");
+        } else {
+            const size_t want = bufs.count(int(i)) * dtype_size(t.dtype);
+            if (bytes.size() != want)
+                fail(KB_ERR_WORKER, where + " carries " + std::to_string(bytes.size()) + " bytes of '" + t.name +
+                                        "', not " + std::to_string(want));
+            t.bytes = std::move(bytes);
+        }
+        run->outputs.push_back(std::move(t));
+    }
+    if (k != digest.host_outputs.size() || on_gpu != run->device_checksums.size())
+        fail(KB_ERR_WORKER, where + " does not match the task's outputs (" + std::to_string(digest.host_outputs.size()) +
+                                " outputs, " + std::to_string(run->device_checksums.size()) + " checksums)");
+    references_.put(ReferenceCache::key(task.hash, case_index, seed), run);
+}
+
 ReferenceResult LocalBackend::reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed) {
     auto run = reference_outputs(tb, case_index, seed);
     ReferenceResult r;
@@ -176,6 +248,12 @@ ReferenceResult LocalBackend::reference_run_time(const TaskBinding& tb, int case
 ReferenceResult LocalBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
     const Task& task = *tb.task;
     auto run = reference_outputs(tb, case_index, seed);
+    if (run->from_digest) {
+        // The statistics read every output; one held from a digest lacks
+        // those compared on the GPU. Run it here instead.
+        forget_reference(ReferenceCache::key(task.hash, case_index, seed));
+        run = reference_outputs(tb, case_index, seed);
+    }
     ReferenceResult r;
     r.where = case_info(task, case_index, seed);
     r.run_ms = run->run_ms;
@@ -218,6 +296,14 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     // device where that is cheaper than uploading them; else uploaded, from
     // pinned pages once the reference is in use.
     std::optional<ReferenceRerun> rerun = rerun_for(tb, bufs, seed, *ref);
+    if (!rerun && ref->from_digest && !gpu_compared_outputs(bufs).empty()) {
+        // Nothing to upload for the outputs compared on the GPU (a rerun
+        // failed for this reference once already): run it here.
+        const std::string key = ReferenceCache::key(task.hash, case_index, seed);
+        forget_reference(key);
+        throw ReferenceNotReproduced(key, "the reference at case '" + task.cases[size_t(case_index)].name +
+                                              "' held from an earlier worker's digest cannot be run again here");
+    }
     if (!rerun) pin_for_upload(*ref);
     JudgeRules rules{task.cases[size_t(case_index)].name, task.policy.deterministic};
 

@@ -15,8 +15,20 @@
 #include "engine/backend.h"
 #include "exec/launcher.h"
 #include "exec/reference_cache.h"
+#include "util/error.h"
 
 namespace kb {
+
+// A comparison against a reference installed from a digest whose rerun on
+// the device did not reproduce the digest's checksums (a reference that is
+// not bitwise deterministic, or a candidate that tampered with it): there is
+// no host copy to upload instead. The entry is dropped (forget_reference);
+// the request is to be run again with the reference run here.
+struct ReferenceNotReproduced : Error {
+    ReferenceNotReproduced(const std::string& key, const std::string& message)
+        : Error(KB_ERR_WORKER, message), key(key) {}
+    std::string key;  // ReferenceCache::key
+};
 
 class LocalBackend : public Backend {
 public:
@@ -49,6 +61,14 @@ public:
     // every output, which nobody reads there.
     ReferenceResult reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed);
 
+    // Keeping references across a worker's replacement (ReferenceDigest):
+    // the digest of the reference run held for (case, seed), if it has one;
+    // a reference held from another worker's digest (its outputs compared on
+    // the host, checked against the task's shapes); and dropping one.
+    std::optional<ReferenceDigest> reference_digest(const TaskBinding& tb, int case_index, uint64_t seed);
+    void install_reference(const TaskBinding& tb, int case_index, uint64_t seed, ReferenceDigest digest);
+    void forget_reference(const std::string& key) { references_.erase(key); }
+
 private:
     CaseBuffers& buffers(const TaskPtr& task, int case_index);
     // The case's inputs from `seed`, the reference's scratch reset and its
@@ -62,6 +82,9 @@ private:
                                             const ReferenceRun& ref);
     // The output buffers that compare/observe.h compares on the GPU.
     std::vector<Device::Range> gpu_compared_outputs(CaseBuffers& bufs) const;
+    // Whether running the reference again costs less than uploading `ref`'s
+    // outputs compared on the GPU (rerun_for's rule).
+    bool rerun_pays(CaseBuffers& bufs, const ReferenceRun& ref) const;
 
     Device dev_;
     // Declared after dev_: its cuBLAS handle goes before the context does.

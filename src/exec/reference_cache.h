@@ -33,9 +33,33 @@ struct ReferenceRun {
     // A rerun once produced other bits (a reference summing with atomics):
     // its outputs are uploaded from then on.
     mutable bool rerun_differs = false;
+    // Installed from an earlier worker's digest (ReferenceDigest) rather than
+    // run here: the outputs compared on the GPU hold no bytes, so every
+    // comparison must reproduce the first run on the device, or give way to
+    // a real run (ReferenceNotReproduced).
+    bool from_digest = false;
     size_t bytes() const {
         size_t n = 0;
         for (const auto& t : outputs) n += t.bytes.size();
+        return n;
+    }
+};
+
+// What a fresh worker needs to hold a reference run by an earlier worker on
+// the same device without running it: the run time, the checksums a rerun
+// must reproduce, and the outputs compared on the host. Only a run whose
+// large outputs are all compared against a rerun has one (everything else
+// a comparison reads is here). A worker's host keeps them, so that a
+// replacement after a crash does not run every reference again.
+struct ReferenceDigest {
+    double run_ms = 0;
+    std::vector<uint64_t> device_checksums;
+    // Per output argument, in argument order: the bytes of those compared on
+    // the host; empty for those compared on the GPU.
+    std::vector<std::vector<uint8_t>> host_outputs;
+    size_t bytes() const {
+        size_t n = device_checksums.size() * sizeof(uint64_t);
+        for (const auto& o : host_outputs) n += o.size();
         return n;
     }
 };

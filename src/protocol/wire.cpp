@@ -304,4 +304,35 @@ KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs,
     return std::make_shared<const Kernel>(std::move(k));
 }
 
+Json reference_digest_to_json(const ReferenceDigest& d, std::vector<std::string>* blobs) {
+    Json outputs = Json::array();
+    for (const std::vector<uint8_t>& o : d.host_outputs) {
+        if (o.empty()) {
+            outputs.push_back(Json::object());  // compared on the GPU: the rerun stands in
+            continue;
+        }
+        outputs.push_back({{"blob", blobs->size()}});
+        blobs->emplace_back(reinterpret_cast<const char*>(o.data()), o.size());
+    }
+    return {{"run_ms", d.run_ms}, {"checksums", d.device_checksums}, {"outputs", std::move(outputs)}};
+}
+
+ReferenceDigest reference_digest_from_json(const Json& j, const std::vector<std::string>& blobs) {
+    ReferenceDigest d;
+    d.run_ms = field<double>(j, "run_ms");
+    d.device_checksums = field<std::vector<uint64_t>>(j, "checksums");
+    const Json& outputs = field<Json>(j, "outputs");
+    if (!outputs.is_array()) throw ProtocolError("\"outputs\" of a reference digest is not an array");
+    for (const Json& o : outputs) {
+        if (!o.is_object()) throw ProtocolError("an output of a reference digest is not an object");
+        if (!o.contains("blob")) {
+            d.host_outputs.emplace_back();
+            continue;
+        }
+        const std::string& b = blob_at(o, "blob", blobs);
+        d.host_outputs.emplace_back(b.begin(), b.end());
+    }
+    return d;
+}
+
 }  // namespace kb::wire

@@ -15,6 +15,7 @@
 #include "compiler/compiler.h"
 #include "engine/backend.h"
 #include "exec/kernel.h"
+#include "exec/reference_cache.h"
 #include "util/json.h"
 
 namespace kb::wire {
@@ -42,6 +43,12 @@ Json kernel_to_json(const Kernel& k, std::vector<std::string>* blobs);
 KernelPtr kernel_from_json(const Json& j, const std::vector<std::string>& blobs, const Task& task);
 
 Language language_from_name(const std::string& name);
+
+// A reference run's digest (exec/reference_cache.h): run_ms, the checksums
+// and the host-compared outputs' bytes, as blobs appended to `blobs` (their
+// indexes are absolute: the digest's blobs go first into a message).
+Json reference_digest_to_json(const ReferenceDigest& d, std::vector<std::string>* blobs);
+ReferenceDigest reference_digest_from_json(const Json& j, const std::vector<std::string>& blobs);
 
 // The blob a field names ({"field": index}); throws ProtocolError when the
 // index is missing or out of range.

@@ -44,6 +44,16 @@ public:
             entries_.pop_back();
         }
     }
+    // Drops `key`'s entry, if there is one.
+    void erase(const std::string& key) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+            if (it->first == key) {
+                used_ -= it->second->bytes();
+                entries_.erase(it);
+                return;
+            }
+    }
     size_t size() const {
         std::lock_guard<std::mutex> lock(mutex_);
         return entries_.size();

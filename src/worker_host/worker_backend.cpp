@@ -172,7 +172,7 @@ WorkerFacts WorkerBackend::worker_facts(const Outcome& o) const {
 
 template <class MakeDeadline>
 Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBinding& tb, const KernelPtr& kernel,
-                                MakeDeadline make_deadline, Deadline* used) {
+                                MakeDeadline make_deadline, Deadline* used, const std::vector<std::string>& first_blobs) {
     for (int attempt = 0;; ++attempt) {
         // A respawn happens here, before the request is built: what the
         // worker holds is known only once the worker is.
@@ -180,7 +180,7 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
         const Task& task = *tb.task;
         *used = make_deadline(kernel && !sup_.has("kernel:" + kernel->id));
         Json req = body;
-        std::vector<std::string> blobs;
+        std::vector<std::string> blobs = first_blobs;
         std::vector<std::string> sent;
         Json t = {{"hash", task.hash}};
         if (!sup_.has("task:" + task.hash)) {
@@ -212,8 +212,22 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
         if (o.ok()) {
             const Json& r = o.reply.json;
             if (!wire::reply_ok(r) && r.contains("missing") && attempt == 0) {
-                for (const Json& m : r["missing"])
-                    if (m.is_string()) sup_.forget(m.get<std::string>());
+                bool not_reproduced = false;
+                for (const Json& m : r["missing"]) {
+                    if (!m.is_string()) continue;
+                    const std::string key = m.get<std::string>();
+                    sup_.forget(key);
+                    if (key.rfind("ref:", 0) == 0) {
+                        drop_digest(key.substr(4));
+                        not_reproduced = true;
+                    }
+                }
+                // A reference held from a digest that did not reproduce on
+                // the device: a reference that is not bitwise deterministic,
+                // or one a candidate tampered with in this worker. The
+                // request goes to a fresh worker, which runs the reference
+                // before any candidate, and the digest to no worker again.
+                if (not_reproduced) sup_.retire();
                 continue;
             }
             for (const std::string& key : sent) sup_.remember(key);
@@ -226,7 +240,7 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
                                                  bool statistics) {
     const Task& task = *tb.task;
     Deadline d;
-    Json body{{"case_index", case_index}, {"seed", seed}};
+    Json body{{"case_index", case_index}, {"seed", seed}, {"digest", true}};
     // An older worker ignores the field and sends the statistics anyway.
     if (!statistics) body["statistics"] = false;
     Outcome o = exchange(wire::Msg::run_reference, body, tb, nullptr,
@@ -251,6 +265,9 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
     ReferenceResult result = parse_reply(r.at("result"), reference_result_from_json);
     reference_ms_[ref_key(task, case_index)] = result.run_ms;
     if (!lost) sup_.remember("ref:" + run_key(task, case_index, seed));
+    ++references_run_;
+    if (!lost && r["result"].contains("digest"))
+        keep_digest(run_key(task, case_index, seed), r["result"]["digest"], o.reply.blobs);
     result.worker = worker_facts(o);
     return result;
 }
@@ -260,10 +277,15 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // crashes is then reported as the task's failure, and its run time sets
     // the candidate's deadline.
     if (holds_reference(*tb.task, case_index, seed)) return;
-    // Run before by a worker since replaced, or never: the trace tells the
-    // two apart, which says what keeping references across a replacement
-    // would save (bench/trace_lanes.py).
     const std::string key = run_key(*tb.task, case_index, seed);
+    // Run by a worker since replaced, which left its digest: this worker
+    // holds it from that, without running it.
+    if (digests_.count(key)) {
+        KB_PROFILE_SPAN("host.reference_installed");
+        if (install_reference(tb, case_index, seed, key)) return;
+    }
+    // Run before by a worker since replaced, or never: the trace tells the
+    // two apart (bench/trace_lanes.py).
     {
         KB_PROFILE_SPAN(ran_before_.count(key) ? "host.reference_again" : "host.reference_first");
         reference_request(tb, case_index, seed, false);
@@ -271,6 +293,51 @@ void WorkerBackend::ensure_reference(const TaskBinding& tb, int case_index, uint
     // Bounded like Supervisor::remember: forgetting only blurs the trace.
     if (ran_before_.size() >= 65536) ran_before_.clear();
     ran_before_.insert(key);
+}
+
+bool WorkerBackend::install_reference(const TaskBinding& tb, int case_index, uint64_t seed, const std::string& key) {
+    const HeldDigest& held = digests_.at(key);
+    Json body{{"case_index", case_index}, {"seed", seed}, {"digest", held.doc}};
+    // The task alone: the worker needs no kernel to hold a reference.
+    TaskBinding task_only{tb.task, nullptr, nullptr};
+    Deadline d;
+    Outcome o = exchange(wire::Msg::install_reference, body, task_only, nullptr,
+                         [&](bool) { return deadlines_.reference(); }, &d, held.blobs);
+    if (o.ok() && wire::reply_ok(o.reply.json)) {
+        sup_.remember("ref:" + key);
+        ++references_installed_;
+        return true;
+    }
+    // A worker that refuses the digest (another build's) or fails on it runs
+    // the reference instead; a worker lost meanwhile is replaced by the next
+    // request, as after any failure.
+    drop_digest(key);
+    return false;
+}
+
+void WorkerBackend::keep_digest(const std::string& key, const Json& doc, const std::vector<std::string>& blobs) {
+    size_t bytes = 0;
+    for (const std::string& b : blobs) bytes += b.size();
+    if (bytes > kDigestBytes / 4) return;  // one huge output would crowd out the rest
+    drop_digest(key);
+    if (digest_bytes_ + bytes > kDigestBytes) {
+        digests_.clear();
+        digest_bytes_ = 0;
+    }
+    digests_[key] = HeldDigest{doc, blobs};
+    digest_bytes_ += bytes;
+}
+
+void WorkerBackend::spoil_digests_for_tests() {
+    for (auto& [key, held] : digests_)
+        for (Json& c : held.doc["checksums"]) c = c.get<uint64_t>() ^ 0x5a5a5a5a5a5a5a5aull;
+}
+
+void WorkerBackend::drop_digest(const std::string& key) {
+    auto it = digests_.find(key);
+    if (it == digests_.end()) return;
+    for (const std::string& b : it->second.blobs) digest_bytes_ -= b.size();
+    digests_.erase(it);
 }
 
 ReferenceResult WorkerBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {

@@ -44,14 +44,28 @@ public:
     // ($KBENCH_WORKER_TEST_HOOKS=1 when the context is created).
     void inject_fault_once(const std::string& request, const std::string& fault);
 
+    // References our workers ran, and those a replacement held from an
+    // earlier worker's digest instead (ensure_reference).
+    unsigned references_run() const { return references_run_; }
+    unsigned references_installed() const { return references_installed_; }
+    size_t digests_held() const { return digests_.size(); }
+    // Tests: every digest held now gets checksums no rerun reproduces, as
+    // a reference that is not bitwise deterministic would.
+    void spoil_digests_for_tests();
+
 private:
     // Sends a request carrying what the worker lacks (the task, the kernels),
     // resending once if the worker had dropped something it was thought to hold.
+    // `blobs` go first in the request (a body's blob indexes count from 0).
     template <class MakeDeadline>
     Outcome exchange(wire::Msg type, const Json& body, const TaskBinding& tb, const KernelPtr& kernel,
-                     MakeDeadline make_deadline, Deadline* used);
-    // Runs the reference at (case, seed) unless this worker has its outputs.
+                     MakeDeadline make_deadline, Deadline* used, const std::vector<std::string>& blobs = {});
+    // Runs the reference at (case, seed) unless this worker has its outputs,
+    // or hands it the digest an earlier worker's run left (install_reference).
     void ensure_reference(const TaskBinding& tb, int case_index, uint64_t seed);
+    // Gives the worker in use the reference of `key` from its digest; false
+    // when it could not take it (the digest is dropped then).
+    bool install_reference(const TaskBinding& tb, int case_index, uint64_t seed, const std::string& key);
     bool holds_reference(const Task& task, int case_index, uint64_t seed) const;
     // compare_cases' request for cases whose references the worker holds.
     std::vector<CompareResult> compare_in_one_request(const TaskBinding& tb, const KernelPtr& kernel,
@@ -70,6 +84,21 @@ private:
     DeadlinePolicy deadlines_;
     std::map<std::string, double> reference_ms_;  // "<task hash>/<case>" -> the reference's run time
     std::set<std::string> ran_before_;            // "<task hash>/<case>/<seed>" any worker of ours ran
+    // The digests of references our workers ran (exec/reference_cache.h), by
+    // "<task hash>/<case>/<seed>": a replacement after a crash holds them
+    // without running them again. Bounded by kDigestBytes (dropped whole
+    // past it: a dropped digest costs one reference run).
+    struct HeldDigest {
+        Json doc;                        // wire::reference_digest_to_json
+        std::vector<std::string> blobs;  // the host-compared outputs' bytes
+    };
+    static constexpr size_t kDigestBytes = size_t(256) << 20;
+    std::map<std::string, HeldDigest> digests_;
+    size_t digest_bytes_ = 0;
+    unsigned references_run_ = 0;
+    unsigned references_installed_ = 0;
+    void keep_digest(const std::string& key, const Json& doc, const std::vector<std::string>& blobs);
+    void drop_digest(const std::string& key);
     std::map<std::string, std::string> faults_;   // request kind -> fault (tests)
 };
 

@@ -290,7 +290,9 @@ WorkerServer::Reply WorkerServer::dispatch(const wire::Frame& req) {
         case wire::Msg::compile:
             { KB_PROFILE_SPAN("worker.compile"); return compile(req); }
         case wire::Msg::run_reference:
-            { KB_PROFILE_SPAN("worker.run_reference"); r.json = ok(run_reference(req)); }
+            { KB_PROFILE_SPAN("worker.run_reference"); return run_reference(req); }
+        case wire::Msg::install_reference:
+            r.json = ok(install_reference(req));
             return r;
         case wire::Msg::compare:
             { KB_PROFILE_SPAN("worker.compare"); r.json = ok(compare(req)); }
@@ -441,7 +443,7 @@ TaskBinding WorkerServer::binding_of(const wire::Frame& req, std::vector<std::st
     return TaskBinding{task, kernel_of(req, "reference", missing), kernel_of(req, "baseline", missing)};
 }
 
-Json WorkerServer::run_reference(const wire::Frame& req) {
+WorkerServer::Reply WorkerServer::run_reference(const wire::Frame& req) {
     std::vector<std::string> missing;
     TaskBinding tb = binding_of(req, &missing);
     const TaskPtr& task = tb.task;
@@ -454,8 +456,27 @@ Json WorkerServer::run_reference(const wire::Frame& req) {
     // says so: the statistics of every output were about a third of this
     // request's time (44.5 ms mean, 30.5 of it the run, in session 10's
     // `kbench run` profile), and nobody would read them.
-    if (!req.json.value("statistics", true)) return to_json(backend().reference_run_time(tb, ci, seed));
-    return to_json(backend().run_reference(tb, ci, seed));
+    Json result = req.json.value("statistics", true) ? to_json(backend().run_reference(tb, ci, seed))
+                                                     : to_json(backend().reference_run_time(tb, ci, seed));
+    Reply r;
+    // The host keeps the digest for this worker's replacement (exec/reference_cache.h).
+    if (req.json.value("digest", false))
+        if (std::optional<ReferenceDigest> d = backend().reference_digest(tb, ci, seed))
+            result["digest"] = wire::reference_digest_to_json(*d, &r.blobs);
+    r.json = {{"ok", true}, {"result", std::move(result)}};
+    return r;
+}
+
+Json WorkerServer::install_reference(const wire::Frame& req) {
+    std::vector<std::string> missing;
+    TaskBinding tb = binding_of(req, &missing);
+    if (!missing.empty()) throw Missing{missing};
+    int ci = case_arg(req.json, *tb.task, false);
+    uint64_t seed = req.json.at("seed").get<uint64_t>();
+    set_doing(req.id, "holding the reference of task '" + tb.task->name + "' at case " + case_label(*tb.task, ci) +
+                          " from an earlier worker's digest");
+    backend().install_reference(tb, ci, seed, wire::reference_digest_from_json(req.json.at("digest"), req.blobs));
+    return Json::object();
 }
 
 namespace {
@@ -484,6 +505,16 @@ CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, con
     CompareResult r;
     try {
         r = b.compare(tb, kernel, ci, seed, runs, limit);
+    } catch (const ReferenceNotReproduced& e) {
+        // The reference held from a digest did not reproduce on the device
+        // (it is gone from this worker now): the host resends the request,
+        // and the reference runs here first.
+        if (!b.device().lost()) throw Missing{{"ref:" + e.key}};
+        r.where = case_info(task, ci, seed);
+        r.kernel = kernel->label;
+        r.verdict = KB_VERDICT_RUNTIME_ERROR;
+        r.message = crash_message(task, ci, e.what());
+        r.context_lost = true;
     } catch (const Error& e) {
         if (!b.device().lost()) throw;
         r.where = case_info(task, ci, seed);

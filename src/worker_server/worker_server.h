@@ -50,7 +50,11 @@ private:
     Json hello(const Json& req);
     Json canary();
     Reply compile(const wire::Frame& req);
-    Json run_reference(const wire::Frame& req);
+    // The reference's result; with "digest": true, its digest too (in the
+    // result, its bytes as the reply's blobs), when it has one.
+    Reply run_reference(const wire::Frame& req);
+    // Holds a reference an earlier worker ran, from its digest.
+    Json install_reference(const wire::Frame& req);
     Json compare(const wire::Frame& req);
     Json compare_cases(const wire::Frame& req);
     // One case of a compare or compare_cases request: the reference (cached),

@@ -316,3 +316,51 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     EXPECT_TRUE(has(died[0].message, "SIGSEGV")) << died[0].message;
     EXPECT_EQ(w.compare_cases(tb, good, cases, kSeed).back().verdict, KB_VERDICT_PASS);
 }
+
+TEST(IsolationGpu, AReplacementHoldsItsPredecessorsReferencesWithoutRunningThem) {
+    // Every case compared once (the references run, their digests kept on
+    // the host); a crash replaces the worker; the replacement holds each
+    // reference from its digest (the small cases' outputs, the perf case's
+    // checksums for a rerun on the device) and judges as the first worker did.
+    auto ctx = worker_context();
+    WorkerBackend& w = workers(*ctx);
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    KernelPtr wrong = compile(*ctx, kTask, "tasks/elementwise/vector_add_f32/candidates/wrong.cu");
+    KernelPtr bad = compile(*ctx, kTask, "kernels/illegal_address.cu");
+    const int cases = int(task(kTask)->cases.size());
+    for (int ci = 0; ci < cases; ++ci)
+        ASSERT_EQ(to_json(ctx->compare(task(kTask), good, ci, kSeed))["verdict"], "pass") << "case " << ci;
+    const unsigned ran = w.references_run();
+    EXPECT_EQ(ran, unsigned(cases));
+    EXPECT_EQ(w.digests_held(), size_t(cases)) << "every case's reference left a digest";
+    Json crash = to_json(ctx->compare(task(kTask), bad, 0, kSeed));
+    ASSERT_EQ(crash["verdict"], "runtime_error") << crash.dump(2);
+    for (int ci = 0; ci < cases; ++ci) {
+        Json r = to_json(ctx->compare(task(kTask), good, ci, kSeed));
+        EXPECT_EQ(r["verdict"], "pass") << "case " << ci << ": " << r.dump(2);
+        EXPECT_NE(r["worker"]["pid"], crash["worker"]["pid"]);
+        Json bad_answer = to_json(ctx->compare(task(kTask), wrong, ci, kSeed));
+        EXPECT_EQ(bad_answer["verdict"], "wrong_answer") << "case " << ci << ": " << bad_answer.dump(2);
+    }
+    EXPECT_EQ(w.references_run(), ran) << "the replacement ran a reference again";
+    EXPECT_EQ(w.references_installed(), unsigned(cases));
+
+    // Digests whose checksums no rerun reproduces (as for a reference that is
+    // not bitwise deterministic): the perf case's comparison runs the
+    // reference in the worker instead and judges as before; the small cases
+    // need no rerun and keep their digests' outputs.
+    w.spoil_digests_for_tests();
+    ASSERT_EQ(to_json(ctx->compare(task(kTask), bad, 0, kSeed))["verdict"], "runtime_error");
+    const int perf = task(kTask)->perf_index;
+    for (int ci = 0; ci < cases; ++ci) {
+        EXPECT_EQ(to_json(ctx->compare(task(kTask), good, ci, kSeed))["verdict"], "pass") << "case " << ci;
+        EXPECT_EQ(to_json(ctx->compare(task(kTask), wrong, ci, kSeed))["verdict"], "wrong_answer") << "case " << ci;
+    }
+    EXPECT_EQ(w.digests_held(), size_t(cases - 1)) << "the perf case's spoiled digest was dropped";
+    // Once more after another crash: the perf case's reference, without a
+    // digest now, runs; the others are installed again.
+    ASSERT_EQ(to_json(ctx->compare(task(kTask), bad, 0, kSeed))["verdict"], "runtime_error");
+    const unsigned ran_before = w.references_run();
+    EXPECT_EQ(to_json(ctx->compare(task(kTask), good, perf, kSeed))["verdict"], "pass");
+    EXPECT_EQ(w.references_run(), ran_before + 1);
+}

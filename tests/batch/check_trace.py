@@ -56,7 +56,8 @@ def main():
                        ("engine.lane_work", 40, 60), ("engine.timing_turn", 40, 50), ("engine.wait_gpu_alone", 40, 20),
                        ("engine.time", 60, 15), ("engine.time", 75, 15), ("engine.recheck", 90, 10),
                        ("engine.wait_gpu_shared", 90, 2), ("host.reference_first", 10, 3),
-                       ("host.reference_again", 20, 2), ("host.reference_again", 30, 4)]
+                       ("host.reference_again", 20, 2), ("host.reference_again", 30, 4),
+                       ("host.reference_installed", 35, 1)]
         with open(made_up, "a") as f:
             for name, ts, dur in batch_spans:
                 f.write(json.dumps({"pid": 2, "tid": 4, "name": name, "ts": ts, "dur": dur}) + "\n")
@@ -71,8 +72,9 @@ def main():
             if "1 scores on the device" not in out:
                 failures.append(f"trace_lanes.py, process {pid}: one score expected\n{out}")
             refs = next((l for l in out.splitlines() if l.startswith("reference requests:")), None)
-            want = None if pid == "1" else "reference requests: 1 first (0.00 s), 2 again (0.00 s)"
-            if (refs or "").split(" (again")[0] != (want or ""):
+            want = None if pid == "1" else \
+                "reference requests: 1 first (0.00 s), 2 again (0.00 s), 1 installed (0.00 s)"
+            if (refs or "").split(" (again:")[0] != (want or ""):
                 failures.append(f"trace_lanes.py, process {pid}: reference line {refs!r}, expected {want!r}\n{out}")
     for f in failures:
         print("FAIL:", f)

@@ -69,3 +69,17 @@ TEST(ByteBudgetLru, ThreadsPutAndFindTogether) {
     EXPECT_LE(lru.bytes(), 1000u);
     EXPECT_GE(lru.size(), 1u);
 }
+
+TEST(ByteBudgetLru, EraseDropsOneEntryAndItsBytes) {
+    ByteBudgetLru<Blob> lru(100);
+    lru.put("a", blob(40));
+    lru.put("b", blob(30));
+    auto held = lru.find("a");
+    lru.erase("a");
+    EXPECT_FALSE(lru.find("a"));
+    EXPECT_TRUE(lru.find("b"));
+    EXPECT_EQ(lru.bytes(), 30u);
+    EXPECT_EQ(held->n, 40u) << "a value held by a caller outlives its erasure";
+    lru.erase("nothing");  // no such key: nothing changes
+    EXPECT_EQ(lru.size(), 1u);
+}

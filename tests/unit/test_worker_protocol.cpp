@@ -112,7 +112,8 @@ TEST(WorkerProtocol, MalformedFramesAreRefusedWithAReason) {
 // past the last is refused by name.
 TEST(WorkerProtocol, EveryRequestTypeDecodes) {
     for (Msg m : {Msg::hello, Msg::canary, Msg::compile, Msg::run_reference, Msg::compare, Msg::time, Msg::shutdown,
-                  Msg::test, Msg::program_load, Msg::program_run, Msg::program_time, Msg::compare_cases}) {
+                  Msg::test, Msg::program_load, Msg::program_run, Msg::program_time, Msg::compare_cases,
+                  Msg::install_reference}) {
         for (uint16_t type : {uint16_t(m), reply_type(m)}) {
             std::string bytes = encode_frame(type, 3, Json{{"cases", Json::array({Json{{"case_index", 1}}})}});
             FrameDecoder d;
@@ -122,8 +123,9 @@ TEST(WorkerProtocol, EveryRequestTypeDecodes) {
             EXPECT_EQ(f.type, type);
         }
     }
-    std::string next = encode_frame(uint16_t(uint16_t(Msg::compare_cases) + 1), 3, Json::object());
-    EXPECT_TRUE(has(decode_error(next), "unknown message 0x000d")) << decode_error(next);
+    std::string next = encode_frame(uint16_t(uint16_t(Msg::install_reference) + 1), 3, Json::object());
+    EXPECT_TRUE(has(decode_error(next), "unknown message 0x000e")) << decode_error(next);
+    EXPECT_EQ(msg_name(uint16_t(Msg::install_reference)), "install_reference");
 }
 
 TEST(WorkerProtocol, InvalidUtf8IsReplacedNotRefused) {
@@ -362,4 +364,31 @@ TEST(WorkerWire, MissingFieldsNameThemselves) {
         EXPECT_TRUE(has(e.what(), "elf")) << e.what();
     }
     EXPECT_THROW(blob_at(Json{{"b", 3}}, "b", {"only one"}), ProtocolError);
+}
+
+TEST(WorkerWire, ReferenceDigestRoundTripsAfterOtherBlobs) {
+    // A digest's blobs go first into the install request, after whatever the
+    // message carried before: their indexes are absolute.
+    ReferenceDigest d;
+    d.run_ms = 1.25;
+    d.device_checksums = {0xffffffffffffffffull, 7};
+    d.host_outputs = {{}, {1, 2, 3, 4}, {}, {9}};
+    std::vector<std::string> blobs = {"an image"};
+    Json j = reference_digest_to_json(d, &blobs);
+    ASSERT_EQ(blobs.size(), 3u);
+    ReferenceDigest back = reference_digest_from_json(Json::parse(j.dump()), blobs);
+    EXPECT_EQ(back.run_ms, d.run_ms);
+    EXPECT_EQ(back.device_checksums, d.device_checksums) << "64-bit checksums survive JSON";
+    EXPECT_EQ(back.host_outputs, d.host_outputs);
+    EXPECT_EQ(back.bytes(), d.bytes());
+    // A blob index past the message's blobs is refused, naming the field.
+    j["outputs"][1]["blob"] = 9;
+    try {
+        reference_digest_from_json(j, blobs);
+        FAIL() << "a blob index out of range was accepted";
+    } catch (const ProtocolError& e) {
+        EXPECT_NE(std::string(e.what()).find("\"blob\" names blob 9 of 3"), std::string::npos) << e.what();
+    }
+    j.erase("checksums");
+    EXPECT_THROW(reference_digest_from_json(j, blobs), ProtocolError);
 }
