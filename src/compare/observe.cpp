@@ -1,19 +1,15 @@
 #include "compare/observe.h"
 
-#include <algorithm>
-
 #include "util/profile.h"
 
 namespace kb {
 
 namespace {
 
-// `expected`: the reference's value at the worst element where the caller
-// read it from the device (a comparison against the reference run again
-// there: a reference held from a digest has no host copy of large outputs);
-// else it comes from the host copy `ref`.
-OutputReport gpu_report(const CompareStats& s, const Arg& arg, uint64_t n, const HostTensor& ref,
-                        const double* expected = nullptr) {
+// Both values at the worst element come from the device's comparison: the
+// reference's host copy may be absent (one held from a digest keeps no bytes
+// of its large outputs) and is not what was compared where it was run again.
+OutputReport gpu_report(const CompareStats& s, const Arg& arg, uint64_t n, const HostTensor& ref) {
     OutputReport r;
     r.name = arg.name;
     r.dtype = arg.dtype;
@@ -27,15 +23,11 @@ OutputReport gpu_report(const CompareStats& s, const Arg& arg, uint64_t n, const
     r.max_violation = s.max_violation;
     r.worst_flat = s.worst_index;
     r.compared_on = "gpu";
-    uint64_t bits = s.worst_bits;  // little-endian: the element's bytes are the low ones
-    const double got = load_as_double(&bits, arg.dtype, 0);
-    if (expected) {
-        r.worst_index = ref.unflatten(r.worst_flat);
-        r.worst_got = got;
-        r.worst_expected = *expected;
-    } else {
-        describe_worst(r, ref, got);
-    }
+    // Little-endian: the element's bytes are the low ones.
+    uint64_t got = s.worst_bits, expected = s.expected_bits;
+    r.worst_index = ref.unflatten(r.worst_flat);
+    r.worst_got = load_as_double(&got, arg.dtype, 0);
+    r.worst_expected = load_as_double(&expected, arg.dtype, 0);
     return r;
 }
 
@@ -118,17 +110,7 @@ std::vector<OutputReport> OutputComparer::compare_against_rerun(CaseBuffers& buf
         if (!compared_on_gpu(n)) continue;
         if (!reproduced) dev_.upload(bufs.arg(i).data(), refs.at(k).bytes.data(), refs.at(k).bytes.size());
         CompareStats s = dev_.compare(staging_.data() + offset[k], bufs.arg(i).data(), n, arg.dtype, tolerance_for(arg));
-        if (reproduced) {
-            // The expected value from the rerun's own output, still on the
-            // device: the host copy may be absent (a digest's).
-            uint64_t bits = 0;
-            const size_t size = dtype_size(arg.dtype);
-            dev_.download(&bits, bufs.arg(i).data() + std::min<uint64_t>(s.worst_index, n - 1) * size, size);
-            const double expected = load_as_double(&bits, arg.dtype, 0);
-            out[k] = gpu_report(s, arg, n, refs.at(k), &expected);
-        } else {
-            out[k] = gpu_report(s, arg, n, refs.at(k));
-        }
+        out[k] = gpu_report(s, arg, n, refs.at(k));
         out[k].reference_on_gpu = reproduced ? "rerun" : "uploaded";
     }
     // 4. The reference's results off the device, the candidate's back.

@@ -141,7 +141,8 @@ struct KbCompareStats {
     unsigned long long max_rel_bits;
     unsigned long long max_violation_bits;
     unsigned long long worst_index;     // filled by kb_compare_find
-    unsigned long long worst_bits;      // the candidate's bits at worst_index, filled by kb_compare_find
+    unsigned long long worst_bits;      // the candidate's bits at worst_index, filled by kb_compare_worst
+    unsigned long long expected_bits;   // the reference's bits there, filled by kb_compare_worst
 };
 
 extern "C" __global__ void kb_compare(const void* cand, const void* ref, uint64_t count, int dtype, double atol,
@@ -199,11 +200,14 @@ extern "C" __global__ void kb_compare_find(const void* cand, const void* ref, ui
     if ((threadIdx.x & 31) == 0 && first != ~0ull) atomicMin(&stats->worst_index, (unsigned long long)first);
 }
 
-// Third step of a comparison: the candidate's bits at the worst index, so the
-// report names the value without another copy from the device.
-extern "C" __global__ void kb_compare_worst(const void* cand, int dtype, KbCompareStats* stats) {
+// Third step of a comparison: the candidate's and the reference's bits at the
+// worst index, so the report names both values without another copy from the
+// device, and without the reference's host copy (one held from a digest has
+// none of its large outputs).
+extern "C" __global__ void kb_compare_worst(const void* cand, const void* ref, int dtype, KbCompareStats* stats) {
     uint64_t i = stats->worst_index;
     stats->worst_bits = i == ~0ull ? 0 : load_bits(cand, i, dtype_size(dtype));
+    stats->expected_bits = i == ~0ull ? 0 : load_bits(ref, i, dtype_size(dtype));
 }
 
 // The SM clock, measured in-kernel: cycles counted by clock64 over a span of

@@ -468,8 +468,8 @@ CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, 
     KB_PROFILE_SPAN("device.compare");
     throw_if_lost();
     struct Raw {  // KbCompareStats in builtin_kernels.cu
-        uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst, worst_bits;
-    } raw = {0, 0, 0, 0, 0, ~0ull, 0};
+        uint64_t mismatches, unwritten, max_abs, max_rel, max_violation, worst, worst_bits, expected_bits;
+    } raw = {0, 0, 0, 0, 0, ~0ull, 0, 0};
     static_assert(sizeof(Raw) <= 256, "the compare statistics must fit kbench's result area");
     check(drv_->cuMemcpyHtoDAsync(scratch_, &raw, sizeof raw, stream_), "compare");
     int dt = int(dtype);
@@ -480,7 +480,7 @@ CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, 
     launch_builtin(fn_.compare, count, params, "compare");
     void* params_find[] = {&cand, &ref, &count, &dt, &atol, &rtol, &equal_nan, &scratch_};
     launch_builtin(fn_.compare_find, count, params_find, "compare");
-    void* params_worst[] = {&cand, &dt, &scratch_};
+    void* params_worst[] = {&cand, &ref, &dt, &scratch_};
     check(drv_->cuLaunchKernel(fn_.compare_worst, 1, 1, 1, 1, 1, 1, 0, stream_, params_worst, nullptr), "compare");
     download(&raw, scratch_, sizeof raw);
     CompareStats s;
@@ -491,6 +491,7 @@ CompareStats Device::compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, 
     std::memcpy(&s.max_violation, &raw.max_violation, 8);
     s.worst_index = raw.worst == ~0ull ? 0 : raw.worst;
     s.worst_bits = raw.worst_bits;
+    s.expected_bits = raw.expected_bits;
     return s;
 }
 

@@ -79,7 +79,8 @@ struct CompareStats {
     double max_rel_err = 0.0;
     double max_violation = 0.0;
     uint64_t worst_index = 0;
-    uint64_t worst_bits = 0;  // the candidate's element at worst_index, raw
+    uint64_t worst_bits = 0;     // the candidate's element at worst_index, raw
+    uint64_t expected_bits = 0;  // the reference's element there, raw
 };
 
 struct GuardReport {

@@ -50,6 +50,14 @@ TEST(Device, GpuCompareEqualsHostCompare) {
     EXPECT_EQ(g.max_violation, host.max_violation);
     EXPECT_EQ(g.worst_index, host.worst_flat);
     EXPECT_EQ(g.max_abs_err, host.max_abs_err);
+    // Both values at the worst element, read on the device: a report needs
+    // no host copy of the reference (one held from a digest has none).
+    float got = 0, expected = 0;
+    std::memcpy(&got, &g.worst_bits, 4);
+    std::memcpy(&expected, &g.expected_bits, 4);
+    EXPECT_EQ(got, float(host.worst_got));
+    EXPECT_EQ(expected, float(host.worst_expected));
+    EXPECT_EQ(expected, r[g.worst_index]);
 }
 
 TEST(Device, GuardZonesCatchSmallOverruns) {
