@@ -28,6 +28,13 @@
 // 4. several hangs at once: K neighbours each spin one thread, and are
 //    killed together after hang_ms; reported as in 2.
 //      ./gpu_disturbance 0 beside-hangs K [hang_ms=1000]
+// 5. a fresh process's start (context, a tiny kernel) beside K one-thread
+//    hangs and right after their kill, as a standby or a replacement worker
+//    starts in kbench: a lane once waited 4-6 s for a worker after hangs
+//    were killed. Each hang holds `footprint` MiB of device memory and a
+//    quarter of it page-locked on the host, as a worker holding its
+//    buffers and pinned references does.
+//      ./gpu_disturbance 0 starts-beside-hangs K [hang_ms=1000] [footprint=0]
 // Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
 #include <poll.h>
@@ -40,6 +47,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -142,6 +150,7 @@ static std::string json(const Summary& s) {
 // The neighbour: waits for a byte on `go`, then faults (kind 0: a far write;
 // 1: a trap in the last block of a full grid) or spins on every SM (kind 2)
 // until killed.
+static size_t g_footprint_mib = 0;  // starts-beside-hangs: what each hang holds
 static pid_t start_neighbour(int kind, int* go_fd) {
     int p[2];
     if (pipe(p) != 0) std::exit(2);
@@ -150,6 +159,14 @@ static pid_t start_neighbour(int kind, int* go_fd) {
         close(p[1]);
         float* buf = nullptr;
         check(cudaMalloc(&buf, size_t(kTrapBlocks) * kTrapThreads * sizeof(float)), "cudaMalloc");
+        if (g_footprint_mib) {
+            const size_t bytes = g_footprint_mib << 20;
+            void *dev = nullptr, *host = nullptr;
+            check(cudaMalloc(&dev, bytes), "cudaMalloc footprint");
+            check(cudaMemset(dev, 1, bytes), "cudaMemset footprint");
+            check(cudaHostAlloc(&host, bytes / 4, cudaHostAllocDefault), "cudaHostAlloc footprint");
+            std::memset(host, 1, bytes / 4);
+        }
         tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));
         check(cudaDeviceSynchronize(), "warm-up");
         char c;
@@ -359,7 +376,121 @@ static std::string cycle(const char* self, int victim, int other, int rounds) {
     return out + "}";
 }
 
+// A fresh process's start (run as `gpu_disturbance starter`): its context, a
+// tiny kernel, then "R" on stdout and exit.
+static int starter() {
+    int* buf = nullptr;
+    check(cudaMalloc(&buf, 4096), "cudaMalloc");
+    tiny<<<1, 32>>>(buf);
+    check(cudaDeviceSynchronize(), "starter");
+    if (write(1, "R", 1) != 1) return 1;
+    return 0;
+}
+
+struct Start {
+    pid_t pid = 0;
+    int from = -1;
+    Clock::time_point at;
+    double ready_ms = -1;  // spawn to "R"
+};
+static Start spawn_starter(const char* self) {
+    int from[2];
+    if (pipe(from) != 0) std::exit(2);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+    posix_spawn_file_actions_addclose(&fa, from[0]);
+    char* argv[] = {const_cast<char*>(self), const_cast<char*>("starter"), nullptr};
+    Start s;
+    s.at = Clock::now();
+    if (posix_spawn(&s.pid, "/proc/self/exe", &fa, nullptr, argv, environ) != 0) std::exit(2);
+    posix_spawn_file_actions_destroy(&fa);
+    close(from[1]);
+    s.from = from[0];
+    return s;
+}
+// Polls a start: true once it said "R" (or died, ready_ms stays -1) and was reaped.
+static bool poll_start(Start& s) {
+    if (s.pid == 0) return true;
+    pollfd pf{s.from, POLLIN, 0};
+    if (poll(&pf, 1, 0) > 0) {
+        char c = 0;
+        if (read(s.from, &c, 1) == 1 && c == 'R') s.ready_ms = ms_between(s.at, Clock::now());
+        close(s.from);
+        waitpid(s.pid, nullptr, 0);
+        s.pid = 0;
+        return true;
+    }
+    return false;
+}
+
+static std::string starts_beside_hangs(const char* self, int count, double hang_ms, size_t footprint_mib) {
+    // This process holds no CUDA context: the hangs are forked, the starts spawned.
+    auto wait_all = [](std::vector<Start*> v) {
+        auto t0 = Clock::now();
+        for (;;) {
+            bool done = true;
+            for (Start* s : v) done = poll_start(*s) && done;
+            if (done || ms_between(t0, Clock::now()) > 30000) return;
+            usleep(200);
+        }
+    };
+    std::vector<double> alone;
+    for (int i = 0; i < 3; ++i) {
+        Start s = spawn_starter(self);
+        wait_all({&s});
+        alone.push_back(s.ready_ms);
+    }
+    g_footprint_mib = footprint_mib;
+    std::vector<int> go(size_t(count), -1);
+    std::vector<pid_t> pids;
+    for (int i = 0; i < count; ++i) pids.push_back(start_neighbour(3, &go[size_t(i)]));
+    usleep(500 * 1000 + 200 * 1000 * useconds_t(count - 1) + useconds_t(footprint_mib) * 300);
+    auto start = Clock::now();
+    for (int fd : go)
+        if (write(fd, "g", 1) != 1) std::exit(2);
+    usleep(200 * 1000);
+    Start during = spawn_starter(self);  // a standby coming up beside the hangs
+    while (ms_between(start, Clock::now()) < hang_ms) {
+        poll_start(during);
+        usleep(200);
+    }
+    for (pid_t pid : pids) kill(pid, SIGKILL);
+    auto kill_time = Clock::now();
+    const double during_at = ms_between(during.at, kill_time);  // how long it had run at the kill
+    Start at_kill = spawn_starter(self);  // a replacement started right after the kill
+    double reap_ms = -1;
+    size_t reaped = 0;
+    auto t0 = Clock::now();
+    while (ms_between(t0, Clock::now()) < 30000) {
+        bool done = poll_start(during) & poll_start(at_kill);
+        for (pid_t& pid : pids)
+            if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == pid) pid = 0, ++reaped;
+        if (reaped == pids.size() && reap_ms < 0) reap_ms = ms_between(kill_time, Clock::now());
+        if (done && reap_ms >= 0) break;
+        usleep(200);
+    }
+    Start after = spawn_starter(self);  // the next one, once those are up
+    wait_all({&after});
+    for (int fd : go) close(fd);
+    char out[1024];
+    std::snprintf(out, sizeof out,
+                  "{\"hangs\":%d,\"footprint_mib\":%zu,\"alone_ms\":[%.1f,%.1f,%.1f],\"during_ready_ms\":%.1f,"
+                  "\"during_started_before_kill_ms\":%.1f,\"at_kill_ready_ms\":%.1f,\"reap_ms\":%.1f,"
+                  "\"after_ready_ms\":%.1f}",
+                  count, footprint_mib, alone[0], alone[1], alone[2], during.ready_ms, during_at, at_kill.ready_ms,
+                  reap_ms, after.ready_ms);
+    return out;
+}
+
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "starter") return starter();
+    if (argc > 3 && std::string(argv[2]) == "starts-beside-hangs") {
+        std::printf("%s\n", starts_beside_hangs(argv[0], std::atoi(argv[3]), argc > 4 ? std::atof(argv[4]) : 1000.0,
+                                                 argc > 5 ? size_t(std::atol(argv[5])) : 0)
+                                 .c_str());
+        return 0;
+    }
     if (argc > 2 && std::string(argv[1]) == "neighbour") return neighbour(std::atoi(argv[2]));
     if (argc > 3 && std::string(argv[1]) == "cycle") {
         std::printf("%s\n", cycle(argv[0], std::atoi(argv[2]), std::atoi(argv[3]),
