@@ -307,7 +307,13 @@ void Batch::device_loop(size_t lane) {
     std::vector<Running> waiting;
     for (;;) {
         if (!waiting.empty()) {
-            const bool wait = backlog_.must_wait(waiting.size(), work_ready(), ctx_.gpu_looks_hung());
+            const bool other_work = work_ready();
+            // Must it wait, and may it stop waiting if a sharer turns out to
+            // be a hang meanwhile (it could then take other work)?
+            const Context::GpuWait wait =
+                !backlog_.must_wait(waiting.size(), other_work, ctx_.gpu_looks_hung()) ? Context::GpuWait::if_free
+                : backlog_.may_give_up(waiting.size(), other_work)                  ? Context::GpuWait::unless_hung
+                                                                                     : Context::GpuWait::until_free;
             KB_PROFILE_SPAN("engine.lane_work");
             bool timed = false;
             {

@@ -98,10 +98,15 @@ public:
     // nor a GPU phase of its own.
     DeviceScore start_device_stages(const TaskPtr& task, PreparedScore&& prepared, const ScoreOptions& opts);
     void run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn = false);
+    // How with_gpu_alone waits for the GPU alone.
+    enum class GpuWait {
+        if_free,      // not at all: only if it is free now
+        unless_hung,  // until it is free, or until a sharer looks hung (GpuPhaseLock::lock_unless_hung)
+        until_free,
+    };
     // Runs `turn` holding `lane` and the GPU alone (in that order, as every
-    // stage takes them): waiting for the GPU, or only if it is free now.
-    // False, and `turn` not run, when it was not free and `wait` is false.
-    bool with_gpu_alone(size_t lane, bool wait, const std::function<void()>& turn);
+    // stage takes them). False, and `turn` not run, when `wait` gave up.
+    bool with_gpu_alone(size_t lane, GpuWait wait, const std::function<void()>& turn);
     // Whether a lane's correctness request has held the GPU so long that it
     // is most likely a hang (GpuPhaseLock::sharer_looks_hung).
     bool gpu_looks_hung() const;

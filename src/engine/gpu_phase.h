@@ -64,6 +64,29 @@ public:
         timing_ = false;
         cv_.notify_all();
     }
+    // lock(), but gives up (false, out of line) once a sharer looks hung
+    // while it waits: a lane that has other work does that rather than idle
+    // behind a hang it cannot time beside (engine/timing_backlog.h). A lane
+    // once waited 6.6 s so while the others' workers were replaced
+    // (bench/RESULTS.md, 2026-11-27, session 16).
+    bool lock_unless_hung() {
+        std::unique_lock<std::mutex> l(mu_);
+        ++timers_waiting_;
+        for (;;) {
+            if (!timing_ && since_.empty()) {
+                --timers_waiting_;
+                timing_ = true;
+                return true;
+            }
+            if (oldest_sharer_is_suspect(Clock::now())) {
+                --timers_waiting_;
+                cv_.notify_all();  // sharers held back by this timer may go
+                return false;
+            }
+            if (!timing_) cv_.wait_until(l, oldest_since() + suspect_);
+            else cv_.wait(l);
+        }
+    }
     // The GPU alone if it is free now: nobody shares it, times, or waits to
     // time (a timer in line goes first). Never waits.
     bool try_lock() {

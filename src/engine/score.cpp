@@ -190,12 +190,16 @@ DeviceScore Context::start_device_stages(const TaskPtr& task, PreparedScore&& ps
     return s;
 }
 
-bool Context::with_gpu_alone(size_t lane, bool wait, const std::function<void()>& turn) {
+bool Context::with_gpu_alone(size_t lane, GpuWait wait, const std::function<void()>& turn) {
     std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
     std::unique_lock<GpuPhaseLock> alone(gpu_phase_, std::defer_lock);
-    if (wait) {
+    if (wait == GpuWait::until_free) {
         KB_PROFILE_SPAN("engine.wait_gpu_alone");
         alone.lock();
+    } else if (wait == GpuWait::unless_hung) {
+        KB_PROFILE_SPAN("engine.wait_gpu_alone");
+        if (!gpu_phase_.lock_unless_hung()) return false;
+        alone = std::unique_lock<GpuPhaseLock>(gpu_phase_, std::adopt_lock);
     } else if (!alone.try_lock()) {
         return false;
     }

@@ -37,6 +37,12 @@ struct TimingBacklog {
         if (!other_work || limit == 0) return true;
         return waiting >= (gpu_looks_hung ? std::max(limit, kMaxBesideHang) : limit);
     }
+    // Whether a lane that must wait (must_wait) may give the wait up should a
+    // sharer come to look hung meanwhile: must_wait would then let it take
+    // other work, and it has some.
+    bool may_give_up(size_t waiting, bool other_work) const {
+        return other_work && limit > 0 && waiting < std::max(limit, kMaxBesideHang);
+    }
     // Whether a candidate that passed correctness may wait (rather than be
     // timed at once).
     bool may_keep() const { return limit > 0; }

@@ -215,3 +215,52 @@ TEST(GpuPhaseLock, ASharerLooksHungOnlyOnceItHeldTheGpuForTheSuspectTime) {
     sharer.join();
     EXPECT_FALSE(lock.sharer_looks_hung()) << "nobody holds the GPU any more";
 }
+
+// A batch lane with other work waits for the GPU alone only until a sharer
+// looks hung (engine/timing_backlog.h, may_give_up): then it leaves the line
+// and does that work instead of idling behind a hang.
+TEST(GpuPhaseLock, ATimerThatMayGiveUpLeavesTheLineOnceASharerLooksHung) {
+    const auto suspect = 30ms;
+    kb::GpuPhaseLock lock(suspect);
+    ASSERT_TRUE(lock.lock_unless_hung()) << "a free GPU was refused";
+    lock.unlock();
+
+    // A sharer that leaves in time: the timer gets the GPU.
+    std::atomic<bool> holding{false}, release{false};
+    std::thread brief([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        holding = true;
+        wait_until([&] { return release.load(); });
+    });
+    wait_until([&] { return holding.load(); });
+    std::thread releaser([&] {
+        wait_until([&] { return lock.timers_waiting() == 1; });
+        release = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool got = lock.lock_unless_hung();
+    if (std::chrono::steady_clock::now() - t0 < suspect - 5ms) EXPECT_TRUE(got) << "gave up before any sharer looked hung";
+    if (got) lock.unlock();
+    brief.join();
+    releaser.join();
+
+    // A sharer that stays (a hang): the timer gives up once it looks hung,
+    // leaves the line, and new sharers get in.
+    holding = false;
+    release = false;
+    std::thread hang([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        holding = true;
+        wait_until([&] { return release.load(); });
+    });
+    wait_until([&] { return holding.load(); });
+    EXPECT_FALSE(lock.lock_unless_hung()) << "a timer got the GPU beside a sharer";
+    EXPECT_TRUE(lock.sharer_looks_hung()) << "it gave up before the sharer looked hung";
+    EXPECT_EQ(lock.timers_waiting(), 0u) << "it stayed in line";
+    {
+        std::shared_lock<kb::GpuPhaseLock> other(lock);  // would wait for a timer in line
+        EXPECT_TRUE(other.owns_lock());
+    }
+    release = true;
+    hang.join();
+}

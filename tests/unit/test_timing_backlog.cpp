@@ -35,6 +35,16 @@ TEST(TimingBacklog, BesideAHangALaneKeepsMoreBeforeItWaits) {
     EXPECT_TRUE(b.must_wait(TimingBacklog::kMaxBesideHang, true, true)) << "the bound holds beside a hang too";
 }
 
+TEST(TimingBacklog, ALaneWithOtherWorkMayGiveUpItsWaitUnlessItKeepsTheMostItMay) {
+    TimingBacklog b;
+    EXPECT_TRUE(b.may_give_up(b.limit, true)) << "should a sharer look hung, it would keep more";
+    EXPECT_TRUE(b.may_give_up(TimingBacklog::kMaxBesideHang - 1, true));
+    EXPECT_FALSE(b.may_give_up(TimingBacklog::kMaxBesideHang, true)) << "the bound holds";
+    EXPECT_FALSE(b.may_give_up(1, false)) << "nothing else to do";
+    b.limit = 0;
+    EXPECT_FALSE(b.may_give_up(1, true)) << "no backlog: each candidate is timed at once";
+}
+
 TEST(TimingBacklog, ALimitOfZeroTimesEachCandidateAtOnce) {
     TimingBacklog b;
     b.limit = 0;
