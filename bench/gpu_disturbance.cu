@@ -35,6 +35,11 @@
 //    quarter of it page-locked on the host, as a worker holding its
 //    buffers and pinned references does.
 //      ./gpu_disturbance 0 starts-beside-hangs K [hang_ms=1000] [footprint=0]
+//    The same beside a __trap() in the last block of a full grid, its
+//    process killed `kill_ms` after the launch: before the driver reports
+//    the trap (about 0.33 s alone), as kbench's 1 s limit did to a trap that
+//    was slow to report, or after it.
+//      ./gpu_disturbance 0 starts-beside-trap [kill_ms=1000]
 // Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
 #include <poll.h>
@@ -424,7 +429,8 @@ static bool poll_start(Start& s) {
     return false;
 }
 
-static std::string starts_beside_hangs(const char* self, int count, double hang_ms, size_t footprint_mib) {
+// kind: 3 one-thread hangs, 1 a trap (start_neighbour).
+static std::string starts_beside(const char* self, int kind, int count, double hang_ms, size_t footprint_mib) {
     // This process holds no CUDA context: the hangs are forked, the starts spawned.
     auto wait_all = [](std::vector<Start*> v) {
         auto t0 = Clock::now();
@@ -444,12 +450,12 @@ static std::string starts_beside_hangs(const char* self, int count, double hang_
     g_footprint_mib = footprint_mib;
     std::vector<int> go(size_t(count), -1);
     std::vector<pid_t> pids;
-    for (int i = 0; i < count; ++i) pids.push_back(start_neighbour(3, &go[size_t(i)]));
+    for (int i = 0; i < count; ++i) pids.push_back(start_neighbour(kind, &go[size_t(i)]));
     usleep(500 * 1000 + 200 * 1000 * useconds_t(count - 1) + useconds_t(footprint_mib) * 300);
     auto start = Clock::now();
     for (int fd : go)
         if (write(fd, "g", 1) != 1) std::exit(2);
-    usleep(200 * 1000);
+    usleep(useconds_t(std::min(200.0, hang_ms / 2) * 1000));
     Start during = spawn_starter(self);  // a standby coming up beside the hangs
     while (ms_between(start, Clock::now()) < hang_ms) {
         poll_start(during);
@@ -475,10 +481,10 @@ static std::string starts_beside_hangs(const char* self, int count, double hang_
     for (int fd : go) close(fd);
     char out[1024];
     std::snprintf(out, sizeof out,
-                  "{\"hangs\":%d,\"footprint_mib\":%zu,\"alone_ms\":[%.1f,%.1f,%.1f],\"during_ready_ms\":%.1f,"
+                  "{\"kind\":\"%s\",\"neighbours\":%d,\"kill_at_ms\":%.0f,\"footprint_mib\":%zu,\"alone_ms\":[%.1f,%.1f,%.1f],\"during_ready_ms\":%.1f,"
                   "\"during_started_before_kill_ms\":%.1f,\"at_kill_ready_ms\":%.1f,\"reap_ms\":%.1f,"
                   "\"after_ready_ms\":%.1f}",
-                  count, footprint_mib, alone[0], alone[1], alone[2], during.ready_ms, during_at, at_kill.ready_ms,
+                  kind == 1 ? "trap" : "hang", count, hang_ms, footprint_mib, alone[0], alone[1], alone[2], during.ready_ms, during_at, at_kill.ready_ms,
                   reap_ms, after.ready_ms);
     return out;
 }
@@ -486,9 +492,13 @@ static std::string starts_beside_hangs(const char* self, int count, double hang_
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "starter") return starter();
     if (argc > 3 && std::string(argv[2]) == "starts-beside-hangs") {
-        std::printf("%s\n", starts_beside_hangs(argv[0], std::atoi(argv[3]), argc > 4 ? std::atof(argv[4]) : 1000.0,
-                                                 argc > 5 ? size_t(std::atol(argv[5])) : 0)
+        std::printf("%s\n", starts_beside(argv[0], 3, std::atoi(argv[3]), argc > 4 ? std::atof(argv[4]) : 1000.0,
+                                           argc > 5 ? size_t(std::atol(argv[5])) : 0)
                                  .c_str());
+        return 0;
+    }
+    if (argc > 2 && std::string(argv[2]) == "starts-beside-trap") {
+        std::printf("%s\n", starts_beside(argv[0], 1, 1, argc > 3 ? std::atof(argv[3]) : 1000.0, 0).c_str());
         return 0;
     }
     if (argc > 2 && std::string(argv[1]) == "neighbour") return neighbour(std::atoi(argv[2]));
