@@ -16,7 +16,12 @@ one engine.case_compare span.
 Lane threads whose scores overlap in time are one batch: a process that ran
 several batches one after another (bench/batch_bench.cpp) gets a section each.
 
-usage: python3 bench/trace_lanes.py TRACE.jsonl [--pid PID]
+Stalls: stretches of at least --stall seconds (1) in which no span of any
+lane thread ended, each with what every lane was in at its middle (its
+innermost span). Session 16's traced run had one of 6 s: three lanes waited
+for their replacement workers together (bench/RESULTS.md).
+
+usage: python3 bench/trace_lanes.py TRACE.jsonl [--pid PID] [--stall SECONDS]
 """
 import argparse
 import collections
@@ -87,6 +92,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
     ap.add_argument("--pid", type=int)
+    ap.add_argument("--stall", type=float, default=1.0, help="the shortest stall reported, seconds")
     a = ap.parse_args()
     by_pid = load(a.trace)
     pid = a.pid or max(by_pid, key=lambda p: sum(1 for e in by_pid[p] if e["name"] in WORK))
@@ -95,7 +101,7 @@ def main():
     if not groups:
         sys.exit(f"{a.trace}: no engine.finish_score or engine.lane_work spans in process {pid}")
     for n, tids in enumerate(groups):
-        report(pid, n, len(groups), [e for e in events if e["tid"] in tids])
+        report(pid, n, len(groups), [e for e in events if e["tid"] in tids], a.stall)
 
 
 def batches(events):
@@ -115,7 +121,26 @@ def batches(events):
     return [g[2] for g in groups]
 
 
-def report(pid, n, count, events):
+def stalls(events, t0, t1, shortest_s):
+    """[(start, end, {tid: innermost span name at the middle})]: stretches of
+    [t0, t1] of at least shortest_s in which no span ended."""
+    ends = sorted({t0, t1} | {e["ts"] + e["dur"] for e in events if t0 <= e["ts"] + e["dur"] <= t1})
+    out = []
+    for a, b in zip(ends, ends[1:]):
+        if (b - a) / 1e6 < shortest_s:
+            continue
+        mid = (a + b) / 2
+        inside = {}
+        for e in events:
+            if e["ts"] <= mid <= e["ts"] + e["dur"]:
+                best = inside.get(e["tid"])
+                if best is None or e["dur"] < best["dur"]:
+                    inside[e["tid"]] = e
+        out.append((a, b, {tid: e["name"] for tid, e in inside.items()}))
+    return out
+
+
+def report(pid, n, count, events, stall_s=1.0):
     work = [e for e in events if e["name"] in WORK]
     scores = sum(1 for e in events if e["name"] == "engine.case_compare")
     t0 = min(e["ts"] for e in work)
@@ -148,6 +173,12 @@ def report(pid, n, count, events):
         print("reference requests: " + ", ".join(
             f"{len(d)} {kind} ({sum(d) / 1e6:.2f} s)" for kind, d in refs.items()) +
             " (again: run before by a worker since replaced; installed: held from an earlier worker's digest)")
+    found = stalls(events, t0, t1, stall_s)
+    print(f"stalls (no lane's span ended for {stall_s:g} s or more): {len(found)}, "
+          f"{sum(b - a for a, b, _ in found) / 1e6:.2f} s in all")
+    for a, b, inside in sorted(found, key=lambda x: x[0] - x[1])[:5]:
+        print(f"  {(a - t0) / 1e6:8.2f} s +{(b - a) / 1e6:.2f} s: " +
+              ", ".join(f"thread {tid} in {name}" for tid, name in sorted(inside.items())))
 
 if __name__ == "__main__":
     main()

@@ -76,6 +76,26 @@ def main():
                 "reference requests: 1 first (0.00 s), 2 again (0.00 s), 1 installed (0.00 s)"
             if (refs or "").split(" (again:")[0] != (want or ""):
                 failures.append(f"trace_lanes.py, process {pid}: reference line {refs!r}, expected {want!r}\n{out}")
+        # Two lanes, both inside long spans from 1.0 s to 2.5 s into the batch,
+        # nothing ending: one stall of 1.5 s, each lane named by its innermost
+        # span; a gap of 0.5 s is not one.
+        stall_spans = [(5, "engine.lane_work", 0, 2_600_000), (5, "engine.case_compare", 1_000_000, 1_550_000),
+                       (5, "host.worker_ready", 1_000_000, 1_500_000),
+                       (6, "engine.case_compare", 0, 500_000), (6, "engine.lane_work", 0, 1_000_000),
+                       (6, "engine.lane_work", 1_000_000, 1_600_000),
+                       (6, "engine.wait_gpu_alone", 1_000_000, 1_500_000), (6, "engine.case_compare", 2_600_000, 500_000)]
+        with open(made_up, "a") as f:
+            for tid, name, ts, dur in stall_spans:
+                f.write(json.dumps({"pid": 3, "tid": tid, "name": name, "ts": ts, "dur": dur}) + "\n")
+        out = subprocess.run([sys.executable, os.path.join(a.source, "bench/trace_lanes.py"), made_up, "--pid", "3"],
+                             capture_output=True, text=True).stdout
+        lines = out.splitlines()
+        head = next((l for l in lines if l.startswith("stalls")), "")
+        if not head.endswith(": 1, 1.50 s in all"):
+            failures.append(f"trace_lanes.py, process 3: one stall of 1.50 s expected: {head!r}\n{out}")
+        want = "1.00 s +1.50 s: thread 5 in host.worker_ready, thread 6 in engine.wait_gpu_alone"
+        if not any(l.strip() == want for l in lines):
+            failures.append(f"trace_lanes.py, process 3: stall line {want!r} expected\n{out}")
     for f in failures:
         print("FAIL:", f)
     print("ok" if not failures else f"{len(failures)} failure(s)")
