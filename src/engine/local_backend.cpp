@@ -150,16 +150,19 @@ std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, Cas
             // No host copy to upload instead: the rerun's results off the
             // device, and the request again with the reference run here.
             if (!dev_.lost()) bufs.scrub("reference");
-            const std::string key = ReferenceCache::key(tb.task->hash, bufs.case_index(), seed);
-            forget_reference(key);
-            throw ReferenceNotReproduced(key, "the reference at case '" + bufs.the_case().name +
-                                                  "' run again did not reproduce the checksums of the run "
-                                                  "an earlier worker made");
+            give_up_digest(*tb.task, bufs.case_index(), seed,
+                           "run again did not reproduce the checksums of the run an earlier worker made");
         }
         return same;
     };
     rr.scrub = [&bufs] { bufs.scrub("reference"); };
     return rr;
+}
+
+void LocalBackend::give_up_digest(const Task& task, int case_index, uint64_t seed, const std::string& why) {
+    const std::string key = ReferenceCache::key(task.hash, case_index, seed);
+    forget_reference(key);
+    throw ReferenceNotReproduced(key, "the reference at case '" + task.cases[size_t(case_index)].name + "' " + why);
 }
 
 void LocalBackend::pin_for_upload(const ReferenceRun& run) {
@@ -296,14 +299,10 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     // device where that is cheaper than uploading them; else uploaded, from
     // pinned pages once the reference is in use.
     std::optional<ReferenceRerun> rerun = rerun_for(tb, bufs, seed, *ref);
-    if (!rerun && ref->from_digest && !gpu_compared_outputs(bufs).empty()) {
+    if (!rerun && ref->from_digest && !gpu_compared_outputs(bufs).empty())
         // Nothing to upload for the outputs compared on the GPU (a rerun
         // failed for this reference once already): run it here.
-        const std::string key = ReferenceCache::key(task.hash, case_index, seed);
-        forget_reference(key);
-        throw ReferenceNotReproduced(key, "the reference at case '" + task.cases[size_t(case_index)].name +
-                                              "' held from an earlier worker's digest cannot be run again here");
-    }
+        give_up_digest(task, case_index, seed, "held from an earlier worker's digest cannot be run again here");
     if (!rerun) pin_for_upload(*ref);
     JudgeRules rules{task.cases[size_t(case_index)].name, task.policy.deterministic};
 

@@ -82,6 +82,9 @@ private:
                                             const ReferenceRun& ref);
     // The output buffers that compare/observe.h compares on the GPU.
     std::vector<Device::Range> gpu_compared_outputs(CaseBuffers& bufs) const;
+    // Drops the reference held from a digest for (case, seed) and throws
+    // ReferenceNotReproduced, saying `why` after "the reference at case 'X' ".
+    [[noreturn]] void give_up_digest(const Task& task, int case_index, uint64_t seed, const std::string& why);
     // Whether running the reference again costs less than uploading `ref`'s
     // outputs compared on the GPU (rerun_for's rule).
     bool rerun_pays(CaseBuffers& bufs, const ReferenceRun& ref) const;

@@ -505,18 +505,14 @@ CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, con
     CompareResult r;
     try {
         r = b.compare(tb, kernel, ci, seed, runs, limit);
-    } catch (const ReferenceNotReproduced& e) {
-        // The reference held from a digest did not reproduce on the device
-        // (it is gone from this worker now): the host resends the request,
-        // and the reference runs here first.
-        if (!b.device().lost()) throw Missing{{"ref:" + e.key}};
-        r.where = case_info(task, ci, seed);
-        r.kernel = kernel->label;
-        r.verdict = KB_VERDICT_RUNTIME_ERROR;
-        r.message = crash_message(task, ci, e.what());
-        r.context_lost = true;
     } catch (const Error& e) {
-        if (!b.device().lost()) throw;
+        if (!b.device().lost()) {
+            // A reference held from a digest that did not reproduce on the
+            // device (it is gone from this worker now): the host resends the
+            // request, and the reference runs here first.
+            if (auto* n = dynamic_cast<const ReferenceNotReproduced*>(&e)) throw Missing{{"ref:" + n->key}};
+            throw;
+        }
         r.where = case_info(task, ci, seed);
         r.kernel = kernel->label;
         r.verdict = KB_VERDICT_RUNTIME_ERROR;
