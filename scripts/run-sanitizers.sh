@@ -42,7 +42,7 @@ case "$kind" in
     BUILD=${BUILD_TSAN:-build-tsan}
     cmake -S . -B "$BUILD" "${common[@]}" -DKBENCH_SANITIZE=thread >/dev/null
     cmake --build "$BUILD" -j "$(nproc)" --target kbench_thread_tests kbench_worker
-    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp"
     (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -L thread)
     ;;
   *) echo "usage: run-sanitizers.sh [address|thread]" >&2; exit 2 ;;
