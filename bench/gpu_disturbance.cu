@@ -40,6 +40,31 @@
 //    the trap (about 0.33 s alone), as kbench's 1 s limit did to a trap that
 //    was slow to report, or after it.
 //      ./gpu_disturbance 0 starts-beside-trap [kill_ms=1000]
+// 6. a monitor beside something else (`kbench run` on another GPU or on this
+//    one): until SIGTERM or SECONDS, a tiny kernel's round trip back to back,
+//    a 1 MiB cudaMalloc + cudaFree every 10 ms, and a fresh process's start
+//    (context, a tiny kernel) every START_MS, all on device DEV. Every round
+//    trip or allocation over 10 ms and every start is listed with its
+//    steady-clock time in microseconds, the clock of KBENCH_TRACE's spans, so
+//    the two lay side by side: whether what holds kbench's lanes back holds a
+//    process on another GPU back too.
+//      ./gpu_disturbance monitor DEV SECONDS [start_ms=500]
+// 7. N fresh processes started at once (a lane's worker and its standby, or
+//    four lanes' workers at a run's start), alternating between devices A
+//    and B, after three alone on A: whether the driver starts contexts one
+//    at a time, and across GPUs. Each start's steps are timed (starter).
+//      ./gpu_disturbance starts N A [B=A]
+// 8. traps and hangs at once, as a cluster of bad answers reaches kbench's
+//    lanes together: T processes each launch a __trap() in the last block
+//    of a full grid and H processes each spin one thread, at the same
+//    moment. A trap's process is killed once its trap is reported, or at
+//    KILL_MS if it is not (kbench's 1 s limit), a hang's at KILL_MS. Each
+//    trap's launch-to-error time, and fresh starts (their steps) every
+//    300 ms from 100 ms after the launch until every process is reaped:
+//    whether a trap beside hangs or traps holds the driver back for seconds
+//    (in `kbench run` two traps beside two hangs took 6.5 s to report, and a
+//    process on the other GPU waited 6.9 s in cuInit).
+//      ./gpu_disturbance mix T H [kill_ms=1000]
 // Prints one JSON object (bench/run_device.sh's `disturbance` step).
 #include <cuda_runtime.h>
 #include <poll.h>
@@ -59,6 +84,9 @@
 using Clock = std::chrono::steady_clock;
 static double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
+}
+static double steady_us(Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
 }
 
 __global__ void far_write(float* p) { p[threadIdx.x + (size_t(1) << 40)] = 1.0f; }
@@ -381,14 +409,29 @@ static std::string cycle(const char* self, int victim, int other, int rounds) {
     return out + "}";
 }
 
-// A fresh process's start (run as `gpu_disturbance starter`): its context, a
-// tiny kernel, then "R" on stdout and exit.
-static int starter() {
+// A fresh process's start (run as `gpu_disturbance starter [dev]`): the
+// driver's initialisation, its context, a small allocation, a tiny kernel;
+// then "R" and the steady-clock microsecond at which each step ended on
+// stdout, and exit.
+static int starter(int dev) {
+    auto us = [] { return int64_t(std::chrono::duration<double, std::micro>(Clock::now().time_since_epoch()).count()); };
+    const int64_t t_main = us();
+    int n = 0;
+    check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");  // cuInit
+    const int64_t t_init = us();
+    check(cudaSetDevice(dev), "cudaSetDevice");  // the primary context (CUDA 12 and later)
+    check(cudaFree(nullptr), "cudaFree(0)");
+    const int64_t t_ctx = us();
     int* buf = nullptr;
     check(cudaMalloc(&buf, 4096), "cudaMalloc");
+    const int64_t t_alloc = us();
     tiny<<<1, 32>>>(buf);
     check(cudaDeviceSynchronize(), "starter");
-    if (write(1, "R", 1) != 1) return 1;
+    const int64_t t_kernel = us();
+    char line[160];
+    int len = std::snprintf(line, sizeof line, "R %lld %lld %lld %lld %lld\n", (long long)t_main, (long long)t_init,
+                            (long long)t_ctx, (long long)t_alloc, (long long)t_kernel);
+    if (write(1, line, size_t(len)) != len) return 1;
     return 0;
 }
 
@@ -397,15 +440,24 @@ struct Start {
     int from = -1;
     Clock::time_point at;
     double ready_ms = -1;  // spawn to "R"
+    // Milliseconds each step took, from the starter's line: the spawn until
+    // main, cuInit, the context, a cudaMalloc, a tiny kernel.
+    double exec_ms = -1, init_ms = -1, ctx_ms = -1, alloc_ms = -1, kernel_ms = -1;
+    std::string phases_json() const {
+        char b[160];
+        std::snprintf(b, sizeof b, "[%.1f,%.1f,%.1f,%.1f,%.1f]", exec_ms, init_ms, ctx_ms, alloc_ms, kernel_ms);
+        return b;
+    }
 };
-static Start spawn_starter(const char* self) {
+static Start spawn_starter(const char* self, int dev = 0) {
     int from[2];
     if (pipe(from) != 0) std::exit(2);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, from[1], 1);
     posix_spawn_file_actions_addclose(&fa, from[0]);
-    char* argv[] = {const_cast<char*>(self), const_cast<char*>("starter"), nullptr};
+    std::string dev_arg = std::to_string(dev);
+    char* argv[] = {const_cast<char*>(self), const_cast<char*>("starter"), dev_arg.data(), nullptr};
     Start s;
     s.at = Clock::now();
     if (posix_spawn(&s.pid, "/proc/self/exe", &fa, nullptr, argv, environ) != 0) std::exit(2);
@@ -419,8 +471,22 @@ static bool poll_start(Start& s) {
     if (s.pid == 0) return true;
     pollfd pf{s.from, POLLIN, 0};
     if (poll(&pf, 1, 0) > 0) {
-        char c = 0;
-        if (read(s.from, &c, 1) == 1 && c == 'R') s.ready_ms = ms_between(s.at, Clock::now());
+        char line[160] = {0};
+        ssize_t got = 0, r;
+        // The starter writes its line at once and then exits: read to EOF.
+        while (got < ssize_t(sizeof line) - 1 && (r = read(s.from, line + got, sizeof line - 1 - size_t(got))) > 0) got += r;
+        if (got > 0 && line[0] == 'R') {
+            s.ready_ms = ms_between(s.at, Clock::now());
+            long long t[5];
+            if (std::sscanf(line + 1, "%lld %lld %lld %lld %lld", &t[0], &t[1], &t[2], &t[3], &t[4]) == 5) {
+                const double at_us = std::chrono::duration<double, std::micro>(s.at.time_since_epoch()).count();
+                s.exec_ms = (double(t[0]) - at_us) / 1e3;
+                s.init_ms = double(t[1] - t[0]) / 1e3;
+                s.ctx_ms = double(t[2] - t[1]) / 1e3;
+                s.alloc_ms = double(t[3] - t[2]) / 1e3;
+                s.kernel_ms = double(t[4] - t[3]) / 1e3;
+            }
+        }
         close(s.from);
         waitpid(s.pid, nullptr, 0);
         s.pid = 0;
@@ -489,8 +555,193 @@ static std::string starts_beside(const char* self, int kind, int count, double h
     return out;
 }
 
+static std::string starts_at_once(const char* self, int n, int dev_a, int dev_b) {
+    auto wait = [](Start& st) {
+        while (!poll_start(st)) usleep(200);
+    };
+    std::string out = "{\"n\":" + std::to_string(n) + ",\"devices\":[" + std::to_string(dev_a) + "," +
+                      std::to_string(dev_b) + "],\"alone\":[";
+    for (int i = 0; i < 3; ++i) {
+        Start st = spawn_starter(self, dev_a);
+        wait(st);
+        out += (i ? "," : "") + ("[" + std::to_string(st.ready_ms) + "," + st.phases_json() + "]");
+    }
+    std::vector<Start> all;
+    for (int i = 0; i < n; ++i) all.push_back(spawn_starter(self, i % 2 ? dev_b : dev_a));
+    for (bool done = false; !done; usleep(200)) {
+        done = true;
+        for (Start& st : all) done = poll_start(st) && done;
+    }
+    out += "],\"together\":[";
+    for (int i = 0; i < n; ++i) {
+        out += (i ? "," : "") + ("[" + std::to_string(i % 2 ? dev_b : dev_a) + "," +
+                                 std::to_string(all[size_t(i)].ready_ms) + "," + all[size_t(i)].phases_json() + "]");
+    }
+    return out + "]}";
+}
+
+// A child of `mix`: its context up, it waits for "g", launches a trap
+// (trap) or a one-thread spin, and writes the milliseconds from the launch
+// to the error to `report`; then waits to be killed.
+static void mix_child(bool trap, int go, int report) {
+    float* buf = nullptr;
+    check(cudaMalloc(&buf, size_t(kTrapBlocks) * kTrapThreads * sizeof(float)), "cudaMalloc");
+    tiny<<<1, 32>>>(reinterpret_cast<int*>(buf));
+    check(cudaDeviceSynchronize(), "warm-up");
+    if (write(report, "R", 1) != 1) std::_Exit(1);
+    char c;
+    if (read(go, &c, 1) != 1) std::_Exit(1);
+    auto t0 = Clock::now();
+    if (trap) trap_last_block<<<kTrapBlocks, kTrapThreads>>>(buf);
+    else spin<<<1, 1>>>();
+    cudaError_t e;
+    while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) usleep(100);
+    dprintf(report, "%.3f %d\n", ms_between(t0, Clock::now()), int(e));
+    for (;;) pause();
+}
+
+static std::string mix(const char* self, int traps, int hangs, double kill_ms) {
+    struct Child {
+        bool trap;
+        pid_t pid;
+        int go, report;
+        double reported_ms = -1, killed_ms = -1, reaped_ms = -1;
+    };
+    std::vector<Child> kids;
+    for (int i = 0; i < traps + hangs; ++i) {
+        int g[2], r[2];
+        if (pipe(g) != 0 || pipe(r) != 0) std::exit(2);
+        const bool trap = i < traps;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(g[1]);
+            close(r[0]);
+            mix_child(trap, g[0], r[1]);
+        }
+        close(g[0]);
+        close(r[1]);
+        kids.push_back({trap, pid, g[1], r[0]});
+    }
+    for (Child& k : kids) {  // every context up
+        char c;
+        if (read(k.report, &c, 1) != 1) std::exit(2);
+    }
+    auto t0 = Clock::now();
+    for (Child& k : kids)
+        if (write(k.go, "g", 1) != 1) std::exit(2);
+    std::vector<Start> starts;
+    auto next_start = t0 + std::chrono::milliseconds(100);
+    for (;;) {
+        const double now = ms_between(t0, Clock::now());
+        bool all_reaped = true;
+        for (Child& k : kids) {
+            if (k.trap && k.reported_ms < 0 && k.killed_ms < 0) {
+                pollfd pf{k.report, POLLIN, 0};
+                if (poll(&pf, 1, 0) > 0) {
+                    char line[64] = {0};
+                    if (read(k.report, line, sizeof line - 1) > 0) k.reported_ms = std::atof(line);
+                }
+            }
+            if (k.killed_ms < 0 && ((k.trap && k.reported_ms >= 0) || now >= kill_ms)) {
+                kill(k.pid, SIGKILL);
+                k.killed_ms = now;
+            }
+            if (k.killed_ms >= 0 && k.reaped_ms < 0 && waitpid(k.pid, nullptr, WNOHANG) == k.pid) k.reaped_ms = now;
+            all_reaped = all_reaped && k.reaped_ms >= 0;
+        }
+        bool starting = false;
+        for (Start& st : starts) starting = !poll_start(st) || starting;
+        if (all_reaped && !starting) break;
+        if (!all_reaped && Clock::now() >= next_start) {
+            starts.push_back(spawn_starter(self, 0));
+            next_start += std::chrono::milliseconds(300);
+        }
+        if (now > 60000) break;
+        usleep(200);
+    }
+    std::string out = "{\"traps\":" + std::to_string(traps) + ",\"hangs\":" + std::to_string(hangs) +
+                      ",\"kill_ms\":" + std::to_string(kill_ms) +
+                      ",\"launch_us\":" + std::to_string(int64_t(steady_us(t0))) + ",\"children\":[";
+    for (size_t i = 0; i < kids.size(); ++i) {
+        const Child& k = kids[i];
+        char b[200];
+        std::snprintf(b, sizeof b, "%s{\"kind\":\"%s\",\"reported_ms\":%.1f,\"killed_ms\":%.1f,\"reaped_ms\":%.1f}",
+                      i ? "," : "", k.trap ? "trap" : "hang", k.reported_ms, k.killed_ms, k.reaped_ms);
+        out += b;
+        close(k.go);
+        close(k.report);
+    }
+    out += "],\"starts\":[";  // [ms after the launch, ms to ready, [steps]]
+    for (size_t i = 0; i < starts.size(); ++i)
+        out += (i ? "," : "") + ("[" + std::to_string(ms_between(t0, starts[i].at)) + "," +
+                                 std::to_string(starts[i].ready_ms) + "," + starts[i].phases_json() + "]");
+    return out + "]}";
+}
+
+static volatile sig_atomic_t g_stop = 0;
+static std::string monitor(const char* self, int dev, double seconds, double start_ms) {
+    signal(SIGTERM, [](int) { g_stop = 1; });
+    check(cudaSetDevice(dev), "cudaSetDevice");
+    int* buf = nullptr;
+    check(cudaMalloc(&buf, 4096), "cudaMalloc");
+    round_trip_ms(buf);  // module loaded
+    std::vector<double> trips;
+    std::string slow, slow_alloc, starts;
+    size_t n_slow = 0, n_slow_alloc = 0;
+    auto t0 = Clock::now(), last_alloc = t0;
+    Start s = spawn_starter(self, dev);
+    while (!g_stop && ms_between(t0, Clock::now()) < seconds * 1000) {
+        auto at = Clock::now();
+        double ms = round_trip_ms(buf);
+        trips.push_back(ms);
+        usleep(100);  // about 10k samples a second
+        if (ms > 10 && ++n_slow <= 5000)
+            slow += (slow.empty() ? "" : ",") + ("[" + std::to_string(int64_t(steady_us(at))) + "," + std::to_string(ms) + "]");
+        if (ms_between(last_alloc, Clock::now()) >= 10) {
+            last_alloc = Clock::now();
+            void* p = nullptr;
+            check(cudaMalloc(&p, 1 << 20), "cudaMalloc 1 MiB");
+            check(cudaFree(p), "cudaFree");
+            double a = ms_between(last_alloc, Clock::now());
+            if (a > 10 && ++n_slow_alloc <= 5000)
+                slow_alloc += (slow_alloc.empty() ? "" : ",") +
+                              ("[" + std::to_string(int64_t(steady_us(last_alloc))) + "," + std::to_string(a) + "]");
+        }
+        if (poll_start(s)) {
+            if (s.from >= 0) {
+                starts += (starts.empty() ? "" : ",") + ("[" + std::to_string(int64_t(steady_us(s.at))) + "," +
+                                                          std::to_string(s.ready_ms) + "," + s.phases_json() + "]");
+                s.from = -1;
+            }
+            if (ms_between(s.at, Clock::now()) >= start_ms) s = spawn_starter(self, dev);
+        }
+    }
+    while (!poll_start(s)) usleep(1000);
+    if (s.from >= 0)
+        starts += (starts.empty() ? "" : ",") + ("[" + std::to_string(int64_t(steady_us(s.at))) + "," +
+                                                  std::to_string(s.ready_ms) + "," + s.phases_json() + "]");
+    Summary rt = summarize(trips);
+    return "{\"device\":" + std::to_string(dev) + ",\"seconds\":" + std::to_string(ms_between(t0, Clock::now()) / 1000) +
+           ",\"round_trips\":" + json(rt) + ",\"slow_round_trips\":" + std::to_string(n_slow) + ",\"slow\":[" + slow +
+           "],\"slow_allocs\":" + std::to_string(n_slow_alloc) + ",\"slow_alloc\":[" + slow_alloc + "],\"starts\":[" +
+           starts + "]}";
+}
+
 int main(int argc, char** argv) {
-    if (argc > 1 && std::string(argv[1]) == "starter") return starter();
+    if (argc > 1 && std::string(argv[1]) == "starter") return starter(argc > 2 ? std::atoi(argv[2]) : 0);
+    if (argc > 3 && std::string(argv[1]) == "mix") {
+        std::printf("%s\n", mix(argv[0], std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atof(argv[4]) : 1000.0).c_str());
+        return 0;
+    }
+    if (argc > 3 && std::string(argv[1]) == "starts") {
+        const int a = std::atoi(argv[3]);
+        std::printf("%s\n", starts_at_once(argv[0], std::atoi(argv[2]), a, argc > 4 ? std::atoi(argv[4]) : a).c_str());
+        return 0;
+    }
+    if (argc > 3 && std::string(argv[1]) == "monitor") {
+        std::printf("%s\n", monitor(argv[0], std::atoi(argv[2]), std::atof(argv[3]), argc > 4 ? std::atof(argv[4]) : 500.0).c_str());
+        return 0;
+    }
     if (argc > 3 && std::string(argv[2]) == "starts-beside-hangs") {
         std::printf("%s\n", starts_beside(argv[0], 3, std::atoi(argv[3]), argc > 4 ? std::atof(argv[4]) : 1000.0,
                                            argc > 5 ? size_t(std::atol(argv[5])) : 0)

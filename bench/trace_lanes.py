@@ -21,7 +21,12 @@ lane thread ended, each with what every lane was in at its middle (its
 innermost span). Session 16's traced run had one of 6 s: three lanes waited
 for their replacement workers together (bench/RESULTS.md).
 
-usage: python3 bench/trace_lanes.py TRACE.jsonl [--pid PID] [--stall SECONDS]
+--monitor FILE lays `gpu_disturbance monitor DEV SECONDS` beside the batch
+(bench/gpu_disturbance.cu: a tiny kernel's round trip, allocations and fresh
+processes' starts on another GPU or the same one, in the trace's clock): its
+slow stretches in the batch's time, and what it saw during each stall.
+
+usage: python3 bench/trace_lanes.py TRACE.jsonl [--pid PID] [--stall SECONDS] [--monitor FILE]
 """
 import argparse
 import collections
@@ -93,7 +98,12 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--pid", type=int)
     ap.add_argument("--stall", type=float, default=1.0, help="the shortest stall reported, seconds")
+    ap.add_argument("--monitor", help="the JSON of `gpu_disturbance monitor DEV SECONDS`, run beside the batch")
     a = ap.parse_args()
+    monitor = None
+    if a.monitor:
+        with open(a.monitor) as f:
+            monitor = json.load(f)
     by_pid = load(a.trace)
     pid = a.pid or max(by_pid, key=lambda p: sum(1 for e in by_pid[p] if e["name"] in WORK))
     events = by_pid[pid]
@@ -101,7 +111,52 @@ def main():
     if not groups:
         sys.exit(f"{a.trace}: no engine.finish_score or engine.lane_work spans in process {pid}")
     for n, tids in enumerate(groups):
-        report(pid, n, len(groups), [e for e in events if e["tid"] in tids], a.stall)
+        report(pid, n, len(groups), [e for e in events if e["tid"] in tids], a.stall, monitor)
+
+
+def episodes(points, gap_us=50e3):
+    """[(start_us, end_us, count, worst_ms)] of [ts_us, ms] points, merged
+    where one starts within gap_us of the last one's end."""
+    out = []
+    for ts, ms in sorted(points):
+        end = ts + ms * 1e3
+        if out and ts <= out[-1][1] + gap_us:
+            a, b, n, worst = out[-1]
+            out[-1] = (a, max(b, end), n + 1, max(worst, ms))
+        else:
+            out.append((ts, end, 1, ms))
+    return out
+
+
+def report_monitor(m, t0, t1, found):
+    """The monitor's slow stretches inside [t0, t1], relative to t0."""
+    rt = m.get("round_trips", {})
+    # [ts, ms] or [ts, ms, [exec, cuInit, context, cudaMalloc, kernel ms]]
+    steps = {st[0]: st[2] for st in m.get("starts", []) if len(st) > 2}
+    starts = [(st[0], st[1]) for st in m.get("starts", []) if t0 <= st[0] <= t1]
+    ready = sorted(ms for _, ms in starts if ms >= 0)
+    print(f"monitor on device {m.get('device')}: round trip median {rt.get('median', 0):.3f} ms over {rt.get('n', 0)}; "
+          f"{len(starts)} fresh starts in the batch, median {ready[len(ready) // 2] if ready else -1:.0f} ms, "
+          f"worst {ready[-1] if ready else -1:.0f} ms")
+    for label, key in (("slow round trips (over 10 ms)", "slow"), ("slow 1 MiB allocations (over 10 ms)", "slow_alloc")):
+        eps = [e for e in episodes(m.get(key, [])) if t0 <= e[0] <= t1]
+        print(f"  {label}: {len(eps)} stretches, {sum(b - a for a, b, _, _ in eps) / 1e6:.2f} s in all")
+        for a, b, n, worst in sorted(eps, key=lambda e: e[0] - e[1])[:5]:
+            print(f"    {(a - t0) / 1e6:8.2f} s +{(b - a) / 1e6:.2f} s: {n} slow, worst {worst:.0f} ms")
+    slow_starts = [(ts, ms) for ts, ms in starts if ready and (ms < 0 or ms > 2 * ready[len(ready) // 2])]
+    def step_text(ts):
+        if ts not in steps:
+            return ""
+        return " (" + ", ".join(f"{name} {v:.0f}" for name, v in
+                               zip(("exec", "cuInit", "context", "cudaMalloc", "kernel"), steps[ts])) + ")"
+    print(f"  starts over twice the median: {len(slow_starts)}" + "".join(
+        f"; {(ts - t0) / 1e6:.2f} s took {ms:.0f} ms{step_text(ts)}"
+        for ts, ms in sorted(slow_starts, key=lambda x: -x[1])[:5]))
+    for a, b, _ in found:
+        inside = [ms for ts, ms in m.get("slow", []) if a <= ts <= b]
+        st = [ms for ts, ms in starts if a <= ts <= b or (ts < a and ts + ms * 1e3 > a)]
+        print(f"  during the stall at {(a - t0) / 1e6:.2f} s: {len(inside)} slow round trips"
+              f"{f' (worst {max(inside):.0f} ms)' if inside else ''}, starts {', '.join(f'{x:.0f} ms' for x in st) or 'none'}")
 
 
 def batches(events):
@@ -140,7 +195,7 @@ def stalls(events, t0, t1, shortest_s):
     return out
 
 
-def report(pid, n, count, events, stall_s=1.0):
+def report(pid, n, count, events, stall_s=1.0, monitor=None):
     work = [e for e in events if e["name"] in WORK]
     scores = sum(1 for e in events if e["name"] == "engine.case_compare")
     t0 = min(e["ts"] for e in work)
@@ -179,6 +234,8 @@ def report(pid, n, count, events, stall_s=1.0):
     for a, b, inside in sorted(found, key=lambda x: x[0] - x[1])[:5]:
         print(f"  {(a - t0) / 1e6:8.2f} s +{(b - a) / 1e6:.2f} s: " +
               ", ".join(f"thread {tid} in {name}" for tid, name in sorted(inside.items())))
+    if monitor is not None:
+        report_monitor(monitor, t0, t1, found)
 
 if __name__ == "__main__":
     main()

@@ -96,6 +96,22 @@ def main():
         want = "1.00 s +1.50 s: thread 5 in host.worker_ready, thread 6 in engine.wait_gpu_alone"
         if not any(l.strip() == want for l in lines):
             failures.append(f"trace_lanes.py, process 3: stall line {want!r} expected\n{out}")
+        # --monitor: a made-up gpu_disturbance monitor beside it, in the same
+        # clock: two slow round trips 30 ms apart are one stretch; a start
+        # that began before the stall and was still starting in it is seen
+        # in it; one outside the batch is not counted.
+        monitor = os.path.join(tmp, "monitor.json")
+        with open(monitor, "w") as f:
+            json.dump({"device": 1, "round_trips": {"median": 0.01, "n": 1000},
+                       "slow": [[1_200_000, 20.0], [1_250_000, 40.0]], "slow_alloc": [],
+                       "starts": [[100_000, 200.0], [900_000, 900.0, [1.0, 50.0, 820.0, 1.0, 28.0]], [2_000_000, 210.0], [9_000_000, 5000.0]]}, f)
+        out = subprocess.run([sys.executable, os.path.join(a.source, "bench/trace_lanes.py"), made_up, "--pid", "3",
+                              "--monitor", monitor], capture_output=True, text=True).stdout
+        for want in ("slow round trips (over 10 ms): 1 stretches, 0.09 s in all",
+                     "starts over twice the median: 1; 0.90 s took 900 ms (exec 1, cuInit 50, context 820, cudaMalloc 1, kernel 28)",
+                     "during the stall at 1.00 s: 2 slow round trips (worst 40 ms), starts 900 ms, 210 ms"):
+            if not any(l.strip() == want for l in out.splitlines()):
+                failures.append(f"trace_lanes.py --monitor: line {want!r} expected\n{out}")
     for f in failures:
         print("FAIL:", f)
     print("ok" if not failures else f"{len(failures)} failure(s)")
