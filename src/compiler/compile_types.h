@@ -102,6 +102,11 @@ struct CompilerConfig {
     // on a name it leaves out is compiled again without it, so the verdict
     // is the full compile's. $KBENCH_NVRTC_MINIMAL=0 turns it off.
     bool nvrtc_minimal = true;
+    // A cubin target is compiled to PTX whose trap instructions set a flag
+    // and end the thread instead (compiler/trap_containment.h), and the
+    // worker's driver assembles it. ContextOptions::contain_traps;
+    // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides it.
+    bool contain_traps = false;
     // Triton (docs/triton.md): the Python interpreter with `triton` installed
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
     // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),

@@ -33,6 +33,9 @@ CompilerConfig normalized(CompilerConfig c) {
     while (c.cuda_home.size() > 1 && c.cuda_home.back() == '/') c.cuda_home.pop_back();
     // A switch for measuring it against the full compile (bench/RESULTS.md).
     if (const char* v = std::getenv("KBENCH_NVRTC_MINIMAL"); v && std::string(v) == "0") c.nvrtc_minimal = false;
+    // A switch over every context's choice, for measuring what containment changes.
+    if (const char* v = std::getenv("KBENCH_CONTAIN_TRAPS"); v && (std::string(v) == "1" || std::string(v) == "0"))
+        c.contain_traps = std::string(v) == "1";
     return c;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include "compiler/arch.h"
 #include "compiler/compile_log.h"
@@ -16,6 +17,7 @@
 #include "compiler/include_sandbox.h"
 #include "ipc/process_limits.h"
 #include "compiler/source_prep.h"
+#include "compiler/trap_containment.h"
 #include "util/sha256.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -50,6 +52,12 @@ struct NvrtcProgram {
         if (p) nvrtcDestroyProgram(&p);
     }
 };
+
+// The flag's name in a contained image: unknown to the candidate's source.
+uint64_t random_nonce() {
+    std::random_device rd;
+    return (uint64_t(rd()) << 32) ^ rd();
+}
 
 }  // namespace
 
@@ -201,7 +209,10 @@ std::string join_log(const std::string& a, const std::string& b) {
 NvrtcBackend::NvrtcBackend(CompilerConfig config, bool nvcc_available)
     : config_(std::move(config)), nvcc_available_(nvcc_available) {}
 
-std::string NvrtcBackend::version() const { return "nvrtc " + nvrtc_version_string() + ", headers " + device_headers_hash(); }
+std::string NvrtcBackend::version() const {
+    return "nvrtc " + nvrtc_version_string() + ", headers " + device_headers_hash() +
+           (config_.contain_traps ? ", traps contained" : "");
+}
 
 std::vector<std::string> NvrtcBackend::include_dirs() const {
     std::vector<std::string> dirs;
@@ -215,7 +226,8 @@ std::vector<std::string> NvrtcBackend::include_dirs() const {
 std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
     Arch a = parse_arch(rq.arch);
     std::vector<std::string> o;
-    o.push_back(std::string("--gpu-architecture=") + (rq.emit_ptx ? "compute_" : "sm_") + a.digits + a.suffix);
+    const bool ptx = rq.emit_ptx || config_.contain_traps;  // contained traps: PTX to rewrite
+    o.push_back(std::string("--gpu-architecture=") + (ptx ? "compute_" : "sm_") + a.digits + a.suffix);
     o.push_back("-std=" + rq.policy.std);
     if (rq.policy.fast_math) o.push_back("--use_fast_math");
     for (const std::string& d : rq.policy.defines) o.push_back("-D" + d);
@@ -274,17 +286,18 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     const bool minimal = config_.nvrtc_minimal && !heavy && rq.headers.empty() &&
                          nvrtc_minimal_suffices(prep.identifiers, prep.text);
     if (minimal) opts.push_back("-minimal");
-    NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+    const bool want_cubin = !rq.emit_ptx && !config_.contain_traps;
+    NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
     if (minimal && !nr.ok && (!nr.compile_error || nvrtc_minimal_may_explain(nr.log))) {
         // A name -minimal leaves out, or an NVRTC older than 12.4 without
         // the option: the full compile answers (compiler/nvrtc_minimal.h).
         opts.pop_back();
-        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
     }
     if (nr.invalid_option && heavy && config_.nvrtc_pch) {
         // an NVRTC older than 12.8 has no PCH options
         opts.resize(opts.size() - 3);
-        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, !rq.emit_ptx, config_.timeout_s);
+        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
     }
     // (If an instantiation kbench added is what fails, nvcc decides: the host
     // launch instantiates it there too, so its verdict is the same.)
@@ -294,11 +307,12 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         try {
             CompiledImage img;
             img.arch = rq.arch;
-            img.kind = rq.emit_ptx ? ImageKind::ptx : ImageKind::cubin;
+            img.kind = nr.is_cubin ? ImageKind::cubin : ImageKind::ptx;
             img.nvrtc_ms = nr.ms;
             img.symbols = resolve_kernel_names(rq.kernel_names, entries, nr.lowered, rq.source_name, &rq.expect);
             img.entries = std::move(entries);
             img.bytes = std::move(nr.image);
+            if (config_.contain_traps) img.bytes = contain_traps(img.bytes, random_nonce());
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;
