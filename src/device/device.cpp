@@ -147,6 +147,7 @@ Device::~Device() {
     if (scratch_) drv_->cuMemFree(scratch_);
     if (checks_) drv_->cuMemFree(checks_);
     if (host_) drv_->cuMemFreeHost(host_);
+    if (words_) drv_->cuMemFreeHost(words_);
     if (builtins_) drv_->cuModuleUnload(builtins_);
     if (join_) drv_->cuEventDestroy(join_);
     if (stream_) drv_->cuStreamDestroy(stream_);
@@ -443,6 +444,17 @@ HostPin& HostPin::operator=(HostPin&& o) noexcept {
         o.ptr_ = nullptr;
     }
     return *this;
+}
+
+CUresult Device::enqueue_word_readback(CUdeviceptr src, size_t bytes) {
+    if (bytes > 64) fail(KB_ERR_INTERNAL, "enqueue_word_readback: at most 64 bytes");
+    if (!words_) {
+        void* p = nullptr;
+        if (CUresult r = drv_->cuMemAllocHost(&p, 64); r != CUDA_SUCCESS) return r;
+        words_ = static_cast<uint8_t*>(p);
+    }
+    std::memset(words_, 0, 64);
+    return drv_->cuMemcpyDtoHAsync(words_, src, bytes, stream_);
 }
 
 HostPin Device::pin(void* p, size_t bytes) {

@@ -182,6 +182,13 @@ public:
     PostRunChecks checks_of(const Readback& rb) const;
     // Download `i` of `rb`, `rb.downloads[i].bytes` long.
     const uint8_t* downloaded(const Readback& rb, size_t i) const;
+    // Up to 64 bytes of `src` copied behind what stream() holds into
+    // page-locked memory (a contained trap's flag after a run,
+    // compiler/trap_containment.h): like enqueue_readback, it returns the
+    // driver's result instead of throwing, and word_readback() is valid
+    // after the next successful synchronisation.
+    CUresult enqueue_word_readback(CUdeviceptr src, size_t bytes);
+    const uint8_t* word_readback() const { return words_; }
     CompareStats compare(CUdeviceptr cand, CUdeviceptr ref, uint64_t count, DType dtype, const Tolerance& tol);
     // The SM clock in MHz, measured in-kernel over `span_us` microseconds.
     double measure_sm_clock_mhz(double span_us = 50.0);
@@ -245,6 +252,7 @@ private:
     size_t checks_bytes_ = 0;
     uint8_t* host_ = nullptr;  // page-locked: readbacks and the checks' initial values, grown on demand
     size_t host_bytes_ = 0;
+    uint8_t* words_ = nullptr;  // page-locked: enqueue_word_readback's 64 bytes
     CUdeviceptr flush_ = 0;    // L2 flush buffer
     size_t flush_bytes_ = 0;
     bool lost_ = false;

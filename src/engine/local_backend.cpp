@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "compare/judge.h"
+#include "compiler/trap_containment.h"
 #include "engine/reference_output.h"
 #include "engine/verdict.h"
 #include "exec/run_guarded.h"
@@ -400,15 +401,26 @@ TimeResult LocalBackend::time(const TaskBinding& tb, const KernelPtr& kernel, co
     TimingRun run;
     try {
         std::vector<std::function<void()>> plans;
+        CUdeviceptr trap_flag = 0;  // the candidate's contained traps (compiler/trap_containment.h)
         for (Timed& t : timed) {
             // The role doubles as the scratch key: candidate and baseline keep their own scratch.
             bufs.reset_scratch(t.kernel->program, t.role);
             auto mod = modules_.get(dev_, *t.kernel);
             t.plan = bind_plan(dev_, *mod, t.kernel->program, bufs, t.role, &builtins_);
+            if (t.role == "candidate") trap_flag = mod->trap_flag();
         }
         for (Timed& t : timed) plans.push_back([this, &t] { t.plan.enqueue(dev_); });
-        KB_PROFILE_SPAN("local.time.measure");
-        run = measure_plans(dev_, plans, req.timing);
+        if (trap_flag) dev_.fill_bytes(trap_flag, sizeof(TrapFlag), 0);
+        {
+            KB_PROFILE_SPAN("local.time.measure");
+            run = measure_plans(dev_, plans, req.timing);
+        }
+        if (trap_flag) {
+            // A thread that trapped while timed ended early: its time is not the kernel's.
+            TrapFlag t;
+            dev_.download(&t, trap_flag, sizeof t);
+            if (t.kind != kTrapNone) throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_trap(t, c.name));
+        }
     } catch (const KernelFault& f) {
         res.verdict = f.verdict();
         res.message = std::string("while timing: ") + f.what();

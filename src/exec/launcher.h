@@ -34,6 +34,9 @@ public:
     LoadedModule& operator=(const LoadedModule&) = delete;
 
     CUfunction function(const std::string& plan_name) const;
+    // The module's contained-trap flag (a kb::TrapFlag in device memory,
+    // compiler/trap_containment.h), or 0 when its traps are not contained.
+    CUdeviceptr trap_flag() const { return trap_flag_; }
 
     // Language::triton: the binary of launch entry `step` compiled for the
     // specialisation `key`, with its derived launch; nullptr when none was.
@@ -53,6 +56,7 @@ private:
 
     Device& dev_;
     CUmodule module_ = nullptr;
+    CUdeviceptr trap_flag_ = 0;
     std::map<std::string, CUfunction> functions_;
     std::vector<CUmodule> variant_modules_;
     std::vector<TritonVariant> variant_keys_;

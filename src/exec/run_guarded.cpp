@@ -1,6 +1,9 @@
 #include "exec/run_guarded.h"
 
 #include <cstdio>
+#include <cstring>
+
+#include "compiler/trap_containment.h"
 
 #include "util/profile.h"
 
@@ -32,10 +35,13 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         KB_PROFILE_SPAN("guarded.launch_sync");
         auto mod = modules.get(dev, kernel);
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
+        const CUdeviceptr trap_flag = mod->trap_flag();
+        if (trap_flag) dev.fill_bytes(trap_flag, sizeof(TrapFlag), 0);
         plan.enqueue(dev);
         // The checks and the read-back queue behind the run: a crash surfaces
         // here or at the synchronisation, either way as the run's fault.
         CUresult r = bufs.enqueue_after_run(read_back, &pending);
+        if (r == CUDA_SUCCESS && trap_flag) r = dev.enqueue_word_readback(trap_flag, sizeof(TrapFlag));
         if (r == CUDA_SUCCESS) r = dev.sync_within(limit.seconds);
         if (r == CUDA_ERROR_LAUNCH_TIMEOUT && limit.seconds > 0 && dev.lost())
             throw KernelFault(KB_VERDICT_TIMEOUT,
@@ -45,6 +51,12 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
                                   kHangAdvice,
                               r);
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
+        if (trap_flag) {
+            TrapFlag t;
+            std::memcpy(&t, dev.word_readback(), sizeof t);
+            if (t.kind != kTrapNone)
+                throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_trap(t, bufs.the_case().name));
+        }
     } catch (const KernelFault& f) {
         g.fault = f;
         g.context_lost = dev.lost();

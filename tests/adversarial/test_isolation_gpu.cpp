@@ -366,3 +366,46 @@ TEST(IsolationGpu, AReplacementHoldsItsPredecessorsReferencesWithoutRunningThem)
         EXPECT_EQ(to_json(ctx->compare(task(kTask), good, ci, kSeed))["verdict"], "pass") << "case " << ci;
     EXPECT_EQ(w.references_run(), ran + 1);
 }
+
+// $KBENCH_CONTAIN_TRAPS=1 (compiler/trap_containment.h): a __trap() and a
+// failed assert() are runtime errors, found in the run's flag, and the
+// worker keeps its context: the next candidate runs in the same process, at
+// once, and timing a candidate whose traps never fire is unchanged.
+TEST(IsolationGpu, ContainedTrapsAreRuntimeErrorsThatKeepTheWorker) {
+    struct Env {
+        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
+        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
+    } env;
+    auto ctx = worker_context();
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    Json ok = to_json(ctx->compare(task(kTask), good, 1, kSeed));
+    ASSERT_EQ(ok["verdict"], "pass") << ok.dump(2);
+    KernelPtr trap = compile(*ctx, kTask, "kernels/trap.cu");
+    KernelPtr failed_assert = compile_code(
+        *ctx, kTask,
+        "#include <cassert>\n"
+        "__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    assert(i < n / 2);\n"
+        "    if (i < n) c[i] = a[i] + b[i];\n"
+        "}\n",
+        "failed_assert.cu");
+    for (const KernelPtr& k : {trap, failed_assert}) {
+        auto t0 = Clock::now();
+        Json r = to_json(ctx->compare(task(kTask), k, 1, kSeed));
+        const double took = seconds_since(t0);
+        const std::string msg = r.value("message", "");
+        EXPECT_EQ(r["verdict"], "runtime_error") << r.dump(2);
+        EXPECT_FALSE(r.value("context_lost", false)) << r.dump(2);
+        EXPECT_TRUE(has(msg, k == trap ? "trap instruction" : "assert() failed (line 4)")) << msg;
+        EXPECT_TRUE(has(msg, "KBENCH_CONTAIN_TRAPS")) << msg;
+        EXPECT_EQ(r["worker"]["pid"], ok["worker"]["pid"]) << r.dump(2);
+        EXPECT_LT(took, 0.5) << "a contained trap waits for no driver recovery";
+        Json again = to_json(ctx->compare(task(kTask), good, 1, kSeed));
+        EXPECT_EQ(again["verdict"], "pass") << again.dump(2);
+        EXPECT_EQ(again["worker"]["pid"], ok["worker"]["pid"]) << again.dump(2);
+    }
+    Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
+    EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.message;
+    EXPECT_TRUE(timed.json.contains("timing")) << timed.json.dump(2);
+}
