@@ -66,6 +66,11 @@ const char* kRunUsage =
     "  --jobs N              compile threads per GPU (default: cores / GPUs, at most 8)\n"
     "  --lanes N             candidates on each GPU at once, each in a worker of its\n"
     "                        own (1 to 16; default: 4, fewer on GPUs under 40 GB)\n"
+    "  --no-contain-traps    let a candidate's trap (__trap(), a failed assert()) end\n"
+    "                        its kernel and its worker's CUDA context, as CUDA does;\n"
+    "                        by default the trap is contained in the candidate's PTX\n"
+    "                        (same verdict, runtime_error, without the driver's\n"
+    "                        machine-wide recovery: docs/isolation.md, \"Traps\")\n"
     "  --timeout S           a candidate's deadline per request, in seconds (default:\n"
     "                        kbench's computed deadline)\n"
     "  --language L          cuda, triton or detect: for answers without \"language\"\n"
@@ -91,7 +96,7 @@ const Subcommand kCommand{"run", kRunUsage};
 struct Options {
     std::vector<std::string> tasks;
     std::string candidates, out, gpus, isolation = "worker", ray;
-    bool compile_only = false, json = false, include_reasoning = false, progress = true;
+    bool compile_only = false, json = false, include_reasoning = false, progress = true, contain_traps = true;
     unsigned jobs = 0, lanes = 0;
     double timeout_s = 0;
     batch::AnswerLanguage language = batch::AnswerLanguage::detect;
@@ -149,6 +154,7 @@ Options parse(int argc, char** argv) {
                 throw UsageError{"--language expects cuda, triton or detect, got '" + o.language_arg + "'"};
         } else if (a == "--include-reasoning") o.include_reasoning = true;
         else if (a == "--no-progress") o.progress = false;
+        else if (a == "--no-contain-traps") o.contain_traps = false;
         else if (a == "--ray") {
             o.ray = value(i);
             continue;  // not passed through
@@ -165,7 +171,7 @@ Options parse(int argc, char** argv) {
         throw UsageError{"--lanes above 1 needs --isolation worker (lanes are worker processes)"};
     if (!o.gpus.empty()) parse_gpus(o.gpus, std::numeric_limits<int>::max());  // the syntax, before any device is asked
     if (!o.ray.empty()) {
-        for (const char* flag : {"--isolation", "--jobs", "--lanes", "--timeout", "--no-progress"})
+        for (const char* flag : {"--isolation", "--jobs", "--lanes", "--timeout", "--no-progress", "--no-contain-traps"})
             for (const std::string& p : o.passthrough)
                 if (p == flag) throw UsageError{std::string(flag) + " does not apply with --ray (kbench.ray runs the candidates)"};
     }
@@ -388,6 +394,7 @@ int run(const Options& o) {
         ContextOptions co;
         co.isolation = o.isolation == "none" ? KB_ISOLATION_IN_PROCESS : KB_ISOLATION_WORKER;
         co.timeout_s = o.timeout_s;
+        co.contain_traps = o.contain_traps;
         if (o.compile_only) {
             co.device = KB_DEVICE_NONE;
             lanes.emplace_back();

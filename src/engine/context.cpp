@@ -41,6 +41,7 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     cc.cache_dir = opts.cache_dir;
     cc.timeout_s = opts.compile_timeout_s;
     cc.process_limits = opts.compile_limits;
+    cc.contain_traps = opts.contain_traps;
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);

@@ -32,6 +32,10 @@ struct ContextOptions {
     // caps of every compiler process.
     double compile_timeout_s = 300;
     ProcessLimits compile_limits = default_compile_limits();
+    // Candidates' traps contained in their own PTX (compiler/trap_containment.h):
+    // a trap is a runtime_error that keeps the worker and its context.
+    // `kbench run` turns it on; $KBENCH_CONTAIN_TRAPS=1 or 0 overrides.
+    bool contain_traps = false;
 };
 
 // A candidate as the caller hands it over, before compilation.

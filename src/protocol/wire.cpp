@@ -118,7 +118,8 @@ Json compiler_config_to_json(const CompilerConfig& c) {
             {"timeout_s", c.timeout_s},
             {"memory_bytes", c.process_limits.memory_bytes},
             {"cpu_s", c.process_limits.cpu_s},
-            {"file_bytes", c.process_limits.file_bytes}};
+            {"file_bytes", c.process_limits.file_bytes},
+            {"contain_traps", c.contain_traps}};
 }
 
 CompilerConfig compiler_config_from_json(const Json& j) {
@@ -129,6 +130,7 @@ CompilerConfig compiler_config_from_json(const Json& j) {
     c.process_limits.memory_bytes = field<uint64_t>(j, "memory_bytes");
     c.process_limits.cpu_s = field<double>(j, "cpu_s");
     c.process_limits.file_bytes = field<uint64_t>(j, "file_bytes");
+    c.contain_traps = j.value("contain_traps", false);
     return c;
 }
 

@@ -172,6 +172,8 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         {"run --json --tasks tasks --candidates a --out b --gpus 0,x", 2, "--gpus expects 'all' or GPU numbers"},
         {"run --json --tasks tasks --candidates a --out b --gpus 1,1", 2, "names GPU 1 twice"},
         {"run --json --tasks tasks --candidates a --out b --ray auto --jobs 2", 2, "--jobs does not apply with --ray"},
+        {"run --json --tasks tasks --candidates a --out b --ray auto --no-contain-traps", 2,
+         "--no-contain-traps does not apply with --ray"},
         {"run --json --tasks tasks --candidates " + d + "/none.jsonl --out " + d + "/r.jsonl", 1, "none.jsonl"},
         {"run --json --tasks tasks --candidates " + d + "/folder --out " + d + "/r.jsonl", 1, "is a directory"},
         {"run --json --tasks tasks --candidates " + d + "/empty.jsonl --out " + d + "/r.jsonl", 1, "holds no candidate"},

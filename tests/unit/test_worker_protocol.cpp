@@ -209,6 +209,7 @@ TEST(WorkerWire, CompilerConfigRoundTripsEveryField) {
     c.process_limits.memory_bytes = uint64_t(3) << 30;
     c.process_limits.cpu_s = 42;
     c.process_limits.file_bytes = 12345;
+    c.contain_traps = true;
     kb::CompilerConfig b = kb::wire::compiler_config_from_json(Json::parse(kb::wire::compiler_config_to_json(c).dump()));
     EXPECT_EQ(b.cuda_home, c.cuda_home);
     EXPECT_EQ(b.cache_dir, c.cache_dir);
@@ -216,6 +217,11 @@ TEST(WorkerWire, CompilerConfigRoundTripsEveryField) {
     EXPECT_EQ(b.process_limits.memory_bytes, c.process_limits.memory_bytes);
     EXPECT_EQ(b.process_limits.cpu_s, c.process_limits.cpu_s);
     EXPECT_EQ(b.process_limits.file_bytes, c.process_limits.file_bytes);
+    EXPECT_TRUE(b.contain_traps);
+    // A host that predates the field: traps are not contained.
+    Json old = kb::wire::compiler_config_to_json(c);
+    old.erase("contain_traps");
+    EXPECT_FALSE(kb::wire::compiler_config_from_json(old).contain_traps);
 }
 
 TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {

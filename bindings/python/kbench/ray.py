@@ -154,6 +154,9 @@ class Worker:
         self._kbench = kbench
         self.compile_only = compile_only
         device = kbench.DEVICE_NONE if compile_only else 0
+        # Traps contained in the candidates' PTX, as `kbench run` does
+        # (docs/isolation.md, "Traps"); the C options have no field for it yet.
+        os.environ.setdefault("KBENCH_CONTAIN_TRAPS", "1")
         self.ctx = kbench.Context(device=device, **(context_options or {}))
         # Calls arrive on several threads (a threaded actor): the batch
         # compiles the next candidates on CPU threads while others run on the
