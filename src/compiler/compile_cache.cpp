@@ -65,6 +65,7 @@ std::optional<CompiledImage> CompileCache::load(const std::string& key) const {
         img.nvrtc_ms = meta.value("nvrtc_ms", 0.0);
         img.nvcc_ms = meta.value("nvcc_ms", 0.0);
         img.fallback_reason = meta.value("fallback_reason", "");
+        img.trap_flag = meta.value("trap_flag", "");
         if (meta.contains("triton")) {
             const Json& t = meta["triton"];
             img.triton_metadata = t.at("metadata").get<std::string>();
@@ -93,6 +94,7 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
     meta["symbols"] = syms;
     meta["entries"] = img.entries;
     meta["log"] = img.log;
+    if (!img.trap_flag.empty()) meta["trap_flag"] = img.trap_flag;
     meta["nvrtc_ms"] = img.nvrtc_ms;
     meta["nvcc_ms"] = img.nvcc_ms;
     meta["fallback_reason"] = img.fallback_reason;

@@ -60,6 +60,9 @@ struct CompiledImage {
     bool cache_hit = false;
     std::string hash;                      // content key of the request
     std::string fallback_reason;           // path "nvcc": why NVRTC's result was not used
+    // Contained traps (compiler/trap_containment.h): the flag's symbol in
+    // the image; "" when its traps are not contained.
+    std::string trap_flag;
     // Triton kernels (path "triton", and given triton_binary images): what
     // Triton compiled; compiler/triton_launch.h derives the launch from it.
     std::string triton_metadata;                        // the metadata JSON Triton wrote

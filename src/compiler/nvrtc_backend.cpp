@@ -1,6 +1,7 @@
 #include "compiler/nvrtc_backend.h"
 #include "compiler/nvrtc_errors.h"
 #include "compiler/nvrtc_minimal.h"
+#include "compiler/ptx_assembler.h"
 
 #include <nvrtc.h>
 #include <sys/stat.h>
@@ -303,16 +304,38 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     // launch instantiates it there too, so its verdict is the same.)
     std::string notes = notes_of(prep);
     if (nr.ok) {
-        std::vector<std::string> entries = nr.is_cubin ? cubin_entries(nr.image) : ptx_entries(nr.image);
+        bool is_cubin = nr.is_cubin;
+        std::string trap_flag;
+        if (config_.contain_traps) {
+            // NVRTC gave PTX: its traps contained (compiler/trap_containment.h),
+            // then assembled here for a cubin target, so that ptxas's errors
+            // are compile errors and its work stays off the GPU's lanes.
+            nr.image = contain_traps(nr.image, random_nonce());
+            trap_flag = trap_flag_symbol(nr.image);
+            if (!rq.emit_ptx) {
+                PtxAssembly a = assemble_ptx(config_.cuda_home, nr.image, rq.arch, rq.policy.max_registers);
+                nr.ms += a.ms;
+                if (a.ok) {
+                    nr.image = std::move(a.cubin);
+                    is_cubin = true;
+                    if (!a.log.empty()) nr.log = join_log(nr.log, a.log);
+                } else if (a.available) {
+                    throw CompileError(summarize_compile_log(a.log, "ptxas"), join_log(join_log(nr.log, a.log), notes));
+                } else {
+                    notes = join_log(notes, "kbench: the driver assembles this PTX when it loads it (" + a.why_unavailable + ")");
+                }
+            }
+        }
+        std::vector<std::string> entries = is_cubin ? cubin_entries(nr.image) : ptx_entries(nr.image);
         try {
             CompiledImage img;
             img.arch = rq.arch;
-            img.kind = nr.is_cubin ? ImageKind::cubin : ImageKind::ptx;
+            img.kind = is_cubin ? ImageKind::cubin : ImageKind::ptx;
             img.nvrtc_ms = nr.ms;
             img.symbols = resolve_kernel_names(rq.kernel_names, entries, nr.lowered, rq.source_name, &rq.expect);
             img.entries = std::move(entries);
             img.bytes = std::move(nr.image);
-            if (config_.contain_traps) img.bytes = contain_traps(img.bytes, random_nonce());
+            img.trap_flag = trap_flag;
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;

@@ -15,6 +15,7 @@
 // the module's own (`.global`, named with a nonce the candidate cannot know)
 // and `exit`: the thread ends instead, the kernel runs on, and the worker
 // reads the flag after the run and gives `runtime_error`, as CUDA would have.
+// NvrtcBackend then assembles the PTX into a cubin (compiler/ptx_assembler.h).
 // Calls of `__assertfail` (the driver's assert) go to a function of the
 // module that records the failing line the same way.
 //

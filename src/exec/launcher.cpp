@@ -121,15 +121,12 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
     if (k.program.language == Language::triton_binary)
         triton_metadata_ = !k.image.triton_metadata.empty() ? k.image.triton_metadata : k.program.triton_metadata;
     module_ = load(k.image, k.label);
-    if (k.image.kind == ImageKind::ptx) {
-        const std::string flag = trap_flag_symbol(k.image.bytes);
+    if (!k.image.trap_flag.empty()) {
         size_t bytes = 0;
-        if (!flag.empty()) {
-            CUresult fr = dev.driver().cuModuleGetGlobal(&trap_flag_, &bytes, module_, flag.c_str());
-            if (fr != CUDA_SUCCESS || bytes < sizeof(TrapFlag))
-                fail(KB_ERR_INTERNAL, "the contained-trap flag '" + flag + "' of " + k.label + " is not in its module (" +
-                                          cuda_error_text(fr) + ")");
-        }
+        CUresult fr = dev.driver().cuModuleGetGlobal(&trap_flag_, &bytes, module_, k.image.trap_flag.c_str());
+        if (fr != CUDA_SUCCESS || bytes < sizeof(TrapFlag))
+            fail(KB_ERR_INTERNAL, "the contained-trap flag '" + k.image.trap_flag + "' of " + k.label +
+                                      " is not in its module (" + cuda_error_text(fr) + ")");
     }
     for (const std::string& name : k.program.kernel_names()) {
         auto it = k.image.symbols.find(name);

@@ -200,6 +200,7 @@ Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
             {"cache_hit", img.cache_hit},
             {"hash", img.hash},
             {"fallback_reason", img.fallback_reason},
+            {"trap_flag", img.trap_flag},
             {"triton_metadata", img.triton_metadata},
             {"triton_signature", signature},
             {"triton_ptx_entry", img.triton_ptx_entry},
@@ -223,6 +224,7 @@ CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blo
     img.nvrtc_ms = field<double>(j, "nvrtc_ms");
     img.nvcc_ms = field<double>(j, "nvcc_ms");
     img.cache_hit = field<bool>(j, "cache_hit");
+    img.trap_flag = j.value("trap_flag", "");
     img.hash = field<std::string>(j, "hash");
     img.fallback_reason = field<std::string>(j, "fallback_reason");
     img.triton_metadata = field<std::string>(j, "triton_metadata");

@@ -80,30 +80,46 @@ TEST(TrapContainment, MessagesNameTheCaseAndTheAssertLine) {
     EXPECT_NE(m.find("case 'small'"), std::string::npos) << m;
 }
 
-// NVRTC's PTX for __trap(), asm("trap;") and assert(), contained: no trap is
-// left and ptxas assembles it for sm_90.
-TEST(TrapContainment, NvrtcOutputStaysValidPtx) {
-    kb::CompilerConfig cfg;
-    cfg.contain_traps = true;
-    kb::Compiler compiler(cfg);
+const char* kTrapping =
+    "#include <cassert>\n"
+    "__device__ void helper(int v) { if (v == 3) asm volatile(\"trap;\"); }\n"
+    "extern \"C\" __global__ void k(float* out, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i == n + 1) __trap();\n"
+    "  helper(i);\n"
+    "  assert(i < 1000000);\n"
+    "  if (i < n) out[i] = 1.0f;\n"
+    "}\n";
+
+kb::CompileRequest trapping_request(bool ptx) {
     kb::CompileRequest rq;
     rq.source_name = "candidate.cu";
     rq.arch = "sm_90";
+    rq.emit_ptx = ptx;
     rq.allow_nvcc_fallback = false;
     rq.kernel_names = {"k"};
-    rq.code =
-        "#include <cassert>\n"
-        "__device__ void helper(int v) { if (v == 3) asm volatile(\"trap;\"); }\n"
-        "extern \"C\" __global__ void k(float* out, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i == n + 1) __trap();\n"
-        "  helper(i);\n"
-        "  assert(i < 1000000);\n"
-        "  if (i < n) out[i] = 1.0f;\n"
-        "}\n";
-    kb::CompiledImage img = compiler.compile(rq);
+    rq.code = kTrapping;
+    return rq;
+}
+
+kb::Compiler& containing_compiler() {
+    static kb::Compiler c([] {
+        kb::CompilerConfig cfg;
+        cfg.contain_traps = true;
+        return cfg;
+    }());
+    return c;
+}
+
+// A PTX target: NVRTC's PTX for __trap(), asm("trap;") and assert(),
+// contained: no trap is left, the image names its flag, and ptxas
+// assembles it for sm_90.
+TEST(TrapContainment, NvrtcPtxStaysValidPtx) {
+    kb::Compiler& compiler = containing_compiler();
+    kb::CompiledImage img = compiler.compile(trapping_request(true));
     ASSERT_EQ(img.kind, kb::ImageKind::ptx);
-    EXPECT_NE(kb::trap_flag_symbol(img.bytes), "") << img.bytes;
+    EXPECT_EQ(img.trap_flag, kb::trap_flag_symbol(img.bytes));
+    EXPECT_NE(img.trap_flag, "") << img.bytes;
     EXPECT_EQ(count_of(img.bytes, "trap;"), 0u) << img.bytes;
     EXPECT_NE(img.bytes.find("__kb_assertfail_"), std::string::npos) << img.bytes;
     const std::string ptxas = compiler.config().cuda_home + "/bin/ptxas";
@@ -118,6 +134,45 @@ TEST(TrapContainment, NvrtcOutputStaysValidPtx) {
     std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     EXPECT_EQ(rc, 0) << text << "\n" << img.bytes;
     std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+// A cubin target: the contained PTX is assembled on the compiling side
+// (nvJitLink), so the image is a cubin that holds the flag and the entry;
+// where the toolkit has no nvJitLink, the driver assembles the PTX.
+TEST(TrapContainment, ACubinTargetIsAssembledWithItsFlag) {
+    kb::CompiledImage img = containing_compiler().compile(trapping_request(false));
+    ASSERT_NE(img.trap_flag, "");
+    if (img.kind == kb::ImageKind::ptx) {
+        EXPECT_NE(img.log.find("the driver assembles this PTX"), std::string::npos) << img.log;
+        GTEST_SKIP() << "no nvJitLink in the toolkit: " << img.log;
+    }
+    EXPECT_EQ(img.bytes.compare(0, 4, "\x7f" "ELF"), 0);
+    EXPECT_NE(img.bytes.find(img.trap_flag), std::string::npos) << "the flag is in the cubin's symbols";
+    ASSERT_EQ(img.entries.size(), 1u);
+    EXPECT_EQ(img.entries[0], "k");
+    // Another compile of the same source names another flag (a fresh nonce),
+    // unless the cache answers with the first image whole.
+    kb::CompiledImage again = containing_compiler().compile(trapping_request(false));
+    EXPECT_TRUE(again.cache_hit ? again.trap_flag == img.trap_flag : again.trap_flag != img.trap_flag);
+}
+
+// What ptxas refuses (an instruction that does not exist, in inline asm that
+// NVRTC passes through unread) is a compile error with ptxas's message, as
+// it is without containment, not a module the driver refuses at load.
+TEST(TrapContainment, WhatPtxasRefusesIsACompileError) {
+    kb::CompileRequest rq = trapping_request(false);
+    rq.code = "extern \"C\" __global__ void k(float* out, int n) { asm volatile(\"no_such_instruction.u32;\"); }\n";
+    kb::CompiledImage probe = containing_compiler().compile(trapping_request(false));
+    if (probe.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit";
+    try {
+        containing_compiler().compile(rq);
+        FAIL() << "compiled";
+    } catch (const kb::CompileError& e) {
+        EXPECT_NE(std::string(e.log()).find("no_such_instruction"), std::string::npos) << e.what() << "\n" << e.log();
+    }
+    // The same without containment: NVRTC's own ptxas refuses it.
+    kb::Compiler plain(kb::CompilerConfig{});
+    EXPECT_THROW(plain.compile(rq), kb::CompileError);
 }
 
 }  // namespace

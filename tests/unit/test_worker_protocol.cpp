@@ -239,6 +239,7 @@ TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
     img.cache_hit = true;
     img.hash = "abc";
     img.fallback_reason = "why";
+    img.trap_flag = "__kb_trap_flag_00000000000000ff";
     img.triton_metadata = "{\"name\": \"add\"}";
     img.triton_signature = {{"x", "*fp32", 0}, {"BLOCK", "constexpr", -1}};
     img.triton_ptx_entry = ".visible .entry add(\n)";
@@ -258,6 +259,7 @@ TEST(WorkerWire, ImageAndTimeRequestRoundTrip) {
     EXPECT_EQ(b.cache_hit, img.cache_hit);
     EXPECT_EQ(b.hash, img.hash);
     EXPECT_EQ(b.fallback_reason, img.fallback_reason);
+    EXPECT_EQ(b.trap_flag, img.trap_flag);
     EXPECT_EQ(b.triton_metadata, img.triton_metadata);
     ASSERT_EQ(b.triton_signature.size(), 2u);
     EXPECT_EQ(b.triton_signature[1].name, "BLOCK");
