@@ -84,6 +84,14 @@ void ExternalRuns::launch(const Kernel& kernel, const TaskPtr& task, const Exter
     if (p.language == Language::python)
         fail(KB_ERR_INVALID_ARGUMENT, "'" + kernel.label +
                                           "' is a Python program, not a kernel: call it from Python instead");
+    // A contained trap (compiler/trap_containment.h) is reported from a flag
+    // read after the run; kb_launch returns before its kernel ends, so
+    // nobody would read it and a trapping thread would end unseen.
+    if (!kernel.image.trap_flag.empty())
+        fail(KB_ERR_INVALID_ARGUMENT, "kb_launch: " + kernel.label +
+                                          " was compiled with its traps contained ($KBENCH_CONTAIN_TRAPS=1 or "
+                                          "ContextOptions::contain_traps), which kb_launch cannot report on the caller's "
+                                          "stream; launch it from a context that does not contain traps");
     TaskPtr at = task_at_dims(task, x.dims);
     const Task& t = *at;
     for (const auto& [name, b] : x.buffers) {

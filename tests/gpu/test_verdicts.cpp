@@ -158,3 +158,28 @@ TEST(RuntimeErrors, IllegalAddressIsARuntimeError) {
     EXPECT_EQ(s.verdict, KB_VERDICT_RUNTIME_ERROR) << s.message;
     EXPECT_TRUE(has(s.message, "ILLEGAL_ADDRESS")) << s.message;
 }
+
+// kb_launch returns before its kernel ends, so a contained trap's flag
+// (compiler/trap_containment.h) would never be read: a kernel compiled with
+// its traps contained is refused, saying why, before anything runs.
+TEST(ContainedTraps, KbLaunchRefusesAKernelWhoseTrapsAreContained) {
+    ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1);
+    kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+    o.isolation = KB_ISOLATION_IN_PROCESS;
+    kb_context* ctx = nullptr;
+    ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+    kb_task* t = nullptr;
+    ASSERT_EQ(kb_load_task(kb::test::task_file("vector_add_f32").c_str(), &t), KB_OK) << kb_last_error();
+    kb_kernel* k = nullptr;
+    ASSERT_EQ(kb_compile_task_program(ctx, t, KB_ROLE_REFERENCE, &k), KB_OK) << kb_last_error();
+    ::unsetenv("KBENCH_CONTAIN_TRAPS");
+    kb_launch_args* args = nullptr;
+    ASSERT_EQ(kb_launch_args_create(&args), KB_OK);
+    kb_launch_args_set_dim(args, "n", 16);
+    EXPECT_EQ(kb_launch(ctx, t, k, args, 0), KB_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(kb_last_error()).find("traps contained"), std::string::npos) << kb_last_error();
+    kb_launch_args_destroy(args);
+    kb_kernel_destroy(k);
+    kb_task_destroy(t);
+    kb_context_destroy(ctx);
+}
