@@ -221,6 +221,12 @@ typedef struct kb_context_options {
 #define KB_CONTEXT_EMIT_PTX 0x1u
 /* Never fall back to nvcc when NVRTC rejects the code. */
 #define KB_CONTEXT_NO_NVCC_FALLBACK 0x2u
+/* Contain a candidate's traps (__trap(), a failed device-side assert()) in
+ * its own PTX: the same runtime_error verdict, without the driver's
+ * machine-wide recovery or the loss of the worker's CUDA context
+ * (docs/isolation.md, "Traps"). kb_launch refuses kernels compiled so.
+ * $KBENCH_CONTAIN_TRAPS=0 or 1 overrides the flag. */
+#define KB_CONTEXT_CONTAIN_TRAPS 0x4u
 
 #define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u, NULL }
 

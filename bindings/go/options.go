@@ -29,6 +29,7 @@ type ContextOptions struct {
 	Timeout        time.Duration // deadline of one worker request; 0: from the task
 	EmitPTX        bool          // compile to PTX even with a device
 	NoNVCCFallback bool          // never fall back to nvcc when NVRTC rejects code
+	ContainTraps   bool          // contain a candidate's traps in its own PTX (KB_CONTEXT_CONTAIN_TRAPS)
 }
 
 // Language is a candidate's kind of code (kb_language).
@@ -101,6 +102,9 @@ func (o *ContextOptions) toC() capi.Kb_context_options {
 	}
 	if o.NoNVCCFallback {
 		flags |= capi.KB_CONTEXT_NO_NVCC_FALLBACK
+	}
+	if o.ContainTraps {
+		flags |= capi.KB_CONTEXT_CONTAIN_TRAPS
 	}
 	c.SetFlags(flags)
 	return c

@@ -228,6 +228,7 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
         co.timeout_s = o.timeout_s;
         co.emit_ptx = (o.flags & KB_CONTEXT_EMIT_PTX) != 0;
         co.nvcc_fallback = (o.flags & KB_CONTEXT_NO_NVCC_FALLBACK) == 0;
+        co.contain_traps = (o.flags & KB_CONTEXT_CONTAIN_TRAPS) != 0;
         if (o.limits) {
             if (kb_status s = check_version<kb_limits>(o.limits->version)) return s;
             std::string why = kb::capi::apply_limits(kb::capi::read_versioned(o.limits, kb_limits KB_LIMITS_INIT), &co);

@@ -74,6 +74,8 @@ std::string Compiler::nvrtc_version() {
     return v;
 }
 
+bool Compiler::traps_contained(const CompilerConfig& config) { return normalized(config).contain_traps; }
+
 std::vector<const CompileBackend*> Compiler::backends_for(const CompileRequest& rq) const {
     if (rq.language == Language::triton) return {&triton_};
     if (rq.language != Language::cuda) return {&given_};

@@ -47,6 +47,9 @@ public:
 
     // NVRTC's version as "13.0"; "" if unavailable.
     static std::string nvrtc_version();
+    // Whether a compiler of `config` contains traps: its choice, or
+    // $KBENCH_CONTAIN_TRAPS's (compiler/trap_containment.h).
+    static bool traps_contained(const CompilerConfig& config);
     const CompilerConfig& config() const { return config_; }
     // Include directories handed to NVRTC (the toolkit's include and cccl folders).
     std::vector<std::string> include_dirs() const { return nvrtc_.include_dirs(); }

@@ -1,5 +1,5 @@
 // Traps contained in the candidate's own PTX (ContextOptions::contain_traps:
-// on in `kbench run` and kbench.ray, off in the C API for now;
+// on in `kbench run` and kbench.ray, KB_CONTEXT_CONTAIN_TRAPS in the C API;
 // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides; docs/isolation.md, "Traps").
 //
 // Why: a `trap` instruction (`__trap()`, `asm("trap;")`, a failed device-side

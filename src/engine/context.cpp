@@ -56,6 +56,7 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["nvrtc_version"] = Compiler::nvrtc_version();
     info_["cuda_home"] = cc.cuda_home;
     info_["cache_dir"] = cc.cache_dir;
+    info_["contain_traps"] = Compiler::traps_contained(cc);
     if (opts.device == KB_DEVICE_NONE) {
         // No device: validate and compile only, to PTX unless a target was named.
         arch_ = opts.arch.empty() ? "sm_90" : opts.arch;

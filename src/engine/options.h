@@ -34,7 +34,8 @@ struct ContextOptions {
     ProcessLimits compile_limits = default_compile_limits();
     // Candidates' traps contained in their own PTX (compiler/trap_containment.h):
     // a trap is a runtime_error that keeps the worker and its context.
-    // `kbench run` turns it on; $KBENCH_CONTAIN_TRAPS=1 or 0 overrides.
+    // `kbench run` turns it on, the C API with KB_CONTEXT_CONTAIN_TRAPS;
+    // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides.
     bool contain_traps = false;
 };
 

@@ -121,6 +121,22 @@ TEST(CApi, DefaultContextWithoutDeviceSaysNoDevice) {
     EXPECT_EQ(n, 0);
 }
 
+// KB_CONTEXT_CONTAIN_TRAPS reaches the context (docs/isolation.md,
+// "Traps"), which says so; without it traps are not contained.
+TEST(CApi, TheContainTrapsFlagReachesTheContext) {
+    ::unsetenv("KBENCH_CONTAIN_TRAPS");
+    for (unsigned flags : {0u, unsigned(KB_CONTEXT_CONTAIN_TRAPS)}) {
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        o.flags = flags;
+        kb_context* c = nullptr;
+        ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
+        kb::Json info = kb::Json::parse(kb_context_json(c));
+        EXPECT_EQ(info["contain_traps"], flags != 0) << info.dump(2);
+        kb_context_destroy(c);
+    }
+}
+
 TEST(CApi, CompileOnlyContextCompilesAndRefusesToRun) {
     kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
     o.device = KB_DEVICE_NONE;

@@ -23,7 +23,7 @@ class Context(Handle):
     """
 
     def __init__(self, device=0, *, isolation="default", arch=None, cache_dir=None, cuda_home=None,
-                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True):
+                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True, contain_traps=False):
         self._state = threading.Condition()  # guards _ptr and _in_flight
         self._in_flight = 0
         self._run_lock = threading.Lock()    # one non-compile verb at a time
@@ -35,7 +35,8 @@ class Context(Handle):
         o.cuda_home = None if cuda_home is None else str(cuda_home)
         o.worker_path = None if worker_path is None else str(worker_path)
         o.timeout_s = float(timeout_s)
-        o.flags = (capi.KB_CONTEXT_EMIT_PTX if emit_ptx else 0) | (0 if nvcc_fallback else capi.KB_CONTEXT_NO_NVCC_FALLBACK)
+        o.flags = ((capi.KB_CONTEXT_EMIT_PTX if emit_ptx else 0) | (0 if nvcc_fallback else capi.KB_CONTEXT_NO_NVCC_FALLBACK) |
+                   (capi.KB_CONTEXT_CONTAIN_TRAPS if contain_traps else 0))
         super().__init__(capi.kb_context_create(o))
 
     @contextlib.contextmanager

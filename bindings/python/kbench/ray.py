@@ -155,9 +155,8 @@ class Worker:
         self.compile_only = compile_only
         device = kbench.DEVICE_NONE if compile_only else 0
         # Traps contained in the candidates' PTX, as `kbench run` does
-        # (docs/isolation.md, "Traps"); the C options have no field for it yet.
-        os.environ.setdefault("KBENCH_CONTAIN_TRAPS", "1")
-        self.ctx = kbench.Context(device=device, **(context_options or {}))
+        # (docs/isolation.md, "Traps"), unless the options say otherwise.
+        self.ctx = kbench.Context(device=device, **{"contain_traps": True, **(context_options or {})})
         # Calls arrive on several threads (a threaded actor): the batch
         # compiles the next candidates on CPU threads while others run on the
         # GPU. `kbench run` gives a GPU min(8, cores / GPUs) compile threads;

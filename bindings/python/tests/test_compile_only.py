@@ -100,6 +100,14 @@ class CompileOnly(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assertEqual(len(kernels), 4)
 
+    def test_contain_traps_reaches_the_context(self):
+        # KB_CONTEXT_CONTAIN_TRAPS (docs/isolation.md, "Traps"); off by default.
+        if os.environ.get("KBENCH_CONTAIN_TRAPS") in ("0", "1"):
+            self.skipTest("$KBENCH_CONTAIN_TRAPS overrides the option")
+        self.assertFalse(self.ctx.info["contain_traps"])
+        with kbench.Context(device=kbench.DEVICE_NONE, contain_traps=True) as ctx:
+            self.assertTrue(ctx.info["contain_traps"])
+
     def test_version(self):
         self.assertRegex(kbench.version(), r"^\d+\.\d+\.\d+$")
 

@@ -47,6 +47,8 @@ pub struct ContextOptions {
     pub emit_ptx: bool,
     /// Never fall back to nvcc when NVRTC rejects the code.
     pub no_nvcc_fallback: bool,
+    /// Contain a candidate's traps in its own PTX (KB_CONTEXT_CONTAIN_TRAPS).
+    pub contain_traps: bool,
 }
 
 impl ContextOptions {
@@ -106,6 +108,10 @@ impl ContextOptions {
             0
         }) | (if self.no_nvcc_fallback {
             sys::KB_CONTEXT_NO_NVCC_FALLBACK
+        } else {
+            0
+        }) | (if self.contain_traps {
+            sys::KB_CONTEXT_CONTAIN_TRAPS
         } else {
             0
         });
