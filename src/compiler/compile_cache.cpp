@@ -66,6 +66,19 @@ std::optional<CompiledImage> CompileCache::load(const std::string& key) const {
         img.nvcc_ms = meta.value("nvcc_ms", 0.0);
         img.fallback_reason = meta.value("fallback_reason", "");
         img.trap_flag = meta.value("trap_flag", "");
+        if (meta.contains("checked")) {
+            // The checked build (compiler/fault_containment.h) beside the image;
+            // without it the image still serves, unchecked.
+            const Json& c = meta["checked"];
+            std::string checked_path = join_path(dir_, key + ".checked.bin");
+            if (file_exists(checked_path)) {
+                std::string checked = read_file(checked_path);
+                if (c.value("sha256", "") == sha256_hex(checked)) {
+                    img.checked_bytes = std::move(checked);
+                    img.checked_arm = c.value("arm", "");
+                }
+            }
+        }
         if (meta.contains("triton")) {
             const Json& t = meta["triton"];
             img.triton_metadata = t.at("metadata").get<std::string>();
@@ -111,6 +124,10 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
         // The image first, its description last: a reader that finds the
         // .json finds a complete .bin (each file is written atomically).
         write_file_atomic(join_path(dir_, key + ".bin"), img.bytes);
+        if (!img.checked_bytes.empty()) {
+            write_file_atomic(join_path(dir_, key + ".checked.bin"), img.checked_bytes);
+            meta["checked"] = Json{{"arm", img.checked_arm}, {"sha256", sha256_hex(img.checked_bytes)}};
+        }
         write_file_atomic(join_path(dir_, key + ".json"), meta.dump(1));
     } catch (const Error&) {
         // A cache that cannot be written is not a compile failure.

@@ -63,6 +63,10 @@ struct CompiledImage {
     // Contained traps (compiler/trap_containment.h): the flag's symbol in
     // the image; "" when its traps are not contained.
     std::string trap_flag;
+    // The checked build for correctness runs (compiler/fault_containment.h),
+    // of the same kind as `bytes`, and its arming entry; "" when none.
+    std::string checked_bytes;
+    std::string checked_arm;
     // Triton kernels (path "triton", and given triton_binary images): what
     // Triton compiled; compiler/triton_launch.h derives the launch from it.
     std::string triton_metadata;                        // the metadata JSON Triton wrote
@@ -110,6 +114,10 @@ struct CompilerConfig {
     // worker's driver assembles it. ContextOptions::contain_traps;
     // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides it.
     bool contain_traps = false;
+    // With contain_traps: a second, checked build of each kernel for its
+    // comparisons (compiler/fault_containment.h). $KBENCH_CHECKED_BUILD=0
+    // leaves it out (for measuring what it changes).
+    bool checked_build = true;
     // Triton (docs/triton.md): the Python interpreter with `triton` installed
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
     // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),

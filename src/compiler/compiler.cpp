@@ -36,6 +36,7 @@ CompilerConfig normalized(CompilerConfig c) {
     // A switch over every context's choice, for measuring what containment changes.
     if (const char* v = std::getenv("KBENCH_CONTAIN_TRAPS"); v && (std::string(v) == "1" || std::string(v) == "0"))
         c.contain_traps = std::string(v) == "1";
+    if (const char* v = std::getenv("KBENCH_CHECKED_BUILD"); v && std::string(v) == "0") c.checked_build = false;
     return c;
 }
 

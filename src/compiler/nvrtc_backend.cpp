@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <random>
 
 #include "compiler/arch.h"
@@ -18,6 +19,7 @@
 #include "compiler/include_sandbox.h"
 #include "ipc/process_limits.h"
 #include "compiler/source_prep.h"
+#include "compiler/fault_containment.h"
 #include "compiler/trap_containment.h"
 #include "util/sha256.h"
 #include "util/clock.h"
@@ -212,7 +214,7 @@ NvrtcBackend::NvrtcBackend(CompilerConfig config, bool nvcc_available)
 
 std::string NvrtcBackend::version() const {
     return "nvrtc " + nvrtc_version_string() + ", headers " + device_headers_hash() +
-           (config_.contain_traps ? ", traps contained" : "");
+           (config_.contain_traps ? (config_.checked_build ? ", traps contained, checked build" : ", traps contained") : "");
 }
 
 std::vector<std::string> NvrtcBackend::include_dirs() const {
@@ -306,14 +308,24 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     if (nr.ok) {
         bool is_cubin = nr.is_cubin;
         std::string trap_flag;
+        CheckedPtx checked;
         if (config_.contain_traps) {
             // NVRTC gave PTX: its traps contained (compiler/trap_containment.h),
             // then assembled here for a cubin target, so that ptxas's errors
             // are compile errors and its work stays off the GPU's lanes.
             nr.image = contain_traps(nr.image, random_nonce());
             trap_flag = trap_flag_symbol(nr.image);
+            // The checked build for the correctness runs (compiler/fault_containment.h).
+            if (config_.checked_build) checked = check_faults(nr.image);
             if (!rq.emit_ptx) {
+                // Both builds assembled at once: the checked one on a thread of its own.
+                std::future<PtxAssembly> checked_cubin;
+                if (!checked.ptx.empty())
+                    checked_cubin = std::async(std::launch::async, [&] {
+                        return assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers);
+                    });
                 PtxAssembly a = assemble_ptx(config_.cuda_home, nr.image, rq.arch, rq.policy.max_registers);
+                PtxAssembly c = checked_cubin.valid() ? checked_cubin.get() : PtxAssembly{};
                 nr.ms += a.ms;
                 if (a.ok) {
                     nr.image = std::move(a.cubin);
@@ -323,6 +335,18 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                     throw CompileError(summarize_compile_log(a.log, "ptxas"), join_log(join_log(nr.log, a.log), notes));
                 } else {
                     notes = join_log(notes, "kbench: the driver assembles this PTX when it loads it (" + a.why_unavailable + ")");
+                }
+                if (is_cubin && !checked.ptx.empty()) {
+                    if (c.ok) {
+                        checked.ptx = std::move(c.cubin);
+                    } else {
+                        // The unchecked build stands alone: its faults cost a worker, as without containment.
+                        notes = join_log(notes, "kbench: no checked build of this kernel (ptxas: " +
+                                                    summarize_compile_log(c.log, "ptxas") + ")");
+                        checked = CheckedPtx{};
+                    }
+                } else if (!is_cubin) {
+                    checked = CheckedPtx{};  // the driver would assemble both: one is enough
                 }
             }
         }
@@ -336,6 +360,10 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             img.entries = std::move(entries);
             img.bytes = std::move(nr.image);
             img.trap_flag = trap_flag;
+            if (!checked.ptx.empty()) {
+                img.checked_bytes = std::move(checked.ptx);
+                img.checked_arm = checked.arm_entry;
+            }
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;

@@ -137,14 +137,14 @@ std::string contain_traps(const std::string& ptx, uint64_t nonce, size_t* rewrit
     body = rename_assertfail(body, assert_fn, &asserts);
     if (asserts) body = define_assert(body, assert_fn, flag);
     if (rewritten) *rewritten = count + (asserts ? asserts - 1 : 0);  // the declaration is not a call
-    return ptx.substr(0, at) + kHeader + ".visible .global .align 8 .b32 " + flag + "[2];\n" + body;
+    return ptx.substr(0, at) + kHeader + ".visible .global .align 16 .b32 " + flag + "[4];\n" + body;
 }
 
 std::string trap_flag_symbol(const std::string& ptx) {
     size_t at = after_address_size(ptx);
     if (at == std::string::npos || ptx.compare(at, std::string(kHeader).size(), kHeader) != 0) return "";
     size_t p = at + std::string(kHeader).size();
-    const std::string decl = ".visible .global .align 8 .b32 ";
+    const std::string decl = ".visible .global .align 16 .b32 ";
     if (ptx.compare(p, decl.size(), decl) != 0) return "";
     p += decl.size();
     size_t e = ptx.find('[', p);

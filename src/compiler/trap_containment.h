@@ -31,11 +31,13 @@
 namespace kb {
 
 // The flag's layout in device memory: the kind of the last contained trap,
-// and the line of a failed assert().
+// the line of a failed assert(), and the address of a contained fault
+// (compiler/fault_containment.h adds its kinds).
 enum : uint32_t { kTrapNone = 0, kTrapInstruction = 1, kTrapAssert = 2 };
 struct TrapFlag {
     uint32_t kind = kTrapNone;
     uint32_t line = 0;
+    uint64_t address = 0;
 };
 
 // The PTX with its traps contained, and how many instructions and assert

@@ -62,7 +62,7 @@ TEST(TrapContainment, PtxWithoutTrapsStillCarriesTheFlagAndForeignPtxHasNone) {
     EXPECT_EQ(kb::trap_flag_symbol(plain), "");
     // A candidate's own look-alike declared elsewhere does not count.
     std::string fake = plain + "// kbench: traps contained (src/compiler/trap_containment.h)\n"
-                               ".visible .global .align 8 .b32 __kb_trap_flag_0000000000000002[2];\n";
+                               ".visible .global .align 16 .b32 __kb_trap_flag_0000000000000002[4];\n";
     EXPECT_EQ(kb::trap_flag_symbol(fake), "");
     EXPECT_EQ(kb::contain_traps("not ptx", 3, &n), "not ptx");
     EXPECT_EQ(n, 0u);

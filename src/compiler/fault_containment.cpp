@@ -1,0 +1,401 @@
+#include "compiler/fault_containment.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "compiler/trap_containment.h"
+
+namespace kb {
+namespace {
+
+std::string trim(const std::string& s) {
+    size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::string without_comment(const std::string& line) {
+    size_t c = line.find("//");
+    return c == std::string::npos ? line : line.substr(0, c);
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; }
+
+bool has_word(const std::string& text, const std::string& word) {
+    for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1)) {
+        size_t e = p + word.size();
+        if ((p == 0 || !ident_char(text[p - 1])) && (e >= text.size() || !ident_char(text[e]))) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    size_t a = 0;
+    for (;;) {
+        size_t b = s.find(sep, a);
+        out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+        if (b == std::string::npos) return out;
+        a = b + 1;
+    }
+}
+
+// Bytes of a PTX fundamental type ("f32", "b128", "bf16x2"), 0 when unknown.
+size_t type_bytes(const std::string& t) {
+    static const std::pair<const char*, size_t> kTypes[] = {
+        {"b8", 1},   {"u8", 1},   {"s8", 1},     {"b16", 2},    {"u16", 2}, {"s16", 2},  {"f16", 2},
+        {"bf16", 2}, {"b32", 4},  {"u32", 4},    {"s32", 4},    {"f32", 4}, {"f16x2", 4}, {"bf16x2", 4},
+        {"tf32", 4}, {"b64", 8},  {"u64", 8},    {"s64", 8},    {"f64", 8}, {"b128", 16}};
+    for (const auto& [name, bytes] : kTypes)
+        if (t == name) return bytes;
+    return 0;
+}
+
+// A module-level `.global` or `.const` variable: its state space, name and size.
+struct ModuleVar {
+    bool is_const = false;
+    std::string name;
+    uint64_t bytes = 0;
+};
+
+// 1: `stmt` declares a variable `v` sized here; 0: not a global or const
+// variable; -1: one whose size or place this cannot know.
+int parse_module_var(const std::string& stmt, ModuleVar* v) {
+    std::string head = stmt.substr(0, stmt.find_first_of("=;"));
+    std::istringstream in(head);
+    std::vector<std::string> tok;
+    for (std::string t; in >> t;) tok.push_back(t);
+    bool global = false, is_const = false, external = false;
+    uint64_t elem = 0, vec = 1;
+    for (const std::string& t : tok) {
+        if (t == ".global") global = true;
+        if (t == ".const") is_const = true;
+        if (t == ".extern") external = true;
+        if (t == ".texref" || t == ".surfref" || t == ".samplerref") return 0;  // handles, not memory
+        if (t.size() > 1 && t[0] == '.' && type_bytes(t.substr(1))) elem = type_bytes(t.substr(1));
+        if (t == ".v2") vec = 2;
+        if (t == ".v4") vec = 4;
+    }
+    if (!global && !is_const) return 0;
+    if (external || elem == 0 || tok.empty()) return -1;
+    const std::string& decl = tok.back();
+    size_t br = decl.find('[');
+    v->is_const = is_const;
+    v->name = decl.substr(0, br);
+    v->bytes = elem * vec;
+    while (br != std::string::npos) {
+        size_t close = decl.find(']', br);
+        if (close == std::string::npos || close == br + 1) return -1;  // `name[]`: sized by elsewhere
+        try {
+            v->bytes *= std::stoull(decl.substr(br + 1, close - br - 1));
+        } catch (...) {
+            return -1;
+        }
+        br = decl.find('[', close);
+    }
+    return v->name.empty() ? -1 : 1;
+}
+
+// One memory instruction's access: its bytes, whether the address is
+// generic, and the address as a register plus an offset.
+struct Access {
+    size_t bytes = 0;
+    bool generic = false;
+    std::string reg, offset;
+};
+
+struct WideRegs {
+    std::set<std::string> names;     // `.reg .b64 %x;`
+    std::set<std::string> prefixes;  // `.reg .b64 %rd<24>;`
+    bool holds(const std::string& r) const {
+        if (names.count(r)) return true;
+        size_t d = r.size();
+        while (d > 0 && std::isdigit(static_cast<unsigned char>(r[d - 1]))) --d;
+        return d < r.size() && prefixes.count(r.substr(0, d));
+    }
+    void declare(const std::string& stmt) {  // `.reg .b64 %rd<24>;` or `.reg .u64 %a, %b;`
+        std::istringstream in(stmt.substr(0, stmt.find(';')));
+        std::string reg, type, rest;
+        in >> reg >> type;
+        if (reg != ".reg" || (type != ".b64" && type != ".u64" && type != ".s64")) return;
+        std::getline(in, rest);
+        for (std::string n : split(rest, ',')) {
+            n = trim(n);
+            size_t lt = n.find('<');
+            if (lt != std::string::npos) prefixes.insert(n.substr(0, lt));
+            else if (!n.empty()) names.insert(n);
+        }
+    }
+};
+
+bool parse_access(const std::string& opcode, const std::string& operands, const WideRegs& wide, Access* a) {
+    std::vector<std::string> parts = split(opcode, '.');
+    const std::string& op = parts[0];
+    if (op != "ld" && op != "ldu" && op != "st" && op != "atom" && op != "red") return false;
+    bool global = false;
+    size_t elem = 0, vec = 1;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        const std::string& p = parts[i];
+        if (p == "global") global = true;
+        if (p.rfind("shared", 0) == 0 || p == "local" || p == "param" || p == "const" || p == "async") return false;
+        if (p == "v2") vec = 2;
+        if (p == "v4") vec = 4;
+        if (p == "v8") vec = 8;
+        if (type_bytes(p)) elem = type_bytes(p);
+    }
+    if (elem == 0) return false;
+    size_t open = operands.find('['), close = operands.find(']');
+    if (open == std::string::npos || close == std::string::npos || close < open) return false;
+    std::string inner = trim(operands.substr(open + 1, close - open - 1));
+    if (inner.empty() || inner[0] != '%') return false;  // a symbol: the module's own variable
+    size_t e = 1;
+    while (e < inner.size() && ident_char(inner[e])) ++e;
+    std::string reg = inner.substr(0, e), off = trim(inner.substr(e));
+    if (!wide.holds(reg)) return false;
+    if (!off.empty()) {
+        if (off[0] == '+') off = trim(off.substr(1));
+        if (off.empty()) return false;
+        size_t d = off[0] == '-' ? 1 : 0;
+        if (d >= off.size()) return false;
+        for (size_t i = d; i < off.size(); ++i)
+            if (!std::isxdigit(static_cast<unsigned char>(off[i])) && off[i] != 'x' && off[i] != 'X') return false;
+    }
+    a->bytes = elem * vec;
+    a->generic = !global;
+    a->reg = reg;
+    a->offset = off;
+    return true;
+}
+
+struct Names {
+    std::string flag, bounds, deadline, arm, reg;  // reg: prefix of the checks' registers
+};
+
+// The check before one access: outside every range, or misaligned, stores
+// the kind and the address in the flag and ends the thread.
+std::string access_check(const Access& a, const std::string& guard, const Names& n) {
+    const std::string A = n.reg + "a", E = n.reg + "e", L = n.reg + "l", H = n.reg + "h";
+    const std::string P = n.reg + "p", Q = n.reg + "q", G = n.reg + "g", R = n.reg + "r";
+    std::string s;
+    auto line = [&s](const std::string& x) { s += "\t" + x + ";\n"; };
+    line(a.offset.empty() ? "mov.b64 " + A + ", " + a.reg : "add.s64 " + A + ", " + a.reg + ", " + a.offset);
+    if (a.generic) {
+        // A generic address into shared or local memory is not the buffers'
+        // business; any other (a null pointer among them) must be in bounds.
+        line("isspacep.shared " + G + ", " + A);
+        line("isspacep.local " + R + ", " + A);
+        line("or.pred " + G + ", " + G + ", " + R);
+        line("not.pred " + G + ", " + G);
+    }
+    line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
+    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "]");
+    line("setp.ge.u64 " + P + ", " + A + ", " + L);
+    line("setp.le.and.u64 " + P + ", " + E + ", " + H + ", " + P);
+    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "+16]");
+    line("setp.ge.u64 " + Q + ", " + A + ", " + L);
+    line("setp.le.and.u64 " + Q + ", " + E + ", " + H + ", " + Q);
+    line("or.pred " + P + ", " + P + ", " + Q);
+    line("not.pred " + P + ", " + P);  // P: outside
+    const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
+    line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
+    line("setp.ne.and.u64 " + Q + ", " + E + ", 0, !" + P);  // Q: inside but misaligned
+    if (a.generic) {
+        line("and.pred " + P + ", " + P + ", " + G);
+        line("and.pred " + Q + ", " + Q + ", " + G);
+    }
+    if (!guard.empty()) {
+        // `@%p` or `@!%p`: only where the instruction itself runs.
+        const bool negated = guard.size() > 1 && guard[1] == '!';
+        std::string pred = guard.substr(negated ? 2 : 1);
+        if (negated) {
+            line("not.pred " + R + ", " + pred);
+            pred = R;
+        }
+        line("and.pred " + P + ", " + P + ", " + pred);
+        line("and.pred " + Q + ", " + Q + ", " + pred);
+    }
+    for (const auto& [pred, kind] : {std::pair<std::string, unsigned>{P, kFaultOutOfBounds}, {Q, kFaultMisaligned}}) {
+        line("@" + pred + " st.volatile.global.u64 [" + n.flag + "+8], " + A);
+        line("@" + pred + " st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kind));
+        line("@" + pred + " exit");
+    }
+    return s;
+}
+
+// The check before a backward branch: past the deadline, the thread ends.
+std::string loop_check(const Names& n) {
+    const std::string A = n.reg + "a", L = n.reg + "l", P = n.reg + "p";
+    return "\tmov.u64 " + A + ", %globaltimer;\n\tld.global.nc.u64 " + L + ", [" + n.deadline + "];\n\tsetp.gt.u64 " +
+           P + ", " + A + ", " + L + ";\n\t@" + P + " st.volatile.global.u32 [" + n.flag + "], " +
+           std::to_string(kFaultOverTime) + ";\n\t@" + P + " exit;\n";
+}
+
+// The arming entry: bounds [lo, hi) from the host, the module's variables'
+// span from their own addresses, the deadline from %globaltimer, the flag cleared.
+std::string arm_entry(const Names& n, const std::vector<ModuleVar>& vars) {
+    const std::string p = n.arm + "_param_";
+    std::string s = "\n.visible .entry " + n.arm + "(\n\t.param .u64 " + p + "0,\n\t.param .u64 " + p + "1,\n\t.param .u64 " +
+                    p + "2\n)\n{\n\t.reg .b64 %kbarm<8>;\n\t.reg .b32 %kbzero;\n";
+    s += "\tld.param.u64 %kbarm0, [" + p + "0];\n\tld.param.u64 %kbarm1, [" + p + "1];\n\tld.param.u64 %kbarm2, [" + p +
+         "2];\n";
+    s += "\tst.global.v2.u64 [" + n.bounds + "], {%kbarm0, %kbarm1};\n";
+    s += "\tmov.u64 %kbarm3, -1;\n\tmov.u64 %kbarm4, 0;\n";
+    for (const ModuleVar& v : vars) {
+        s += "\tmov.u64 %kbarm5, " + v.name + ";\n\tcvta." + (v.is_const ? "const" : "global") +
+             ".u64 %kbarm5, %kbarm5;\n\tmin.u64 %kbarm3, %kbarm3, %kbarm5;\n\tadd.s64 %kbarm5, %kbarm5, " +
+             std::to_string(v.bytes) + ";\n\tmax.u64 %kbarm4, %kbarm4, %kbarm5;\n";
+    }
+    s += "\tst.global.v2.u64 [" + n.bounds + "+16], {%kbarm3, %kbarm4};\n";
+    s += "\tmov.u64 %kbarm5, %globaltimer;\n\tadd.s64 %kbarm5, %kbarm5, %kbarm2;\n\tst.global.u64 [" + n.deadline +
+         "], %kbarm5;\n";
+    s += "\tmov.u32 %kbzero, 0;\n\tst.volatile.global.v4.u32 [" + n.flag + "], {%kbzero, %kbzero, %kbzero, %kbzero};\n";
+    s += "\tret;\n}\n";
+    return s;
+}
+
+// The checked PTX into `out` (its bounds_checked says whether accesses get
+// checks; it turns false when a variable turns out unsizable).
+void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* out);
+
+}  // namespace
+
+CheckedPtx check_faults(const std::string& ptx) {
+    CheckedPtx out;
+    const std::string flag = trap_flag_symbol(ptx);
+    if (flag.empty()) return out;
+    const std::string hex = flag.substr(flag.rfind('_') + 1);
+    Names n{flag, "__kb_bounds_" + hex, "__kb_deadline_" + hex, "__kb_arm_" + hex, "%kb" + hex + "_"};
+
+    // Code that reaches memory kbench did not hand out (the device heap,
+    // the runtime's grid-sync workspace, a parameter's address, another
+    // block's shared memory in a cluster) cannot be given bounds: only its
+    // loops are checked.
+    std::vector<std::string> lines = split(ptx, '\n');
+    for (const std::string& raw : lines) {
+        std::string l = without_comment(raw);
+        if (l.find("%envreg") != std::string::npos || l.find("cvta.param") != std::string::npos ||
+            l.find("shared::cluster") != std::string::npos || has_word(l, "mapa") ||
+            (l.find(".extern") != std::string::npos && l.find(".func") != std::string::npos && !has_word(l, "vprintf")))
+            out.bounds_checked = false;
+    }
+
+    // A variable found unsizable after accesses were checked: again, without bounds.
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool bounds = out.bounds_checked;
+        rewrite(lines, n, &out);
+        if (bounds == out.bounds_checked) break;
+    }
+    return out;
+}
+
+namespace {
+
+void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* result) {
+    CheckedPtx& out = *result;
+    out.accesses = out.loops = 0;
+    out.ptx.clear();
+    const std::string& flag = n.flag;
+    std::vector<ModuleVar> vars;
+    std::string body;
+    int depth = 0, init_depth = 0;
+    bool flag_seen = false;
+    std::set<std::string> labels;
+    WideRegs wide;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string& raw = lines[i];
+        std::string l = trim(without_comment(raw));
+        int opens = 0, closes = 0;
+        for (char c : l) opens += c == '{', closes += c == '}';
+        if (depth == 0) {
+            if (init_depth > 0 || (l.find('=') != std::string::npos && opens > 0)) {
+                // an initializer's braces, not a function body
+                init_depth += opens - closes;
+                if (l.find('=') != std::string::npos) {
+                    ModuleVar v;
+                    int r = parse_module_var(l, &v);
+                    if (r > 0) vars.push_back(v);
+                    if (r < 0) out.bounds_checked = false;
+                }
+                body += raw + "\n";
+                continue;
+            }
+            if (!l.empty() && l.back() == ';' && opens == 0) {
+                ModuleVar v;
+                int r = parse_module_var(l, &v);
+                if (r > 0) vars.push_back(v);
+                if (r < 0) out.bounds_checked = false;
+            }
+            body += raw + "\n";
+            if (!flag_seen && l.find(flag) != std::string::npos) {
+                // Right after the flag: the bounds and the deadline.
+                flag_seen = true;
+                body += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
+                body += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
+                vars.push_back({false, n.bounds, 32});
+                vars.push_back({false, n.deadline, 8});
+            }
+            if (opens > closes) {
+                depth = opens - closes;
+                labels.clear();
+                wide = WideRegs{};
+                body += "\t.reg .b64 " + n.reg + "a, " + n.reg + "e, " + n.reg + "l, " + n.reg + "h;\n\t.reg .pred " +
+                        n.reg + "p, " + n.reg + "q, " + n.reg + "g, " + n.reg + "r;\n";
+            }
+            continue;
+        }
+        depth += opens - closes;
+        if (l.rfind(".reg", 0) == 0) wide.declare(l);
+        if (!l.empty() && l.back() == ':' && l.find(' ') == std::string::npos) labels.insert(l.substr(0, l.size() - 1));
+        // One instruction on its own line (NVRTC's form; several statements
+        // of inline asm on one line are left as they are).
+        const bool single = !l.empty() && l.back() == ';' && l.find(';') == l.size() - 1 && opens == closes && l[0] != '{';
+        if (single) {
+            std::string guard, rest = l;
+            if (rest[0] == '@') {
+                size_t sp = rest.find_first_of(" \t");
+                if (sp != std::string::npos) guard = rest.substr(0, sp), rest = trim(rest.substr(sp));
+            }
+            size_t sp = rest.find_first_of(" \t");
+            std::string opcode = rest.substr(0, sp);
+            std::string operands = sp == std::string::npos ? "" : trim(rest.substr(sp, rest.size() - 1 - sp));
+            Access a;
+            if (out.bounds_checked && parse_access(opcode, operands, wide, &a)) {
+                body += access_check(a, guard, n);
+                ++out.accesses;
+            } else if ((opcode == "bra" || opcode == "bra.uni") && labels.count(operands)) {
+                body += loop_check(n);
+                ++out.loops;
+            }
+        }
+        body += raw + "\n";
+    }
+    if (!flag_seen) return;
+    body.pop_back();  // split() gave one line more than there were newlines
+    out.ptx = body + arm_entry(n, vars);
+    out.arm_entry = n.arm;
+}
+
+}  // namespace
+}  // namespace kb
+
+namespace kb {
+
+std::string describe_contained_fault(const TrapFlag& f, const std::string& case_name) {
+    if (f.kind != kFaultOutOfBounds && f.kind != kFaultMisaligned) return describe_contained_trap(f, case_name);
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(f.address));
+    const std::string tail =
+        "; kbench's checked build of the kernel stopped the thread before the access, and the worker kept its "
+        "context ($KBENCH_CONTAIN_TRAPS=0 runs it unchecked)";
+    if (f.kind == kFaultOutOfBounds)
+        return std::string("a thread accessed address ") + addr + ", outside every buffer of case '" + case_name +
+               "' (CUDA_ERROR_ILLEGAL_ADDRESS, or memory that is not the kernel's): check index bounds against the "
+               "sizes at this case" + tail;
+    return std::string("a thread made a misaligned access at ") + addr + " at case '" + case_name +
+           "' (CUDA_ERROR_MISALIGNED_ADDRESS): vector loads (float4, ...) need addresses aligned to their size" + tail;
+}
+
+}  // namespace kb

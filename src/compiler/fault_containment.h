@@ -1,0 +1,62 @@
+// Faults contained in a second, checked build of the candidate's PTX, the
+// one its correctness runs use (ContextOptions::contain_traps turns both
+// on; docs/isolation.md, "Contained faults").
+//
+// Why: an out-of-bounds or misaligned access ends the kernel with a sticky
+// error; the worker's context is lost, and while the driver reports the
+// fault (about 145 ms) no other context on that GPU makes progress
+// (bench/RESULTS.md, session 14). A kernel that never finishes is stopped
+// only by ending its process. Either way the worker is replaced, and its
+// replacement's start waits in line with every other process start on the
+// machine (session 17). In a stream of model answers these are common.
+//
+// What: on top of contained traps (compiler/trap_containment.h), every
+// global or generic load, store and atomic whose address is a 64-bit
+// register (plus an offset) is preceded by a check that the bytes it touches
+// lie inside the case's buffers (their guard zones included) or the
+// module's own variables, and are aligned to the access's size; every
+// backward branch (every loop has one) by a check of %globaltimer against a
+// deadline. A failed check stores what it found in the trap flag (kind,
+// address) and ends the thread, as a contained trap does. An extra entry,
+// `__kb_arm_<nonce>(lo, hi, limit_ns)`, launched before the plan, writes the
+// bounds and the deadline and clears the flag.
+//
+// The checks cost instructions, so the timed runs and the recheck after them
+// use the unchecked image: the numbers are the candidate's own, and the
+// recheck sees the very module that was timed. What the checks do not cover
+// (an address held in a 32-bit register, a symbol's address, indirect
+// branches, a barrier waited on forever, instructions of multi-statement
+// lines of inline asm) still faults or hangs as before, and process
+// isolation deals with it: the checks make failures cheap, they are not what
+// makes kbench safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "compiler/trap_containment.h"
+
+namespace kb {
+
+// The trap flag's kinds beyond compiler/trap_containment.h's.
+enum : unsigned { kFaultOutOfBounds = 3, kFaultMisaligned = 4, kFaultOverTime = 5 };
+
+struct CheckedPtx {
+    std::string ptx;        // the checked PTX; "" when `ptx` has no trap flag
+    std::string arm_entry;  // the entry that arms the checks
+    size_t accesses = 0;    // memory instructions given a bounds check
+    size_t loops = 0;       // backward branches given a deadline check
+    // false when a module-level variable's size could not be read or the
+    // code calls the device heap (malloc): its addresses are unknown, so no
+    // access is checked, only loops.
+    bool bounds_checked = true;
+};
+
+// `ptx` must come out of contain_traps (it names the flag the checks set).
+CheckedPtx check_faults(const std::string& ptx);
+
+// What a set flag says, for every kind but kFaultOverTime (a timeout, which
+// the run's limit describes): describe_contained_trap's for traps.
+std::string describe_contained_fault(const TrapFlag& f, const std::string& case_name);
+
+}  // namespace kb

@@ -1,0 +1,256 @@
+// The checked build (compiler/fault_containment.h): which instructions get
+// a check, on hand-written PTX and on NVRTC's own, which ptxas must accept;
+// the compiler's image carries it, and so do the wire and the disk cache.
+// Needs the CUDA toolkit (NVRTC, ptxas), no GPU.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "compiler/compile_cache.h"
+#include "compiler/compiler.h"
+#include "compiler/fault_containment.h"
+#include "compiler/trap_containment.h"
+#include "protocol/wire.h"
+
+namespace {
+
+size_t count_of(const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+    return n;
+}
+
+// ptxas's verdict on `ptx` for sm_90: "" when it assembles, else its log.
+std::string ptxas_refusal(const std::string& ptx) {
+    const std::string ptxas = kb::Compiler(kb::CompilerConfig{}).config().cuda_home + "/bin/ptxas";
+    if (::access(ptxas.c_str(), X_OK) != 0) return "skip: no ptxas at " + ptxas;
+    char dir[] = "/tmp/kbench-faults-XXXXXX";
+    if (!::mkdtemp(dir)) return "mkdtemp failed";
+    const std::string in = std::string(dir) + "/k.ptx";
+    std::ofstream(in) << ptx;
+    const std::string cmd = ptxas + " -arch=sm_90 " + in + " -o " + dir + "/k.cubin > " + dir + "/log 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::ifstream log(std::string(dir) + "/log");
+    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    std::system(("rm -rf " + std::string(dir)).c_str());
+    return rc == 0 ? "" : "ptxas: " + text;
+}
+
+#define EXPECT_PTXAS_ACCEPTS(ptx)                                                   \
+    do {                                                                            \
+        std::string why = ptxas_refusal(ptx);                                       \
+        if (why.rfind("skip:", 0) == 0) GTEST_SKIP() << why;                        \
+        EXPECT_EQ(why, "") << (ptx);                                                \
+    } while (0)
+
+const char* kHandWritten =
+    ".version 8.0\n.target sm_90\n.address_size 64\n\n"
+    ".global .align 4 .u32 counter;\n"
+    ".global .align 1 .b8 $str[4] = {104, 105, 10, 0};\n"
+    ".const .align 4 .b8 table[16];\n"
+    ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n{\n"
+    "\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<8>;\n"
+    "\t.shared .align 4 .b8 smem[64];\n"
+    "\tld.param.u64 %rd1, [k_param_0];\n\tld.param.u64 %rd2, [k_param_1];\n"
+    "\tcvta.to.global.u64 %rd3, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tsetp.gt.u32 %p1, %r1, 7;\n"
+    "$L__BB0_1:\n"
+    "\tld.global.f32 %f1, [%rd3];\n"                      // checked
+    "\t@%p1 st.global.f32 [%rd3+16], %f1;\n"               // checked, under its guard
+    "\t@!%p1 ld.global.nc.v4.f32 {%f2, %f3, %f4, %f5}, [%rd3+-32];\n"  // checked: braces in the operands
+    "\tld.f32 %f6, [%rd2];\n"                             // generic: checked where global
+    "\tld.shared.f32 %f7, [smem];\n"                      // shared: not checked
+    "\tld.global.u32 %r2, [counter];\n"                   // a symbol: not checked
+    "\tatom.global.add.u32 %r3, [%rd3+4], 1;\n"           // checked
+    "\tadd.s32 %r1, %r1, 1;\n\tsetp.lt.u32 %p2, %r1, 100;\n"
+    "\t@%p2 bra $L__BB0_1;\n"                             // a loop: checked
+    "\t@%p1 bra $L__BB0_2;\n"                             // forward: not checked
+    "\tst.global.f32 [%rd3], %f7;\n"                      // checked
+    "$L__BB0_2:\n"
+    "\tret;\n}\n";
+
+kb::CheckedPtx checked_hand_written() {
+    std::string contained = kb::contain_traps(kHandWritten, 0xabc);
+    return kb::check_faults(contained);
+}
+
+TEST(FaultContainment, ChecksGlobalAndGenericAccessesAndLoopsOnly) {
+    kb::CheckedPtx c = checked_hand_written();
+    ASSERT_NE(c.ptx, "");
+    EXPECT_TRUE(c.bounds_checked);
+    EXPECT_EQ(c.accesses, 6u) << c.ptx;
+    EXPECT_EQ(c.loops, 1u) << c.ptx;
+    EXPECT_EQ(c.arm_entry, "__kb_arm_0000000000000abc");
+    EXPECT_EQ(count_of(c.ptx, ".entry __kb_arm_0000000000000abc("), 1u);
+    EXPECT_EQ(count_of(c.ptx, "isspacep.shared"), 1u) << "only the generic access asks its space";
+    EXPECT_EQ(count_of(c.ptx, "%globaltimer"), 2u) << "one loop check and the arming entry";
+    // The module's variables are measured by the arming entry: the candidate's
+    // three and kbench's own three (flag, bounds, deadline).
+    EXPECT_EQ(count_of(c.ptx, "cvta.global.u64 %kbarm5"), 5u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, "cvta.const.u64 %kbarm5"), 1u) << c.ptx;
+    EXPECT_PTXAS_ACCEPTS(c.ptx);
+}
+
+TEST(FaultContainment, AGuardedAccessIsCheckedOnlyUnderItsGuard) {
+    kb::CheckedPtx c = checked_hand_written();
+    size_t at = c.ptx.find("@%p1 st.global.f32 [%rd3+16]");
+    ASSERT_NE(at, std::string::npos);
+    std::string before = c.ptx.substr(0, at);
+    before = before.substr(before.rfind("add.s64 %kb0000000000000abc_a, %rd3, 16;"));
+    EXPECT_NE(before.find("and.pred %kb0000000000000abc_p, %kb0000000000000abc_p, %p1;"), std::string::npos) << before;
+    EXPECT_NE(before.find("add.s64 %kb0000000000000abc_e, %kb0000000000000abc_a, 4;"), std::string::npos) << before;
+    size_t neg = c.ptx.find("@!%p1 ld.global.nc.v4.f32");
+    ASSERT_NE(neg, std::string::npos);
+    std::string vec = c.ptx.substr(0, neg);
+    vec = vec.substr(vec.rfind("add.s64 %kb0000000000000abc_a, %rd3, -32;"));
+    EXPECT_NE(vec.find("not.pred %kb0000000000000abc_r, %p1;"), std::string::npos) << vec;
+    EXPECT_NE(vec.find("and.b64 %kb0000000000000abc_e, %kb0000000000000abc_a, 15;"), std::string::npos)
+        << "a 16-byte access must be 16-byte aligned: " << vec;
+}
+
+TEST(FaultContainment, MemoryKbenchDidNotHandOutTurnsBoundsOff) {
+    // The device heap: its addresses are the allocator's.
+    std::string heap = std::string(kHandWritten);
+    heap.insert(heap.find(".visible .entry"),
+                ".extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0\n)\n;\n");
+    kb::CheckedPtx c = kb::check_faults(kb::contain_traps(heap, 1));
+    EXPECT_FALSE(c.bounds_checked);
+    EXPECT_EQ(c.accesses, 0u);
+    EXPECT_EQ(c.loops, 1u);
+    EXPECT_PTXAS_ACCEPTS(c.ptx);
+    // A variable sized elsewhere, declared after the code that uses it.
+    std::string unsized = std::string(kHandWritten) + ".extern .global .align 4 .b8 elsewhere[];\n";
+    c = kb::check_faults(kb::contain_traps(unsized, 1));
+    EXPECT_FALSE(c.bounds_checked);
+    EXPECT_EQ(c.accesses, 0u);
+    // PTX that was not contained has no flag to set: no checked build.
+    EXPECT_EQ(kb::check_faults(kHandWritten).ptx, "");
+}
+
+TEST(FaultContainment, MessagesNameTheAddressTheCaseAndTheFix) {
+    kb::TrapFlag t;
+    t.kind = kb::kFaultOutOfBounds;
+    t.address = 0x40000000000ull;
+    std::string m = kb::describe_contained_fault(t, "small");
+    EXPECT_NE(m.find("0x40000000000"), std::string::npos) << m;
+    EXPECT_NE(m.find("case 'small'"), std::string::npos) << m;
+    EXPECT_NE(m.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << m;
+    EXPECT_NE(m.find("index bounds"), std::string::npos) << m;
+    t.kind = kb::kFaultMisaligned;
+    m = kb::describe_contained_fault(t, "perf");
+    EXPECT_NE(m.find("CUDA_ERROR_MISALIGNED_ADDRESS"), std::string::npos) << m;
+    t.kind = kb::kTrapInstruction;
+    EXPECT_EQ(kb::describe_contained_fault(t, "perf"), kb::describe_contained_trap(t, "perf"));
+}
+
+// Kernels of the shapes candidates have: NVRTC's PTX, checked, still
+// assembles, and the accesses and loops one expects are checked.
+const char* kShapes =
+    "__device__ float scale_table[4];\n"
+    "__constant__ float bias[4];\n"
+    "extern \"C\" __global__ void vadd(const float* a, const float* b, float* c, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) c[i] = a[i] + b[i] * scale_table[i & 3] + bias[i & 3];\n"
+    "}\n"
+    "extern \"C\" __global__ void vec4(const float4* a, float4* c, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n / 4) { float4 v = a[i]; v.x += 1.0f; c[i] = v; }\n"
+    "}\n"
+    "extern \"C\" __global__ void rowsum(const float* x, float* out, int rows, int cols) {\n"
+    "  __shared__ float part[256];\n"
+    "  float s = 0.0f;\n"
+    "  for (int j = threadIdx.x; j < cols; j += blockDim.x) s += x[blockIdx.x * cols + j];\n"
+    "  part[threadIdx.x] = s;\n"
+    "  __syncthreads();\n"
+    "  for (int w = blockDim.x / 2; w > 0; w /= 2) {\n"
+    "    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (threadIdx.x == 0) atomicAdd(out + blockIdx.x % rows, part[0]);\n"
+    "}\n"
+    "__device__ volatile int never_set = 0;\n"
+    "extern \"C\" __global__ void spin(float* c) { while (never_set == 0) { } c[0] = 1.0f; }\n"
+    "extern \"C\" __global__ void null_write(float* c) {\n"
+    "  if (threadIdx.x == 0) { volatile float* bad = nullptr; *bad = 1.0f; }\n"
+    "  c[threadIdx.x] = 2.0f;\n"
+    "}\n";
+
+kb::CompileRequest shapes_request(bool ptx) {
+    kb::CompileRequest rq;
+    rq.source_name = "candidate.cu";
+    rq.arch = "sm_90";
+    rq.emit_ptx = ptx;
+    rq.allow_nvcc_fallback = false;
+    rq.kernel_names = {"vadd", "vec4", "rowsum", "spin", "null_write"};
+    rq.code = kShapes;
+    return rq;
+}
+
+kb::Compiler& containing_compiler() {
+    static kb::Compiler c([] {
+        kb::CompilerConfig cfg;
+        cfg.contain_traps = true;
+        return cfg;
+    }());
+    return c;
+}
+
+TEST(FaultContainment, NvrtcPtxOfCommonKernelsStaysValid) {
+    kb::CompiledImage img = containing_compiler().compile(shapes_request(true));
+    ASSERT_EQ(img.kind, kb::ImageKind::ptx);
+    kb::CheckedPtx c = kb::check_faults(img.bytes);
+    ASSERT_NE(c.ptx, "");
+    EXPECT_TRUE(c.bounds_checked);
+    // vadd: 3 loads, 1 store (scale_table's and bias's reads go through
+    // symbols); vec4: a 16-byte load and store; rowsum: the strided load and
+    // the atomic (the shared accesses are not checked).
+    EXPECT_GE(c.accesses, 8u) << c.ptx;
+    EXPECT_GE(c.loops, 3u) << "rowsum's two loops and spin's: " << c.ptx;
+    EXPECT_NE(c.ptx.find(", 15;"), std::string::npos) << "float4's alignment is checked";
+    // The store through a null pointer is a generic one (NVRTC cannot name
+    // a space for address 0): it is checked unless it is shared or local.
+    EXPECT_GE(count_of(c.ptx, "isspacep.local"), 1u) << c.ptx;
+    EXPECT_PTXAS_ACCEPTS(c.ptx);
+}
+
+TEST(FaultContainment, ACubinTargetCarriesItsCheckedBuildOverTheWireAndTheDiskCache) {
+    kb::CompiledImage img = containing_compiler().compile(shapes_request(false));
+    if (img.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit: " << img.log;
+    ASSERT_NE(img.checked_bytes, "") << img.log;
+    EXPECT_EQ(img.checked_bytes.compare(0, 4, "\x7f" "ELF"), 0);
+    EXPECT_NE(img.checked_bytes.find(img.checked_arm), std::string::npos);
+    EXPECT_NE(img.checked_bytes.find(img.trap_flag), std::string::npos);
+    EXPECT_EQ(img.bytes.find(img.checked_arm), std::string::npos) << "the timed build has no checks";
+
+    std::vector<std::string> blobs;
+    kb::Json j = kb::wire::image_to_json(img, &blobs);
+    kb::CompiledImage back = kb::wire::image_from_json(j, blobs);
+    EXPECT_EQ(back.checked_bytes, img.checked_bytes);
+    EXPECT_EQ(back.checked_arm, img.checked_arm);
+
+    char dir[] = "/tmp/kbench-faults-cache-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    {
+        kb::CompileCache cache(dir, 4);
+        cache.put("k1", img);
+    }
+    kb::CompileCache fresh(dir, 4);
+    std::optional<kb::CompiledImage> hit = fresh.find("k1");
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(hit->checked_bytes, img.checked_bytes);
+    EXPECT_EQ(hit->checked_arm, img.checked_arm);
+    // A damaged checked build is dropped, not trusted; the image still serves.
+    std::ofstream(std::string(dir) + "/k1.checked.bin") << "damaged";
+    kb::CompileCache again(dir, 4);
+    hit = again.find("k1");
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(hit->checked_bytes, "");
+    EXPECT_EQ(hit->bytes, img.bytes);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+}  // namespace
