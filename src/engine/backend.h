@@ -45,6 +45,14 @@ public:
         int case_index;
         unsigned runs;
     };
+    // The recheck after timing: compare() once, on the build that was timed.
+    // Where a kernel has a checked build (compiler/fault_containment.h),
+    // compare() and compare_cases() run that one; the recheck must see the
+    // module whose state the timed runs left behind (a launch counter, a
+    // cache in a global).
+    virtual CompareResult recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) {
+        return compare(tb, kernel, case_index, seed, 1);
+    }
     virtual std::vector<CompareResult> compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
                                                      const std::vector<CaseRuns>& cases, uint64_t seed);
     // kernel == nullptr times the baseline alone.

@@ -284,7 +284,13 @@ std::vector<HostTensor> LocalBackend::inputs(const TaskBinding& tb, int case_ind
 
 CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                     unsigned runs) {
-    return compare(tb, kernel, case_index, seed, runs, KernelLimit{});
+    KernelLimit checked;
+    checked.checked_build = true;
+    return compare(tb, kernel, case_index, seed, runs, checked);
+}
+
+CompareResult LocalBackend::recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) {
+    return compare(tb, kernel, case_index, seed, 1, KernelLimit{});
 }
 
 CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,

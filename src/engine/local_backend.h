@@ -43,6 +43,9 @@ public:
     // leave a kernel no one can stop, so compare above waits without one.
     CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed, unsigned runs,
                           const KernelLimit& limit);
+    // compare runs a kernel's checked build where it has one
+    // (compiler/fault_containment.h); recheck runs the build that was timed.
+    CompareResult recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) override;
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
     void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) override;
 

@@ -310,7 +310,7 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             // sharing the GPU again (engine/batch.cpp).
             if (in_gpu_alone_turn) fail(KB_ERR_INTERNAL, "a recheck inside a batch lane's timing turn");
             res.recheck = with_retry<std::shared_lock<GpuPhaseLock>>(
-                lane, TimeoutRetry::always, [&] { return b.compare(tb, kernel, t.perf_index, seed, 1); });
+                lane, TimeoutRetry::always, [&] { return b.recheck(tb, kernel, t.perf_index, seed); });
             res.recheck->where.seed_secret = true;
             res.stages.recheck_ms = ms_since(stage);
             Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});

@@ -144,18 +144,61 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
         }
         functions_[name] = f;
     }
+    if (!k.image.checked_bytes.empty()) load_checked(k);
+}
+
+void LoadedModule::load_checked(const Kernel& k) {
+    CompiledImage img;
+    img.kind = k.image.kind;
+    img.arch = k.image.arch;
+    img.bytes = k.image.checked_bytes;
+    try {
+        checked_ = load(img, k.label + " (its checked build)");
+    } catch (const KernelFault&) {
+        if (dev_.lost()) throw;
+        return;  // the unchecked build serves alone, as without containment
+    }
+    const CudaDriver& d = dev_.driver();
+    size_t bytes = 0;
+    CUresult r = d.cuModuleGetGlobal(&checked_flag_, &bytes, checked_, k.image.trap_flag.c_str());
+    if (r == CUDA_SUCCESS && bytes >= sizeof(TrapFlag)) r = d.cuModuleGetFunction(&arm_, checked_, k.image.checked_arm.c_str());
+    for (const auto& [name, plain] : functions_) {
+        (void)plain;
+        if (r != CUDA_SUCCESS) break;
+        auto it = k.image.symbols.find(name);
+        CUfunction f = nullptr;
+        r = d.cuModuleGetFunction(&f, checked_, (it != k.image.symbols.end() ? it->second : name).c_str());
+        checked_functions_[name] = f;
+    }
+    if (r != CUDA_SUCCESS || bytes < sizeof(TrapFlag)) {
+        d.cuModuleUnload(checked_);
+        checked_ = nullptr;
+        checked_flag_ = 0;
+        arm_ = nullptr;
+        checked_functions_.clear();
+    }
+}
+
+CUresult LoadedModule::enqueue_arm(CUdeviceptr lo, CUdeviceptr hi, uint64_t limit_ns) const {
+    if (!arm_) fail(KB_ERR_INTERNAL, "arming a module without a checked build");
+    uint64_t args[3] = {uint64_t(lo), uint64_t(hi), limit_ns};
+    void* params[3] = {&args[0], &args[1], &args[2]};
+    return dev_.driver().cuLaunchKernel(arm_, 1, 1, 1, 1, 1, 1, 0, dev_.stream(), params, nullptr);
 }
 
 LoadedModule::~LoadedModule() {
     if (dev_.lost()) return;
     if (module_) dev_.driver().cuModuleUnload(module_);
+    if (checked_) dev_.driver().cuModuleUnload(checked_);
     for (CUmodule m : variant_modules_) dev_.driver().cuModuleUnload(m);
 }
 
 
-CUfunction LoadedModule::function(const std::string& plan_name) const {
-    auto it = functions_.find(plan_name);
-    if (it == functions_.end()) fail(KB_ERR_INTERNAL, "kernel '" + plan_name + "' was not resolved at module load");
+CUfunction LoadedModule::function(const std::string& plan_name, bool checked) const {
+    const auto& functions = checked ? checked_functions_ : functions_;
+    auto it = functions.find(plan_name);
+    if (it == functions.end())
+        fail(KB_ERR_INTERNAL, "kernel '" + plan_name + "' was not resolved at module load" + (checked ? " (checked build)" : ""));
     return it->second;
 }
 
@@ -300,6 +343,21 @@ std::vector<uint64_t> CaseBuffers::prepared_input_checksums(uint64_t seed) {
     if (prepared_checksums_.size() >= kSeedsKept) prepared_checksums_.erase(prepared_checksums_.begin());
     prepared_checksums_.emplace_back(seed, input_checksums());
     return prepared_checksums_.back().second;
+}
+
+std::pair<CUdeviceptr, CUdeviceptr> CaseBuffers::span(const std::string& key) const {
+    CUdeviceptr lo = ~CUdeviceptr(0), hi = 0;
+    auto add = [&](const DeviceBuffer& b) {
+        if (!b) return;
+        lo = std::min(lo, b.base());
+        hi = std::max(hi, b.base() + b.total_bytes());
+    };
+    for (const DeviceBuffer& b : args_) add(b);
+    auto it = scratch_.find(key);
+    if (it != scratch_.end())
+        for (const auto& kv : it->second) add(kv.second);
+    for (const auto& kv : triton_scratch_) add(kv.second);
+    return hi ? std::make_pair(lo, hi) : std::make_pair(CUdeviceptr(0), CUdeviceptr(0));
 }
 
 void CaseBuffers::arm_guards() {
@@ -546,7 +604,7 @@ void bind_triton_step(Device& dev, CaseBuffers& bufs, const TritonLaunch& t, con
 }  // namespace
 
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
-                    const std::string& scratch_key, BuiltinLibraries* builtins) {
+                    const std::string& scratch_key, BuiltinLibraries* builtins, bool checked) {
     const Task& task = bufs.task();
     const Case& c = bufs.the_case();
     const DeviceProps& props = dev.props();
@@ -658,7 +716,7 @@ BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, Case
             plan.steps.push_back(std::move(b));
             continue;
         }
-        b.function = mod.function(s.kernel);
+        b.function = mod.function(s.kernel, checked);
         if (p.language == Language::triton_binary) {
             // A precompiled Triton cubin: the block and shared memory are the
             // metadata's, and the version's hidden parameters follow the plan's.

@@ -33,10 +33,20 @@ public:
     LoadedModule(const LoadedModule&) = delete;
     LoadedModule& operator=(const LoadedModule&) = delete;
 
-    CUfunction function(const std::string& plan_name) const;
+    // `checked`: the kernel of the checked build (has_checked()).
+    CUfunction function(const std::string& plan_name, bool checked = false) const;
     // The module's contained-trap flag (a kb::TrapFlag in device memory,
     // compiler/trap_containment.h), or 0 when its traps are not contained.
     CUdeviceptr trap_flag() const { return trap_flag_; }
+
+    // The checked build (compiler/fault_containment.h), loaded beside the
+    // image when it has one: its own flag, and the entry that arms it.
+    bool has_checked() const { return checked_ != nullptr; }
+    CUdeviceptr checked_flag() const { return checked_flag_; }
+    // Enqueues the arming entry: accesses inside [lo, hi) (or the module's
+    // own variables) pass, loops end `limit_ns` after it runs, the flag is
+    // cleared. Returns the driver's result.
+    CUresult enqueue_arm(CUdeviceptr lo, CUdeviceptr hi, uint64_t limit_ns) const;
 
     // Language::triton: the binary of launch entry `step` compiled for the
     // specialisation `key`, with its derived launch; nullptr when none was.
@@ -58,6 +68,11 @@ private:
     CUmodule module_ = nullptr;
     CUdeviceptr trap_flag_ = 0;
     std::map<std::string, CUfunction> functions_;
+    CUmodule checked_ = nullptr;
+    CUdeviceptr checked_flag_ = 0;
+    CUfunction arm_ = nullptr;
+    std::map<std::string, CUfunction> checked_functions_;
+    void load_checked(const Kernel& k);
     std::vector<CUmodule> variant_modules_;
     std::vector<TritonVariant> variant_keys_;
     std::vector<TritonBinary> triton_;
@@ -130,6 +145,10 @@ public:
     // function of the seed, so each seed's checksums are computed once and
     // remembered (a few seeds per case are in use: the score's, the recheck's).
     std::vector<uint64_t> prepared_input_checksums(uint64_t seed);
+    // The address range that holds every argument buffer and the scratch of
+    // `key`, their guard zones included: what a checked build of the
+    // candidate may touch (compiler/fault_containment.h).
+    std::pair<CUdeviceptr, CUdeviceptr> span(const std::string& key) const;
     // Rewrites every guard zone; enqueue_after_run checks them.
     void arm_guards();
     struct GuardBreach {
@@ -225,8 +244,9 @@ public:
 // the fix. `scratch_key` selects the program's scratch set in `bufs`.
 // Built-in steps are bound through `builtins` (kb::Error(KB_ERR_REFERENCE_FAILED)
 // when a library is missing; KB_ERR_INTERNAL when `builtins` is null).
+// `checked`: launch the kernels of the module's checked build.
 BoundPlan bind_plan(Device& dev, const LoadedModule& mod, const Program& p, CaseBuffers& bufs,
-                    const std::string& scratch_key, BuiltinLibraries* builtins = nullptr);
+                    const std::string& scratch_key, BuiltinLibraries* builtins = nullptr, bool checked = false);
 
 // Maps a failed CUresult of a candidate's run to a fault with a message
 // a model can act on.

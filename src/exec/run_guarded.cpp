@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "compiler/fault_containment.h"
 #include "compiler/trap_containment.h"
 
 #include "util/profile.h"
@@ -34,28 +35,41 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
     try {
         KB_PROFILE_SPAN("guarded.launch_sync");
         auto mod = modules.get(dev, kernel);
-        BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins);
-        const CUdeviceptr trap_flag = mod->trap_flag();
-        if (trap_flag) dev.fill_bytes(trap_flag, sizeof(TrapFlag), 0);
+        const bool checked = limit.checked_build && mod->has_checked();
+        BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins, checked);
+        const CUdeviceptr trap_flag = checked ? mod->checked_flag() : mod->trap_flag();
+        if (checked) {
+            auto [lo, hi] = bufs.span(scratch_key);
+            // No limit: a deadline far past any run (2^62 ns), that cannot overflow.
+            const uint64_t limit_ns = limit.seconds > 0 ? uint64_t(limit.seconds * 1e9) : (uint64_t(1) << 62);
+            CUresult ar = mod->enqueue_arm(lo, hi, limit_ns);
+            if (ar != CUDA_SUCCESS) throw fault_from_cuda(ar, "arming the checked build at case '" + bufs.the_case().name + "'");
+        } else if (trap_flag) {
+            dev.fill_bytes(trap_flag, sizeof(TrapFlag), 0);
+        }
         plan.enqueue(dev);
         // The checks and the read-back queue behind the run: a crash surfaces
         // here or at the synchronisation, either way as the run's fault.
         CUresult r = bufs.enqueue_after_run(read_back, &pending);
         if (r == CUDA_SUCCESS && trap_flag) r = dev.enqueue_word_readback(trap_flag, sizeof(TrapFlag));
-        if (r == CUDA_SUCCESS) r = dev.sync_within(limit.seconds);
+        if (r == CUDA_SUCCESS) r = dev.sync_within(limit.seconds > 0 && checked ? limit.seconds + kCheckedGraceS : limit.seconds);
+        const std::string within = "the kernel did not finish within " + seconds_text(limit.seconds) +
+                                   " of its launch at case '" + bufs.the_case().name + "' (limit: " + limit.why + "); ";
         if (r == CUDA_ERROR_LAUNCH_TIMEOUT && limit.seconds > 0 && dev.lost())
             throw KernelFault(KB_VERDICT_TIMEOUT,
-                              "the kernel did not finish within " + seconds_text(limit.seconds) + " of its launch at case '" +
-                                  bufs.the_case().name + "' (limit: " + limit.why +
-                                  "); kbench ended its worker process to stop it and goes on with a fresh one. " +
+                              within + "kbench ended its worker process to stop it and goes on with a fresh one. " +
                                   kHangAdvice,
                               r);
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
         if (trap_flag) {
             TrapFlag t;
             std::memcpy(&t, dev.word_readback(), sizeof t);
+            if (t.kind == kFaultOverTime)
+                throw KernelFault(KB_VERDICT_TIMEOUT,
+                                  within + "its loops ended at the limit in kbench's checked build, and the worker "
+                                           "went on. " + kHangAdvice);
             if (t.kind != kTrapNone)
-                throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_trap(t, bufs.the_case().name));
+                throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_fault(t, bufs.the_case().name));
         }
     } catch (const KernelFault& f) {
         g.fault = f;

@@ -34,7 +34,17 @@ struct GuardedRun {
 struct KernelLimit {
     double seconds = 0;
     std::string why;  // the rule, in words, for the verdict's message
+    // Run the kernel's checked build where it has one (correctness runs:
+    // compiler/fault_containment.h): its faults and its loops past `seconds`
+    // end its threads, and the worker keeps its context.
+    bool checked_build = false;
 };
+
+// How much longer than its limit the host waits for a checked build, whose
+// loops end themselves at the limit: what the last threads take to reach
+// their check and the stream to drain, before a hang the checks missed is
+// stopped the usual way.
+constexpr double kCheckedGraceS = 0.25;
 
 // Runs `kernel`'s plan once on `bufs` with inputs from `seed`. `scratch_key`
 // keeps the program's scratch apart from others' ("candidate", "reference");

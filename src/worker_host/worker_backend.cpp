@@ -367,6 +367,15 @@ const Json* WorkerBackend::candidate_reply(wire::Msg type, const Outcome& o, con
 
 CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                                      unsigned runs) {
+    return compare_request(tb, kernel, case_index, seed, runs, false);
+}
+
+CompareResult WorkerBackend::recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) {
+    return compare_request(tb, kernel, case_index, seed, 1, true);
+}
+
+CompareResult WorkerBackend::compare_request(const TaskBinding& tb, const KernelPtr& kernel, int case_index,
+                                             uint64_t seed, unsigned runs, bool timed_build) {
     { KB_PROFILE_SPAN("host.ensure_reference"); ensure_reference(tb, case_index, seed); }
     double ref_ms = reference_ms_[ref_key(*tb.task, case_index)];
     uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
@@ -374,6 +383,7 @@ CompareResult WorkerBackend::compare(const TaskBinding& tb, const KernelPtr& ker
     Deadline limit = deadlines_.kernel(ref_ms);
     Json body{{"case_index", case_index}, {"seed", seed}, {"runs", runs},
               {"kernel_limit_s", limit.seconds}, {"kernel_limit_why", limit.why}};
+    if (timed_build) body["timed_build"] = true;
     Outcome o = exchange(wire::Msg::compare, body, tb, kernel,
                          [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
     const Json* reply = candidate_reply(wire::Msg::compare, o, tb, case_index, kernel);

@@ -28,6 +28,7 @@ public:
     ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
     CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
                           unsigned runs) override;
+    CompareResult recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) override;
     // The cases in as few requests as the worker's references allow (a
     // request's round trip cost more than a small case's runs); see
     // Backend::compare_cases.
@@ -54,6 +55,10 @@ public:
     void spoil_digests_for_tests();
 
 private:
+    // One `compare` request; `timed_build` asks for the build that is timed
+    // rather than the checked one (Backend::recheck).
+    CompareResult compare_request(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                                  unsigned runs, bool timed_build);
     // Sends a request carrying what the worker lacks (the task, the kernels),
     // resending once if the worker had dropped something it was thought to hold.
     // `blobs` go first in the request (a body's blob indexes count from 0).

@@ -536,7 +536,11 @@ Json WorkerServer::compare(const wire::Frame& req) {
     int ci = case_arg(req.json, *tb.task, false);
     uint64_t seed = req.json.at("seed").get<uint64_t>();
     unsigned runs = req.json.value("runs", 1u);
-    return to_json(compare_case(req.id, tb, kernel, ci, seed, runs, kernel_limit_of(req.json), req.json));
+    // The checked build where there is one, but for the recheck after timing,
+    // which must see the module that was timed (engine/backend.h).
+    KernelLimit limit = kernel_limit_of(req.json);
+    limit.checked_build = !req.json.value("timed_build", false);
+    return to_json(compare_case(req.id, tb, kernel, ci, seed, runs, limit, req.json));
 }
 
 Json WorkerServer::compare_cases(const wire::Frame& req) {
@@ -547,7 +551,10 @@ Json WorkerServer::compare_cases(const wire::Frame& req) {
     Json results = Json::array();
     for (const Json& c : cases) {
         int ci = case_arg(c, *tb.task, false);
-        CompareResult r = compare_case(req.id, tb, kernel, ci, seed, c.value("runs", 1u), kernel_limit_of(c), req.json);
+        // Correctness runs: the checked build where there is one.
+        KernelLimit limit = kernel_limit_of(c);
+        limit.checked_build = true;
+        CompareResult r = compare_case(req.id, tb, kernel, ci, seed, c.value("runs", 1u), limit, req.json);
         results.push_back(to_json(r));
         if (r.verdict != KB_VERDICT_PASS) break;
     }

@@ -10,6 +10,7 @@
 
 #include "adversarial_util.h"
 #include "kbench.h"
+#include "exec/run_guarded.h"
 #include "worker_host/worker_backend.h"
 
 using namespace kb;
@@ -408,4 +409,64 @@ TEST(IsolationGpu, ContainedTrapsAreRuntimeErrorsThatKeepTheWorker) {
     Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
     EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.message;
     EXPECT_TRUE(timed.json.contains("timing")) << timed.json.dump(2);
+}
+
+// $KBENCH_CONTAIN_TRAPS=1 also gives each kernel a checked build for its
+// comparisons (compiler/fault_containment.h): a write far outside every
+// buffer and a misaligned float4 store are runtime errors found before the
+// access, a loop that never ends stops itself at the run's limit (a
+// timeout), and the worker keeps its context through all of them. The
+// timed runs and the recheck use the build without checks: a correct
+// kernel's score is unchanged, and a kernel that caches its result in a
+// global still fails the recheck.
+TEST(IsolationGpu, CheckedBuildsContainFaultsAndHangsAndKeepTheWorker) {
+    struct Env {
+        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
+        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
+    } env;
+    auto ctx = worker_context();  // kbench's computed deadlines
+    KernelPtr good = compile(*ctx, kTask, kCorrect);
+    Json ok = to_json(ctx->compare(task(kTask), good, 1, kSeed));
+    ASSERT_EQ(ok["verdict"], "pass") << ok.dump(2);
+    struct Faulty {
+        const char* file;
+        const char* says;
+    };
+    for (const Faulty& f : {Faulty{"kernels/illegal_address.cu", "outside every buffer"},
+                            Faulty{"kernels/misaligned.cu", "CUDA_ERROR_MISALIGNED_ADDRESS"}}) {
+        KernelPtr k = compile(*ctx, kTask, f.file);
+        auto t0 = Clock::now();
+        Json r = to_json(ctx->compare(task(kTask), k, 1, kSeed));
+        const double took = seconds_since(t0);
+        const std::string msg = r.value("message", "");
+        EXPECT_EQ(r["verdict"], "runtime_error") << f.file << ": " << r.dump(2);
+        EXPECT_FALSE(r.value("context_lost", false)) << r.dump(2);
+        EXPECT_TRUE(has(msg, f.says)) << msg;
+        EXPECT_TRUE(has(msg, "checked build")) << msg;
+        EXPECT_EQ(r["worker"]["pid"], ok["worker"]["pid"]) << r.dump(2);
+        EXPECT_LT(took, 0.5) << f.file << ": a contained fault waits for no driver report";
+        Json again = to_json(ctx->compare(task(kTask), good, 1, kSeed));
+        EXPECT_EQ(again["verdict"], "pass") << again.dump(2);
+        EXPECT_EQ(again["worker"]["pid"], ok["worker"]["pid"]) << again.dump(2);
+    }
+    KernelPtr loop = compile(*ctx, kTask, "kernels/infinite_loop.cu");
+    auto t0 = Clock::now();
+    Json hang = to_json(ctx->compare(task(kTask), loop, 0, kSeed));
+    const double took = seconds_since(t0);
+    EXPECT_EQ(hang["verdict"], "timeout") << hang.dump(2);
+    EXPECT_FALSE(hang.value("context_lost", false)) << hang.dump(2);
+    EXPECT_TRUE(has(hang.value("message", ""), "checked build")) << hang.dump(2);
+    EXPECT_EQ(hang["worker"]["pid"], ok["worker"]["pid"]) << "the hung kernel's worker went on: " << hang.dump(2);
+    EXPECT_LT(took, DeadlinePolicy::kKernelFloorS + kCheckedGraceS + 0.25) << hang.dump(2);
+    Json after = to_json(ctx->compare(task(kTask), good, 0, kSeed));
+    EXPECT_EQ(after["verdict"], "pass") << after.dump(2);
+    EXPECT_EQ(after["worker"]["pid"], ok["worker"]["pid"]) << after.dump(2);
+
+    Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
+    EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.message;
+    EXPECT_TRUE(timed.json.contains("timing")) << timed.json.dump(2);
+    Scored cached = score(*ctx, kTask, "kernels/caches_in_global.cu", std::nullopt, true);
+    EXPECT_EQ(cached.verdict, KB_VERDICT_WRONG_ANSWER) << cached.json.dump(2);
+    EXPECT_TRUE(cached.json.contains("recheck")) << "caught by the recheck, on the build that was timed: "
+                                                 << cached.json.dump(2);
 }
