@@ -66,19 +66,7 @@ std::optional<CompiledImage> CompileCache::load(const std::string& key) const {
         img.nvcc_ms = meta.value("nvcc_ms", 0.0);
         img.fallback_reason = meta.value("fallback_reason", "");
         img.trap_flag = meta.value("trap_flag", "");
-        if (meta.contains("checked")) {
-            // The checked build (compiler/fault_containment.h) beside the image;
-            // without it the image still serves, unchecked.
-            const Json& c = meta["checked"];
-            std::string checked_path = join_path(dir_, key + ".checked.bin");
-            if (file_exists(checked_path)) {
-                std::string checked = read_file(checked_path);
-                if (c.value("sha256", "") == sha256_hex(checked)) {
-                    img.checked_bytes = std::move(checked);
-                    img.checked_arm = c.value("arm", "");
-                }
-            }
-        }
+        img.checked_arm = meta.value("checked_arm", "");
         if (meta.contains("triton")) {
             const Json& t = meta["triton"];
             img.triton_metadata = t.at("metadata").get<std::string>();
@@ -108,6 +96,7 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
     meta["entries"] = img.entries;
     meta["log"] = img.log;
     if (!img.trap_flag.empty()) meta["trap_flag"] = img.trap_flag;
+    if (!img.checked_arm.empty()) meta["checked_arm"] = img.checked_arm;
     meta["nvrtc_ms"] = img.nvrtc_ms;
     meta["nvcc_ms"] = img.nvcc_ms;
     meta["fallback_reason"] = img.fallback_reason;
@@ -124,10 +113,6 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
         // The image first, its description last: a reader that finds the
         // .json finds a complete .bin (each file is written atomically).
         write_file_atomic(join_path(dir_, key + ".bin"), img.bytes);
-        if (!img.checked_bytes.empty()) {
-            write_file_atomic(join_path(dir_, key + ".checked.bin"), img.checked_bytes);
-            meta["checked"] = Json{{"arm", img.checked_arm}, {"sha256", sha256_hex(img.checked_bytes)}};
-        }
         write_file_atomic(join_path(dir_, key + ".json"), meta.dump(1));
     } catch (const Error&) {
         // A cache that cannot be written is not a compile failure.

@@ -63,9 +63,9 @@ struct CompiledImage {
     // Contained traps (compiler/trap_containment.h): the flag's symbol in
     // the image; "" when its traps are not contained.
     std::string trap_flag;
-    // The checked build for correctness runs (compiler/fault_containment.h),
-    // of the same kind as `bytes`, and its arming entry; "" when none.
-    std::string checked_bytes;
+    // The checked copies for the comparisons (compiler/fault_containment.h):
+    // the entry that arms them; "" when the image has none. The copy of
+    // kernel S is S + kCheckedSuffix, in the same image.
     std::string checked_arm;
     // Triton kernels (path "triton", and given triton_binary images): what
     // Triton compiled; compiler/triton_launch.h derives the launch from it.

@@ -174,63 +174,95 @@ struct Names {
     std::string flag, bounds, deadline, arm, reg;  // reg: prefix of the checks' registers
 };
 
-// The check before one access: outside every range, or misaligned, stores
-// the kind and the address in the flag and ends the thread.
+// The checks' registers in each checked function: the address and its end,
+// the two ranges (loaded once, at the function's start), the access's size,
+// the kind for the flag, and predicates.
+std::string check_registers(const Names& n) {
+    const std::string& r = n.reg;
+    return "\t.reg .b64 " + r + "a, " + r + "e, " + r + "l0, " + r + "h0, " + r + "l1, " + r + "h1;\n\t.reg .b32 " + r +
+           "s, " + r + "k;\n\t.reg .pred " + r + "p, " + r + "q, " + r + "g, " + r + "r;\n";
+}
+
+std::string load_ranges(const Names& n) {
+    const std::string& r = n.reg;
+    return "\tld.global.nc.v2.u64 {" + r + "l0, " + r + "h0}, [" + n.bounds + "];\n\tld.global.nc.v2.u64 {" + r + "l1, " +
+           r + "h1}, [" + n.bounds + "+16];\n";
+}
+
+// The check before one access: an address outside both ranges, or one not
+// aligned to the access's size, branches to the function's failure block
+// (failure_blocks) with the address and the size in registers. One branch
+// per access, not a store and an exit each: ptxas's time grows with them.
 std::string access_check(const Access& a, const std::string& guard, const Names& n) {
-    const std::string A = n.reg + "a", E = n.reg + "e", L = n.reg + "l", H = n.reg + "h";
-    const std::string P = n.reg + "p", Q = n.reg + "q", G = n.reg + "g", R = n.reg + "r";
+    const std::string& r = n.reg;
+    const std::string A = r + "a", E = r + "e", P = r + "p", Q = r + "q", G = r + "g", R = r + "r";
     std::string s;
     auto line = [&s](const std::string& x) { s += "\t" + x + ";\n"; };
     line(a.offset.empty() ? "mov.b64 " + A + ", " + a.reg : "add.s64 " + A + ", " + a.reg + ", " + a.offset);
+    line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
+    line("setp.ge.u64 " + P + ", " + A + ", " + r + "l0");
+    line("setp.le.and.u64 " + P + ", " + E + ", " + r + "h0, " + P);
+    line("setp.ge.u64 " + Q + ", " + A + ", " + r + "l1");
+    line("setp.le.and.u64 " + Q + ", " + E + ", " + r + "h1, " + Q);
+    line("or.pred " + P + ", " + P + ", " + Q);  // inside a range
+    const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
+    line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
+    line("setp.eq.and.u64 " + P + ", " + E + ", 0, " + P);  // P: inside and aligned
     if (a.generic) {
         // A generic address into shared or local memory is not the buffers'
         // business; any other (a null pointer among them) must be in bounds.
         line("isspacep.shared " + G + ", " + A);
         line("isspacep.local " + R + ", " + A);
-        line("or.pred " + G + ", " + G + ", " + R);
-        line("not.pred " + G + ", " + G);
-    }
-    line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
-    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "]");
-    line("setp.ge.u64 " + P + ", " + A + ", " + L);
-    line("setp.le.and.u64 " + P + ", " + E + ", " + H + ", " + P);
-    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "+16]");
-    line("setp.ge.u64 " + Q + ", " + A + ", " + L);
-    line("setp.le.and.u64 " + Q + ", " + E + ", " + H + ", " + Q);
-    line("or.pred " + P + ", " + P + ", " + Q);
-    line("not.pred " + P + ", " + P);  // P: outside
-    const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
-    line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
-    line("setp.ne.and.u64 " + Q + ", " + E + ", 0, !" + P);  // Q: inside but misaligned
-    if (a.generic) {
-        line("and.pred " + P + ", " + P + ", " + G);
-        line("and.pred " + Q + ", " + Q + ", " + G);
+        line("or.pred " + P + ", " + P + ", " + G);
+        line("or.pred " + P + ", " + P + ", " + R);
     }
     if (!guard.empty()) {
         // `@%p` or `@!%p`: only where the instruction itself runs.
         const bool negated = guard.size() > 1 && guard[1] == '!';
-        std::string pred = guard.substr(negated ? 2 : 1);
+        const std::string pred = guard.substr(negated ? 2 : 1);
         if (negated) {
+            line("or.pred " + P + ", " + P + ", " + pred);
+        } else {
             line("not.pred " + R + ", " + pred);
-            pred = R;
+            line("or.pred " + P + ", " + P + ", " + R);
         }
-        line("and.pred " + P + ", " + P + ", " + pred);
-        line("and.pred " + Q + ", " + Q + ", " + pred);
     }
-    for (const auto& [pred, kind] : {std::pair<std::string, unsigned>{P, kFaultOutOfBounds}, {Q, kFaultMisaligned}}) {
-        line("@" + pred + " st.volatile.global.u64 [" + n.flag + "+8], " + A);
-        line("@" + pred + " st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kind));
-        line("@" + pred + " exit");
-    }
+    line("mov.u32 " + r + "s, " + std::to_string(a.bytes));
+    line("@!" + P + " bra " + r + "FAIL");
     return s;
 }
 
-// The check before a backward branch: past the deadline, the thread ends.
+// The check before a backward branch: past the deadline, to the failure
+// block for loops.
 std::string loop_check(const Names& n) {
-    const std::string A = n.reg + "a", L = n.reg + "l", P = n.reg + "p";
-    return "\tmov.u64 " + A + ", %globaltimer;\n\tld.global.nc.u64 " + L + ", [" + n.deadline + "];\n\tsetp.gt.u64 " +
-           P + ", " + A + ", " + L + ";\n\t@" + P + " st.volatile.global.u32 [" + n.flag + "], " +
-           std::to_string(kFaultOverTime) + ";\n\t@" + P + " exit;\n";
+    const std::string& r = n.reg;
+    return "\tmov.u64 " + r + "a, %globaltimer;\n\tld.global.nc.u64 " + r + "e, [" + n.deadline + "];\n\tsetp.gt.u64 " + r +
+           "p, " + r + "a, " + r + "e;\n\t@" + r + "p bra " + r + "OVERTIME;\n";
+}
+
+// A checked function's failure blocks, after its last instruction: what an
+// access check found (out of bounds, or inside but misaligned) with its
+// address, or the deadline passed; then the thread ends.
+std::string failure_blocks(const Names& n) {
+    const std::string& r = n.reg;
+    const std::string A = r + "a", E = r + "e", P = r + "p", Q = r + "q";
+    std::string s = r + "FAIL:\n";
+    auto line = [&s](const std::string& x) { s += "\t" + x + ";\n"; };
+    line("cvt.u64.u32 " + E + ", " + r + "s");
+    line("add.s64 " + E + ", " + A + ", " + E);
+    line("setp.ge.u64 " + P + ", " + A + ", " + r + "l0");
+    line("setp.le.and.u64 " + P + ", " + E + ", " + r + "h0, " + P);
+    line("setp.ge.u64 " + Q + ", " + A + ", " + r + "l1");
+    line("setp.le.and.u64 " + Q + ", " + E + ", " + r + "h1, " + Q);
+    line("or.pred " + P + ", " + P + ", " + Q);  // inside: it was the alignment
+    line("selp.u32 " + r + "k, " + std::to_string(kFaultMisaligned) + ", " + std::to_string(kFaultOutOfBounds) + ", " + P);
+    line("st.volatile.global.u64 [" + n.flag + "+8], " + A);
+    line("st.volatile.global.u32 [" + n.flag + "], " + r + "k");
+    line("exit");
+    s += r + "OVERTIME:\n";
+    line("st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kFaultOverTime));
+    line("exit");
+    return s;
 }
 
 // The arming entry: bounds [lo, hi) from the host, the module's variables'
@@ -293,13 +325,73 @@ CheckedPtx check_faults(const std::string& ptx) {
 
 namespace {
 
+// Whole-word replacement of each defined function's name by its checked copy's.
+std::string renamed(const std::string& text, const std::set<std::string>& functions) {
+    std::string out;
+    out.reserve(text.size() + 64);
+    size_t i = 0;
+    while (i < text.size()) {
+        if (ident_char(text[i]) && (i == 0 || !ident_char(text[i - 1]))) {
+            size_t e = i;
+            while (e < text.size() && ident_char(text[e])) ++e;
+            std::string word = text.substr(i, e - i);
+            out += functions.count(word) ? word + kCheckedSuffix : word;
+            i = e;
+            continue;
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
+// The name a function definition's header gives (`.entry NAME(`, `.func
+// (RET) NAME(`), or "" when `header` declares none.
+std::string defined_name(const std::string& header) {
+    size_t p = header.find(".entry");
+    size_t skip = 6;
+    if (p == std::string::npos) p = header.find(".func"), skip = 5;
+    if (p == std::string::npos || header.find(".extern") != std::string::npos) return "";
+    p += skip;
+    while (p < header.size() && std::isspace(static_cast<unsigned char>(header[p]))) ++p;
+    if (p < header.size() && header[p] == '(') {  // a .func's return parameters
+        p = header.find(')', p);
+        if (p == std::string::npos) return "";
+        ++p;
+        while (p < header.size() && std::isspace(static_cast<unsigned char>(header[p]))) ++p;
+    }
+    size_t e = p;
+    while (e < header.size() && ident_char(header[e])) ++e;
+    return header.substr(p, e - p);
+}
+
 void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* result) {
     CheckedPtx& out = *result;
     out.accesses = out.loops = 0;
     out.ptx.clear();
     const std::string& flag = n.flag;
+    // Every function the module defines: its checked copy is renamed, and so
+    // are the calls between checked copies.
+    std::set<std::string> functions;
+    {
+        std::string header;
+        int depth = 0;
+        for (const std::string& raw : lines) {
+            std::string l = trim(without_comment(raw));
+            if (depth == 0 && (l.find(".entry") != std::string::npos || l.find(".func") != std::string::npos)) header.clear();
+            if (depth == 0) header += l + "\n";
+            for (char c : l) {
+                if (c == '{' && depth++ == 0 && l.find('=') == std::string::npos) {
+                    std::string name = defined_name(header);
+                    if (!name.empty()) functions.insert(name);
+                }
+                if (c == '}') --depth;
+            }
+            if (depth == 0 && !l.empty() && l.back() == ';') header.clear();
+        }
+    }
     std::vector<ModuleVar> vars;
-    std::string body;
+    std::string plain, checked, prototypes, header, fn;
+    bool is_func = false, body_started = false;
     int depth = 0, init_depth = 0;
     bool flag_seen = false;
     std::set<std::string> labels;
@@ -310,6 +402,7 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
         int opens = 0, closes = 0;
         for (char c : l) opens += c == '{', closes += c == '}';
         if (depth == 0) {
+            plain += raw + "\n";
             if (init_depth > 0 || (l.find('=') != std::string::npos && opens > 0)) {
                 // an initializer's braces, not a function body
                 init_depth += opens - closes;
@@ -319,7 +412,6 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
                     if (r > 0) vars.push_back(v);
                     if (r < 0) out.bounds_checked = false;
                 }
-                body += raw + "\n";
                 continue;
             }
             if (!l.empty() && l.back() == ';' && opens == 0) {
@@ -328,31 +420,48 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
                 if (r > 0) vars.push_back(v);
                 if (r < 0) out.bounds_checked = false;
             }
-            body += raw + "\n";
             if (!flag_seen && l.find(flag) != std::string::npos) {
                 // Right after the flag: the bounds and the deadline.
                 flag_seen = true;
-                body += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
-                body += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
+                plain += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
+                plain += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
                 vars.push_back({false, n.bounds, 32});
                 vars.push_back({false, n.deadline, 8});
             }
+            if (l.find(".entry") != std::string::npos || l.find(".func") != std::string::npos) header.clear();
             if (opens > closes) {
                 depth = opens - closes;
                 labels.clear();
                 wide = WideRegs{};
-                body += "\t.reg .b64 " + n.reg + "a, " + n.reg + "e, " + n.reg + "l, " + n.reg + "h;\n\t.reg .pred " +
-                        n.reg + "p, " + n.reg + "q, " + n.reg + "g, " + n.reg + "r;\n";
+                const std::string name = defined_name(header);
+                is_func = !name.empty() && header.find(".entry") == std::string::npos;
+                fn = renamed(header, functions);
+                if (is_func) prototypes += fn.substr(0, fn.find_last_not_of(" \t\n") + 1) + ";\n";
+                fn += raw + "\n" + check_registers(n);
+                body_started = false;
+                if (name.empty()) fn.clear();  // not a function this can copy
+                header.clear();
+                continue;
             }
+            if (!l.empty() && l.back() == ';') header.clear();
+            else if (!l.empty()) header += raw + "\n";
             continue;
         }
+        plain += raw + "\n";
         depth += opens - closes;
         if (l.rfind(".reg", 0) == 0) wide.declare(l);
         if (!l.empty() && l.back() == ':' && l.find(' ') == std::string::npos) labels.insert(l.substr(0, l.size() - 1));
         // One instruction on its own line (NVRTC's form; several statements
         // of inline asm on one line are left as they are).
         const bool single = !l.empty() && l.back() == ';' && l.find(';') == l.size() - 1 && opens == closes && l[0] != '{';
-        if (single) {
+        const bool declaration = l.rfind(".reg", 0) == 0 || l.rfind(".shared", 0) == 0 || l.rfind(".local", 0) == 0 ||
+                                 l.rfind(".param", 0) == 0 || l.rfind(".pragma", 0) == 0;
+        if (!fn.empty() && !body_started && !l.empty() && !declaration && l.rfind("//", 0) != 0) {
+            // The ranges, once, before the function's first instruction.
+            fn += load_ranges(n);
+            body_started = true;
+        }
+        if (single && !fn.empty()) {
             std::string guard, rest = l;
             if (rest[0] == '@') {
                 size_t sp = rest.find_first_of(" \t");
@@ -363,19 +472,29 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
             std::string operands = sp == std::string::npos ? "" : trim(rest.substr(sp, rest.size() - 1 - sp));
             Access a;
             if (out.bounds_checked && parse_access(opcode, operands, wide, &a)) {
-                body += access_check(a, guard, n);
+                fn += access_check(a, guard, n);
                 ++out.accesses;
             } else if ((opcode == "bra" || opcode == "bra.uni") && labels.count(operands)) {
-                body += loop_check(n);
+                fn += loop_check(n);
                 ++out.loops;
             }
         }
-        body += raw + "\n";
+        if (depth == 0 && !fn.empty()) {
+            // The function's closing brace: its failure blocks go before it.
+            if (!body_started) fn += load_ranges(n);
+            fn += failure_blocks(n) + renamed(raw, functions) + "\n";
+            checked += fn;
+            fn.clear();
+        } else if (!fn.empty()) {
+            fn += renamed(raw, functions) + "\n";
+        }
     }
     if (!flag_seen) return;
-    body.pop_back();  // split() gave one line more than there were newlines
-    out.ptx = body + arm_entry(n, vars);
+    plain.pop_back();  // split() gave one line more than there were newlines
+    out.ptx = plain + "\n// kbench: the checked build (src/compiler/fault_containment.h)\n" + prototypes + checked +
+              arm_entry(n, vars);
     out.arm_entry = n.arm;
+    out.functions = functions;
 }
 
 }  // namespace

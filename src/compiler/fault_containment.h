@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
 #include "compiler/trap_containment.h"
@@ -41,9 +42,17 @@ namespace kb {
 // The trap flag's kinds beyond compiler/trap_containment.h's.
 enum : unsigned { kFaultOutOfBounds = 3, kFaultMisaligned = 4, kFaultOverTime = 5 };
 
+// The checked copy of function NAME is NAME + kCheckedSuffix.
+constexpr const char* kCheckedSuffix = "__kb_checked";
+
 struct CheckedPtx {
-    std::string ptx;        // the checked PTX; "" when `ptx` has no trap flag
+    // The module with both builds: the input's functions as they were, then
+    // a checked copy of each (renamed; calls between copies too), sharing
+    // the module's variables, so that state a kernel keeps in a global is
+    // one, as in a single build. "" when the input has no trap flag.
+    std::string ptx;
     std::string arm_entry;  // the entry that arms the checks
+    std::set<std::string> functions;  // the functions that have a checked copy
     size_t accesses = 0;    // memory instructions given a bounds check
     size_t loops = 0;       // backward branches given a deadline check
     // false when a module-level variable's size could not be read or the

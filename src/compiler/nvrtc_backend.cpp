@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <random>
 
 #include "compiler/arch.h"
@@ -309,23 +308,33 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         bool is_cubin = nr.is_cubin;
         std::string trap_flag;
         CheckedPtx checked;
+        std::vector<std::string> contained_entries;
         if (config_.contain_traps) {
             // NVRTC gave PTX: its traps contained (compiler/trap_containment.h),
             // then assembled here for a cubin target, so that ptxas's errors
             // are compile errors and its work stays off the GPU's lanes.
             nr.image = contain_traps(nr.image, random_nonce());
             trap_flag = trap_flag_symbol(nr.image);
-            // The checked build for the correctness runs (compiler/fault_containment.h).
-            if (config_.checked_build) checked = check_faults(nr.image);
             if (!rq.emit_ptx) {
-                // Both builds assembled at once: the checked one on a thread of its own.
-                std::future<PtxAssembly> checked_cubin;
-                if (!checked.ptx.empty())
-                    checked_cubin = std::async(std::launch::async, [&] {
-                        return assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers);
-                    });
-                PtxAssembly a = assemble_ptx(config_.cuda_home, nr.image, rq.arch, rq.policy.max_registers);
-                PtxAssembly c = checked_cubin.valid() ? checked_cubin.get() : PtxAssembly{};
+                // The entries are the candidate's own, not the checked copies.
+                contained_entries = ptx_entries(nr.image);
+                // A checked copy of every function beside it, for the
+                // comparisons (compiler/fault_containment.h): one module,
+                // assembled once.
+                if (config_.checked_build) checked = check_faults(nr.image);
+                PtxAssembly a;
+                if (!checked.ptx.empty()) {
+                    a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers);
+                    if (!a.ok && a.available) {
+                        // ptxas refused the checked copies, not necessarily the code:
+                        // the build without them decides, and stands alone.
+                        notes = join_log(notes, "kbench: no checked build of this kernel (ptxas: " +
+                                                    summarize_compile_log(a.log, "ptxas") + ")");
+                        nr.ms += a.ms;
+                        checked = CheckedPtx{};
+                    }
+                }
+                if (checked.ptx.empty()) a = assemble_ptx(config_.cuda_home, nr.image, rq.arch, rq.policy.max_registers);
                 nr.ms += a.ms;
                 if (a.ok) {
                     nr.image = std::move(a.cubin);
@@ -334,23 +343,15 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 } else if (a.available) {
                     throw CompileError(summarize_compile_log(a.log, "ptxas"), join_log(join_log(nr.log, a.log), notes));
                 } else {
+                    // The driver assembles the PTX (without checked copies: one build is enough).
+                    checked = CheckedPtx{};
                     notes = join_log(notes, "kbench: the driver assembles this PTX when it loads it (" + a.why_unavailable + ")");
-                }
-                if (is_cubin && !checked.ptx.empty()) {
-                    if (c.ok) {
-                        checked.ptx = std::move(c.cubin);
-                    } else {
-                        // The unchecked build stands alone: its faults cost a worker, as without containment.
-                        notes = join_log(notes, "kbench: no checked build of this kernel (ptxas: " +
-                                                    summarize_compile_log(c.log, "ptxas") + ")");
-                        checked = CheckedPtx{};
-                    }
-                } else if (!is_cubin) {
-                    checked = CheckedPtx{};  // the driver would assemble both: one is enough
                 }
             }
         }
-        std::vector<std::string> entries = is_cubin ? cubin_entries(nr.image) : ptx_entries(nr.image);
+        std::vector<std::string> entries = !contained_entries.empty() ? contained_entries
+                                           : is_cubin                 ? cubin_entries(nr.image)
+                                                                      : ptx_entries(nr.image);
         try {
             CompiledImage img;
             img.arch = rq.arch;
@@ -360,10 +361,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             img.entries = std::move(entries);
             img.bytes = std::move(nr.image);
             img.trap_flag = trap_flag;
-            if (!checked.ptx.empty()) {
-                img.checked_bytes = std::move(checked.ptx);
-                img.checked_arm = checked.arm_entry;
-            }
+            img.checked_arm = checked.arm_entry;
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;

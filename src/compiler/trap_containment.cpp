@@ -159,7 +159,7 @@ std::string describe_contained_trap(const TrapFlag& f, const std::string& case_n
                            : std::string("a thread executed a trap instruction (__trap(), asm(\"trap;\"), or the compiler's trap for "
                                          "code that must not be reached)");
     return what + " at case '" + case_name +
-           "'; CUDA would end the kernel with an unspecified launch failure. kbench contained it (the thread ended, "
+           "'; CUDA would end the kernel with an unspecified launch failure (CUDA_ERROR_LAUNCH_FAILED). kbench contained it (the thread ended, "
            "the worker kept its context; kbench run --no-contain-traps or $KBENCH_CONTAIN_TRAPS=0 lets it end the kernel)";
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "compiler/fault_containment.h"
 #include "compiler/trap_containment.h"
 #include "compiler/triton_specialize.h"
 #include <sstream>
@@ -144,39 +145,26 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
         }
         functions_[name] = f;
     }
-    if (!k.image.checked_bytes.empty()) load_checked(k);
+    if (!k.image.checked_arm.empty()) resolve_checked(k);
 }
 
-void LoadedModule::load_checked(const Kernel& k) {
-    CompiledImage img;
-    img.kind = k.image.kind;
-    img.arch = k.image.arch;
-    img.bytes = k.image.checked_bytes;
-    try {
-        checked_ = load(img, k.label + " (its checked build)");
-    } catch (const KernelFault&) {
-        if (dev_.lost()) throw;
-        return;  // the unchecked build serves alone, as without containment
-    }
+void LoadedModule::resolve_checked(const Kernel& k) {
+    // The checked copies live in the same module (compiler/fault_containment.h):
+    // their flag is the module's trap flag.
     const CudaDriver& d = dev_.driver();
-    size_t bytes = 0;
-    CUresult r = d.cuModuleGetGlobal(&checked_flag_, &bytes, checked_, k.image.trap_flag.c_str());
-    if (r == CUDA_SUCCESS && bytes >= sizeof(TrapFlag)) r = d.cuModuleGetFunction(&arm_, checked_, k.image.checked_arm.c_str());
-    for (const auto& [name, plain] : functions_) {
-        (void)plain;
+    std::map<std::string, CUfunction> copies;
+    CUfunction arm = nullptr;
+    CUresult r = d.cuModuleGetFunction(&arm, module_, k.image.checked_arm.c_str());
+    for (const auto& entry : functions_) {
         if (r != CUDA_SUCCESS) break;
-        auto it = k.image.symbols.find(name);
-        CUfunction f = nullptr;
-        r = d.cuModuleGetFunction(&f, checked_, (it != k.image.symbols.end() ? it->second : name).c_str());
-        checked_functions_[name] = f;
+        auto it = k.image.symbols.find(entry.first);
+        const std::string copy = (it != k.image.symbols.end() ? it->second : entry.first) + kCheckedSuffix;
+        r = d.cuModuleGetFunction(&copies[entry.first], module_, copy.c_str());
     }
-    if (r != CUDA_SUCCESS || bytes < sizeof(TrapFlag)) {
-        d.cuModuleUnload(checked_);
-        checked_ = nullptr;
-        checked_flag_ = 0;
-        arm_ = nullptr;
-        checked_functions_.clear();
-    }
+    if (r != CUDA_SUCCESS || !trap_flag_)
+        fail(KB_ERR_INTERNAL, "the checked copies of " + k.label + " are not in its module (" + cuda_error_text(r) + ")");
+    arm_ = arm;
+    checked_functions_ = std::move(copies);
 }
 
 CUresult LoadedModule::enqueue_arm(CUdeviceptr lo, CUdeviceptr hi, uint64_t limit_ns) const {
@@ -189,7 +177,6 @@ CUresult LoadedModule::enqueue_arm(CUdeviceptr lo, CUdeviceptr hi, uint64_t limi
 LoadedModule::~LoadedModule() {
     if (dev_.lost()) return;
     if (module_) dev_.driver().cuModuleUnload(module_);
-    if (checked_) dev_.driver().cuModuleUnload(checked_);
     for (CUmodule m : variant_modules_) dev_.driver().cuModuleUnload(m);
 }
 

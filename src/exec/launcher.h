@@ -39,10 +39,9 @@ public:
     // compiler/trap_containment.h), or 0 when its traps are not contained.
     CUdeviceptr trap_flag() const { return trap_flag_; }
 
-    // The checked build (compiler/fault_containment.h), loaded beside the
-    // image when it has one: its own flag, and the entry that arms it.
-    bool has_checked() const { return checked_ != nullptr; }
-    CUdeviceptr checked_flag() const { return checked_flag_; }
+    // The checked copies of its kernels (compiler/fault_containment.h), when
+    // the image has them; they set the module's trap flag.
+    bool has_checked() const { return arm_ != nullptr; }
     // Enqueues the arming entry: accesses inside [lo, hi) (or the module's
     // own variables) pass, loops end `limit_ns` after it runs, the flag is
     // cleared. Returns the driver's result.
@@ -68,11 +67,9 @@ private:
     CUmodule module_ = nullptr;
     CUdeviceptr trap_flag_ = 0;
     std::map<std::string, CUfunction> functions_;
-    CUmodule checked_ = nullptr;
-    CUdeviceptr checked_flag_ = 0;
     CUfunction arm_ = nullptr;
     std::map<std::string, CUfunction> checked_functions_;
-    void load_checked(const Kernel& k);
+    void resolve_checked(const Kernel& k);
     std::vector<CUmodule> variant_modules_;
     std::vector<TritonVariant> variant_keys_;
     std::vector<TritonBinary> triton_;

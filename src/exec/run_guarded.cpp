@@ -37,7 +37,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         auto mod = modules.get(dev, kernel);
         const bool checked = limit.checked_build && mod->has_checked();
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins, checked);
-        const CUdeviceptr trap_flag = checked ? mod->checked_flag() : mod->trap_flag();
+        const CUdeviceptr trap_flag = mod->trap_flag();
         if (checked) {
             auto [lo, hi] = bufs.span(scratch_key);
             // No limit: a deadline far past any run (2^62 ns), that cannot overflow.

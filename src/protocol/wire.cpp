@@ -201,7 +201,6 @@ Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
             {"hash", img.hash},
             {"fallback_reason", img.fallback_reason},
             {"trap_flag", img.trap_flag},
-            {"checked_blob", add_blob(blobs, img.checked_bytes)},
             {"checked_arm", img.checked_arm},
             {"triton_metadata", img.triton_metadata},
             {"triton_signature", signature},
@@ -227,7 +226,6 @@ CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blo
     img.nvcc_ms = field<double>(j, "nvcc_ms");
     img.cache_hit = field<bool>(j, "cache_hit");
     img.trap_flag = j.value("trap_flag", "");
-    if (j.contains("checked_blob")) img.checked_bytes = blob_at(j, "checked_blob", blobs);
     img.checked_arm = j.value("checked_arm", "");
     img.hash = field<std::string>(j, "hash");
     img.fallback_reason = field<std::string>(j, "fallback_reason");

@@ -97,17 +97,24 @@ TEST(FaultContainment, ChecksGlobalAndGenericAccessesAndLoopsOnly) {
 
 TEST(FaultContainment, AGuardedAccessIsCheckedOnlyUnderItsGuard) {
     kb::CheckedPtx c = checked_hand_written();
+    // The functions as they were come first, unchanged; then their checked copies.
+    const size_t copies = c.ptx.find("// kbench: the checked build");
+    ASSERT_NE(copies, std::string::npos);
+    EXPECT_EQ(c.ptx.substr(0, copies).find("%kb0000000000000abc_a"), std::string::npos) << "the timed build has no checks";
+    c.ptx = c.ptx.substr(copies);
     size_t at = c.ptx.find("@%p1 st.global.f32 [%rd3+16]");
     ASSERT_NE(at, std::string::npos);
     std::string before = c.ptx.substr(0, at);
     before = before.substr(before.rfind("add.s64 %kb0000000000000abc_a, %rd3, 16;"));
-    EXPECT_NE(before.find("and.pred %kb0000000000000abc_p, %kb0000000000000abc_p, %p1;"), std::string::npos) << before;
+    // Passes where the guard is false: P |= !%p1.
+    EXPECT_NE(before.find("not.pred %kb0000000000000abc_r, %p1;"), std::string::npos) << before;
+    EXPECT_NE(before.find("@!%kb0000000000000abc_p bra %kb0000000000000abc_FAIL;"), std::string::npos) << before;
     EXPECT_NE(before.find("add.s64 %kb0000000000000abc_e, %kb0000000000000abc_a, 4;"), std::string::npos) << before;
     size_t neg = c.ptx.find("@!%p1 ld.global.nc.v4.f32");
     ASSERT_NE(neg, std::string::npos);
     std::string vec = c.ptx.substr(0, neg);
     vec = vec.substr(vec.rfind("add.s64 %kb0000000000000abc_a, %rd3, -32;"));
-    EXPECT_NE(vec.find("not.pred %kb0000000000000abc_r, %p1;"), std::string::npos) << vec;
+    EXPECT_NE(vec.find("or.pred %kb0000000000000abc_p, %kb0000000000000abc_p, %p1;"), std::string::npos) << vec;
     EXPECT_NE(vec.find("and.b64 %kb0000000000000abc_e, %kb0000000000000abc_a, 15;"), std::string::npos)
         << "a 16-byte access must be 16-byte aligned: " << vec;
 }
@@ -217,20 +224,23 @@ TEST(FaultContainment, NvrtcPtxOfCommonKernelsStaysValid) {
     EXPECT_PTXAS_ACCEPTS(c.ptx);
 }
 
-TEST(FaultContainment, ACubinTargetCarriesItsCheckedBuildOverTheWireAndTheDiskCache) {
+TEST(FaultContainment, ACubinTargetHoldsBothBuildsAndTheWireAndTheDiskCacheKeepThem) {
     kb::CompiledImage img = containing_compiler().compile(shapes_request(false));
     if (img.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit: " << img.log;
-    ASSERT_NE(img.checked_bytes, "") << img.log;
-    EXPECT_EQ(img.checked_bytes.compare(0, 4, "\x7f" "ELF"), 0);
-    EXPECT_NE(img.checked_bytes.find(img.checked_arm), std::string::npos);
-    EXPECT_NE(img.checked_bytes.find(img.trap_flag), std::string::npos);
-    EXPECT_EQ(img.bytes.find(img.checked_arm), std::string::npos) << "the timed build has no checks";
+    ASSERT_NE(img.checked_arm, "") << img.log;
+    EXPECT_EQ(img.bytes.compare(0, 4, "\x7f" "ELF"), 0);
+    EXPECT_NE(img.bytes.find(img.checked_arm), std::string::npos);
+    EXPECT_NE(img.bytes.find(img.trap_flag), std::string::npos);
+    EXPECT_NE(img.bytes.find(std::string("vadd") + kb::kCheckedSuffix), std::string::npos) << "vadd's checked copy";
+    // The image's entries are the candidate's: no copy, no arming entry.
+    EXPECT_EQ(img.entries.size(), 5u);
+    for (const std::string& e : img.entries) EXPECT_EQ(e.find("__kb"), std::string::npos) << e;
 
     std::vector<std::string> blobs;
     kb::Json j = kb::wire::image_to_json(img, &blobs);
     kb::CompiledImage back = kb::wire::image_from_json(j, blobs);
-    EXPECT_EQ(back.checked_bytes, img.checked_bytes);
     EXPECT_EQ(back.checked_arm, img.checked_arm);
+    EXPECT_EQ(back.bytes, img.bytes);
 
     char dir[] = "/tmp/kbench-faults-cache-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
@@ -241,16 +251,33 @@ TEST(FaultContainment, ACubinTargetCarriesItsCheckedBuildOverTheWireAndTheDiskCa
     kb::CompileCache fresh(dir, 4);
     std::optional<kb::CompiledImage> hit = fresh.find("k1");
     ASSERT_TRUE(hit.has_value());
-    EXPECT_EQ(hit->checked_bytes, img.checked_bytes);
     EXPECT_EQ(hit->checked_arm, img.checked_arm);
-    // A damaged checked build is dropped, not trusted; the image still serves.
-    std::ofstream(std::string(dir) + "/k1.checked.bin") << "damaged";
-    kb::CompileCache again(dir, 4);
-    hit = again.find("k1");
-    ASSERT_TRUE(hit.has_value());
-    EXPECT_EQ(hit->checked_bytes, "");
-    EXPECT_EQ(hit->bytes, img.bytes);
+    EXPECT_EQ(hit->entries, img.entries);
     std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+// A device function called from a kernel: its checked copy is called from
+// the kernel's checked copy, declared before it, and ptxas accepts the whole.
+TEST(FaultContainment, CallsBetweenCheckedCopiesStayInTheCheckedBuild) {
+    kb::CompileRequest rq = shapes_request(true);
+    rq.code = "__device__ __noinline__ float load(const float* p, int i) { return p[i]; }\n"
+              "extern \"C\" __global__ void k(const float* a, float* c, int n) {\n"
+              "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "  if (i < n) c[i] = load(a, i);\n}\n";
+    rq.kernel_names = {"k"};
+    kb::CompiledImage img = containing_compiler().compile(rq);
+    kb::CheckedPtx c = kb::check_faults(img.bytes);
+    ASSERT_NE(c.ptx, "");
+    EXPECT_EQ(c.functions.size(), 2u);
+    const std::string copy = std::string("k") + kb::kCheckedSuffix;
+    size_t entry = c.ptx.find(".entry " + copy + "(");
+    ASSERT_NE(entry, std::string::npos) << c.ptx;
+    size_t next = c.ptx.find(".entry", entry + 1);
+    std::string body = c.ptx.substr(entry, next - entry);
+    EXPECT_NE(body.find(kb::kCheckedSuffix + std::string(",")), std::string::npos)
+        << "the checked kernel calls the checked helper: " << body;
+    EXPECT_EQ(count_of(c.ptx, ".entry k("), 1u) << "the kernel itself is unchanged";
+    EXPECT_PTXAS_ACCEPTS(c.ptx);
 }
 
 }  // namespace
