@@ -174,95 +174,70 @@ struct Names {
     std::string flag, bounds, deadline, arm, reg;  // reg: prefix of the checks' registers
 };
 
-// The checks' registers in each checked function: the address and its end,
-// the two ranges (loaded once, at the function's start), the access's size,
-// the kind for the flag, and predicates.
+// The checks' registers in each checked function.
 std::string check_registers(const Names& n) {
     const std::string& r = n.reg;
-    return "\t.reg .b64 " + r + "a, " + r + "e, " + r + "l0, " + r + "h0, " + r + "l1, " + r + "h1;\n\t.reg .b32 " + r +
-           "s, " + r + "k;\n\t.reg .pred " + r + "p, " + r + "q, " + r + "g, " + r + "r;\n";
+    return "\t.reg .b64 " + r + "a, " + r + "e, " + r + "l, " + r + "h;\n\t.reg .pred " + r + "p, " + r + "q, " + r + "g, " + r +
+           "r;\n";
 }
 
-std::string load_ranges(const Names& n) {
-    const std::string& r = n.reg;
-    return "\tld.global.nc.v2.u64 {" + r + "l0, " + r + "h0}, [" + n.bounds + "];\n\tld.global.nc.v2.u64 {" + r + "l1, " +
-           r + "h1}, [" + n.bounds + "+16];\n";
-}
-
-// The check before one access: an address outside both ranges, or one not
-// aligned to the access's size, branches to the function's failure block
-// (failure_blocks) with the address and the size in registers. One branch
-// per access, not a store and an exit each: ptxas's time grows with them.
+// The check before one access: outside every range, or misaligned, stores
+// the kind and the address in the flag and ends the thread.
 std::string access_check(const Access& a, const std::string& guard, const Names& n) {
-    const std::string& r = n.reg;
-    const std::string A = r + "a", E = r + "e", P = r + "p", Q = r + "q", G = r + "g", R = r + "r";
+    const std::string A = n.reg + "a", E = n.reg + "e", L = n.reg + "l", H = n.reg + "h";
+    const std::string P = n.reg + "p", Q = n.reg + "q", G = n.reg + "g", R = n.reg + "r";
     std::string s;
     auto line = [&s](const std::string& x) { s += "\t" + x + ";\n"; };
     line(a.offset.empty() ? "mov.b64 " + A + ", " + a.reg : "add.s64 " + A + ", " + a.reg + ", " + a.offset);
-    line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
-    line("setp.ge.u64 " + P + ", " + A + ", " + r + "l0");
-    line("setp.le.and.u64 " + P + ", " + E + ", " + r + "h0, " + P);
-    line("setp.ge.u64 " + Q + ", " + A + ", " + r + "l1");
-    line("setp.le.and.u64 " + Q + ", " + E + ", " + r + "h1, " + Q);
-    line("or.pred " + P + ", " + P + ", " + Q);  // inside a range
-    const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
-    line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
-    line("setp.eq.and.u64 " + P + ", " + E + ", 0, " + P);  // P: inside and aligned
     if (a.generic) {
         // A generic address into shared or local memory is not the buffers'
         // business; any other (a null pointer among them) must be in bounds.
         line("isspacep.shared " + G + ", " + A);
         line("isspacep.local " + R + ", " + A);
-        line("or.pred " + P + ", " + P + ", " + G);
-        line("or.pred " + P + ", " + P + ", " + R);
+        line("or.pred " + G + ", " + G + ", " + R);
+        line("not.pred " + G + ", " + G);
+    }
+    line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
+    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "]");
+    line("setp.ge.u64 " + P + ", " + A + ", " + L);
+    line("setp.le.and.u64 " + P + ", " + E + ", " + H + ", " + P);
+    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "+16]");
+    line("setp.ge.u64 " + Q + ", " + A + ", " + L);
+    line("setp.le.and.u64 " + Q + ", " + E + ", " + H + ", " + Q);
+    line("or.pred " + P + ", " + P + ", " + Q);
+    line("not.pred " + P + ", " + P);  // P: outside
+    const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
+    line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
+    line("setp.ne.and.u64 " + Q + ", " + E + ", 0, !" + P);  // Q: inside but misaligned
+    if (a.generic) {
+        line("and.pred " + P + ", " + P + ", " + G);
+        line("and.pred " + Q + ", " + Q + ", " + G);
     }
     if (!guard.empty()) {
         // `@%p` or `@!%p`: only where the instruction itself runs.
         const bool negated = guard.size() > 1 && guard[1] == '!';
-        const std::string pred = guard.substr(negated ? 2 : 1);
+        std::string pred = guard.substr(negated ? 2 : 1);
         if (negated) {
-            line("or.pred " + P + ", " + P + ", " + pred);
-        } else {
             line("not.pred " + R + ", " + pred);
-            line("or.pred " + P + ", " + P + ", " + R);
+            pred = R;
         }
+        line("and.pred " + P + ", " + P + ", " + pred);
+        line("and.pred " + Q + ", " + Q + ", " + pred);
     }
-    line("mov.u32 " + r + "s, " + std::to_string(a.bytes));
-    line("@!" + P + " bra " + r + "FAIL");
+    for (const auto& [pred, kind] : {std::pair<std::string, unsigned>{P, kFaultOutOfBounds}, {Q, kFaultMisaligned}}) {
+        line("@" + pred + " st.volatile.global.u64 [" + n.flag + "+8], " + A);
+        line("@" + pred + " st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kind));
+        line("@" + pred + " exit");
+    }
     return s;
 }
 
-// The check before a backward branch: past the deadline, to the failure
-// block for loops.
+// The check before a backward branch: past the deadline, the thread ends.
 std::string loop_check(const Names& n) {
-    const std::string& r = n.reg;
-    return "\tmov.u64 " + r + "a, %globaltimer;\n\tld.global.nc.u64 " + r + "e, [" + n.deadline + "];\n\tsetp.gt.u64 " + r +
-           "p, " + r + "a, " + r + "e;\n\t@" + r + "p bra " + r + "OVERTIME;\n";
-}
-
-// A checked function's failure blocks, after its last instruction: what an
-// access check found (out of bounds, or inside but misaligned) with its
-// address, or the deadline passed; then the thread ends.
-std::string failure_blocks(const Names& n) {
-    const std::string& r = n.reg;
-    const std::string A = r + "a", E = r + "e", P = r + "p", Q = r + "q";
-    std::string s = r + "FAIL:\n";
-    auto line = [&s](const std::string& x) { s += "\t" + x + ";\n"; };
-    line("cvt.u64.u32 " + E + ", " + r + "s");
-    line("add.s64 " + E + ", " + A + ", " + E);
-    line("setp.ge.u64 " + P + ", " + A + ", " + r + "l0");
-    line("setp.le.and.u64 " + P + ", " + E + ", " + r + "h0, " + P);
-    line("setp.ge.u64 " + Q + ", " + A + ", " + r + "l1");
-    line("setp.le.and.u64 " + Q + ", " + E + ", " + r + "h1, " + Q);
-    line("or.pred " + P + ", " + P + ", " + Q);  // inside: it was the alignment
-    line("selp.u32 " + r + "k, " + std::to_string(kFaultMisaligned) + ", " + std::to_string(kFaultOutOfBounds) + ", " + P);
-    line("st.volatile.global.u64 [" + n.flag + "+8], " + A);
-    line("st.volatile.global.u32 [" + n.flag + "], " + r + "k");
-    line("exit");
-    s += r + "OVERTIME:\n";
-    line("st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kFaultOverTime));
-    line("exit");
-    return s;
+    const std::string A = n.reg + "a", L = n.reg + "l", P = n.reg + "p";
+    return "\tmov.u64 " + A + ", %globaltimer;\n\tld.global.nc.u64 " + L + ", [" + n.deadline + "];\n\tsetp.gt.u64 " +
+           P + ", " + A + ", " + L + ";\n\t@" + P + " st.volatile.global.u32 [" + n.flag + "], " +
+           std::to_string(kFaultOverTime) + ";\n\t@" + P + " exit;\n";
 }
 
 // The arming entry: bounds [lo, hi) from the host, the module's variables'
@@ -391,7 +366,7 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
     }
     std::vector<ModuleVar> vars;
     std::string plain, checked, prototypes, header, fn;
-    bool is_func = false, body_started = false;
+    bool is_func = false;
     int depth = 0, init_depth = 0;
     bool flag_seen = false;
     std::set<std::string> labels;
@@ -438,7 +413,6 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
                 fn = renamed(header, functions);
                 if (is_func) prototypes += fn.substr(0, fn.find_last_not_of(" \t\n") + 1) + ";\n";
                 fn += raw + "\n" + check_registers(n);
-                body_started = false;
                 if (name.empty()) fn.clear();  // not a function this can copy
                 header.clear();
                 continue;
@@ -454,13 +428,6 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
         // One instruction on its own line (NVRTC's form; several statements
         // of inline asm on one line are left as they are).
         const bool single = !l.empty() && l.back() == ';' && l.find(';') == l.size() - 1 && opens == closes && l[0] != '{';
-        const bool declaration = l.rfind(".reg", 0) == 0 || l.rfind(".shared", 0) == 0 || l.rfind(".local", 0) == 0 ||
-                                 l.rfind(".param", 0) == 0 || l.rfind(".pragma", 0) == 0;
-        if (!fn.empty() && !body_started && !l.empty() && !declaration && l.rfind("//", 0) != 0) {
-            // The ranges, once, before the function's first instruction.
-            fn += load_ranges(n);
-            body_started = true;
-        }
         if (single && !fn.empty()) {
             std::string guard, rest = l;
             if (rest[0] == '@') {
@@ -480,9 +447,7 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
             }
         }
         if (depth == 0 && !fn.empty()) {
-            // The function's closing brace: its failure blocks go before it.
-            if (!body_started) fn += load_ranges(n);
-            fn += failure_blocks(n) + renamed(raw, functions) + "\n";
+            fn += renamed(raw, functions) + "\n";
             checked += fn;
             fn.clear();
         } else if (!fn.empty()) {
