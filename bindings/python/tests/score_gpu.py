@@ -30,6 +30,7 @@ def main():
                     print("  no positive /speedup in the result")
                     failures += 1
         failures += check_batch(ctx, task)
+    failures += check_contained_faults()
     failures += check_threads_overlap()
     return 1 if failures else 0
 
@@ -56,6 +57,38 @@ def check_batch(ctx, task):
                 failures += 1
     rate = len(expected) / (time.perf_counter() - t0)
     print(f"batch: {len(expected)} correctness-only verdicts through futures, {rate:.1f} per second")
+    return failures
+
+
+def worker_pid(doc):
+    """The pid of the worker that ran a score's last case."""
+    return ((doc.get("cases") or [{}])[-1].get("worker") or {}).get("pid")
+
+
+def check_contained_faults():
+    """Context(contain_traps=True) (KB_CONTEXT_CONTAIN_TRAPS): a write far
+    outside every buffer is a runtime_error found by the kernel's checked
+    build, and the worker keeps its context (no replacement)."""
+    failures = 0
+    far = ("__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    if (i < n) c[i + (size_t(1) << 40)] = a[i] + b[i];\n}\n")
+    with kbench.Context(contain_traps=True) as ctx, kbench.Task(TASK_DIR / "task.json") as task:
+        with ctx.score(task, variant(2000), skip_timing=True) as r:
+            first_pid = worker_pid(r.json())
+            if r.verdict != "pass":
+                print(f"contained: a correct kernel got {r.verdict}: {r.message}")
+                failures += 1
+        with ctx.score(task, far, skip_timing=True) as r:
+            doc = r.json()
+            print(f"contained far write: {r.verdict}: {r.message[:160]}")
+            if r.verdict != "runtime_error" or "checked build" not in r.message:
+                print("  expected a runtime_error found by the checked build")
+                failures += 1
+            case = (doc.get("cases") or [{}])[-1]
+            if first_pid is None or worker_pid(doc) != first_pid or case.get("context_lost"):
+                print(f"  the worker did not keep its context: {first_pid} then {case.get('worker')}")
+                failures += 1
     return failures
 
 
