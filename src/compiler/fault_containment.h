@@ -1,6 +1,7 @@
-// Faults contained in a second, checked build of the candidate's PTX, the
-// one its correctness runs use (ContextOptions::contain_traps turns both
-// on; docs/isolation.md, "Contained faults").
+// Faults and hangs contained in checked copies of the candidate's functions,
+// in the same module, which its comparisons run (ContextOptions::contain_traps
+// turns them on with contained traps; docs/isolation.md, "Contained faults
+// and hangs").
 //
 // Why: an out-of-bounds or misaligned access ends the kernel with a sticky
 // error; the worker's context is lost, and while the driver reports the
@@ -22,8 +23,13 @@
 // bounds and the deadline and clears the flag.
 //
 // The checks cost instructions, so the timed runs and the recheck after them
-// use the unchecked image: the numbers are the candidate's own, and the
-// recheck sees the very module that was timed. What the checks do not cover
+// launch the functions themselves, not their copies: the numbers are the
+// candidate's own, and the recheck sees the very code that was timed. The
+// copies share the module's variables with them. The form of a check
+// matters: one failure block per function, branched to, with the ranges in
+// registers, made a correct attention kernel's copy 3-6 times slower on an
+// H100 (bench/RESULTS.md, session 18); a store and an exit where each check
+// stands did not. What the checks do not cover
 // (an address held in a 32-bit register, a symbol's address, indirect
 // branches, a barrier waited on forever, instructions of multi-statement
 // lines of inline asm) still faults or hangs as before, and process

@@ -15,6 +15,7 @@
 #include "compiler/compiler.h"
 #include "compiler/fault_containment.h"
 #include "compiler/trap_containment.h"
+#include "unit/containing_compiler.h"
 #include "protocol/wire.h"
 
 namespace {
@@ -193,15 +194,6 @@ kb::CompileRequest shapes_request(bool ptx) {
     rq.kernel_names = {"vadd", "vec4", "rowsum", "spin", "null_write"};
     rq.code = kShapes;
     return rq;
-}
-
-kb::Compiler& containing_compiler() {
-    static kb::Compiler c([] {
-        kb::CompilerConfig cfg;
-        cfg.contain_traps = true;
-        return cfg;
-    }());
-    return c;
 }
 
 TEST(FaultContainment, NvrtcPtxOfCommonKernelsStaysValid) {

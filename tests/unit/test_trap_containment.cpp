@@ -12,6 +12,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/trap_containment.h"
+#include "unit/containing_compiler.h"
 
 namespace {
 
@@ -100,15 +101,6 @@ kb::CompileRequest trapping_request(bool ptx) {
     rq.kernel_names = {"k"};
     rq.code = kTrapping;
     return rq;
-}
-
-kb::Compiler& containing_compiler() {
-    static kb::Compiler c([] {
-        kb::CompilerConfig cfg;
-        cfg.contain_traps = true;
-        return cfg;
-    }());
-    return c;
 }
 
 // A PTX target: NVRTC's PTX for __trap(), asm("trap;") and assert(),
