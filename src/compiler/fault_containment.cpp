@@ -7,27 +7,22 @@
 #include <sstream>
 #include <vector>
 
+#include "compiler/ptx_text.h"
 #include "compiler/trap_containment.h"
+#include "util/text.h"
 
 namespace kb {
 namespace {
-
-std::string trim(const std::string& s) {
-    size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
 
 std::string without_comment(const std::string& line) {
     size_t c = line.find("//");
     return c == std::string::npos ? line : line.substr(0, c);
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; }
-
 bool has_word(const std::string& text, const std::string& word) {
     for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1)) {
         size_t e = p + word.size();
-        if ((p == 0 || !ident_char(text[p - 1])) && (e >= text.size() || !ident_char(text[e]))) return true;
+        if ((p == 0 || !ptx_ident_char(text[p - 1])) && (e >= text.size() || !ptx_ident_char(text[e]))) return true;
     }
     return false;
 }
@@ -152,7 +147,7 @@ bool parse_access(const std::string& opcode, const std::string& operands, const 
     std::string inner = trim(operands.substr(open + 1, close - open - 1));
     if (inner.empty() || inner[0] != '%') return false;  // a symbol: the module's own variable
     size_t e = 1;
-    while (e < inner.size() && ident_char(inner[e])) ++e;
+    while (e < inner.size() && ptx_ident_char(inner[e])) ++e;
     std::string reg = inner.substr(0, e), off = trim(inner.substr(e));
     if (!wide.holds(reg)) return false;
     if (!off.empty()) {
@@ -306,9 +301,9 @@ std::string renamed(const std::string& text, const std::set<std::string>& functi
     out.reserve(text.size() + 64);
     size_t i = 0;
     while (i < text.size()) {
-        if (ident_char(text[i]) && (i == 0 || !ident_char(text[i - 1]))) {
+        if (ptx_ident_char(text[i]) && (i == 0 || !ptx_ident_char(text[i - 1]))) {
             size_t e = i;
-            while (e < text.size() && ident_char(text[e])) ++e;
+            while (e < text.size() && ptx_ident_char(text[e])) ++e;
             std::string word = text.substr(i, e - i);
             out += functions.count(word) ? word + kCheckedSuffix : word;
             i = e;
@@ -335,7 +330,7 @@ std::string defined_name(const std::string& header) {
         while (p < header.size() && std::isspace(static_cast<unsigned char>(header[p]))) ++p;
     }
     size_t e = p;
-    while (e < header.size() && ident_char(header[e])) ++e;
+    while (e < header.size() && ptx_ident_char(header[e])) ++e;
     return header.substr(p, e - p);
 }
 

@@ -1,5 +1,8 @@
 #include "compiler/trap_containment.h"
 
+#include "compiler/ptx_text.h"
+#include "util/text.h"
+
 #include <cctype>
 #include <cstdio>
 #include <vector>
@@ -9,8 +12,6 @@ namespace {
 
 constexpr const char* kHeader = "// kbench: traps contained (src/compiler/trap_containment.h)\n";
 constexpr const char* kFlagPrefix = "__kb_trap_flag_";
-
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; }
 
 // The end of the `.address_size` line (where the header goes), or npos.
 size_t after_address_size(const std::string& ptx) {
@@ -35,7 +36,7 @@ std::string rewrite_instructions(const std::string& text, const std::string& fla
         if (hit == std::string::npos) break;
         size_t after = hit + len;
         while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
-        const bool starts = hit == 0 || !ident_char(text[hit - 1]);
+        const bool starts = hit == 0 || !ptx_ident_char(text[hit - 1]);
         const bool ends = after < text.size() && text[after] == ';';
         if (!starts || !ends) {
             out.append(text, i, hit + len - i);
@@ -48,7 +49,7 @@ std::string rewrite_instructions(const std::string& text, const std::string& fla
         size_t q = hit;
         while (q > 0 && (text[q - 1] == ' ' || text[q - 1] == '\t')) --q;
         size_t id_end = q;
-        while (q > 0 && ident_char(text[q - 1])) --q;
+        while (q > 0 && ptx_ident_char(text[q - 1])) --q;
         if (q < id_end) {
             size_t at = q;
             if (at > 0 && text[at - 1] == '!') --at;
@@ -77,7 +78,7 @@ std::string rename_assertfail(const std::string& text, const std::string& replac
         size_t p = text.find(name, i);
         if (p == std::string::npos) break;
         size_t e = p + name.size();
-        const bool whole = (p == 0 || !ident_char(text[p - 1])) && (e >= text.size() || !ident_char(text[e]));
+        const bool whole = (p == 0 || !ptx_ident_char(text[p - 1])) && (e >= text.size() || !ptx_ident_char(text[e]));
         out.append(text, i, p - i);
         out += whole ? replacement : name;
         if (whole && count) ++*count;
@@ -85,11 +86,6 @@ std::string rename_assertfail(const std::string& text, const std::string& replac
     }
     out.append(text, i, std::string::npos);
     return out;
-}
-
-std::string trim(const std::string& s) {
-    size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
-    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
 // `.extern .func NAME (params) ;` becomes a definition that records the

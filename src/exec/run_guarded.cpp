@@ -53,11 +53,14 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         CUresult r = bufs.enqueue_after_run(read_back, &pending);
         if (r == CUDA_SUCCESS && trap_flag) r = dev.enqueue_word_readback(trap_flag, sizeof(TrapFlag));
         if (r == CUDA_SUCCESS) r = dev.sync_within(limit.seconds > 0 && checked ? limit.seconds + kCheckedGraceS : limit.seconds);
-        const std::string within = "the kernel did not finish within " + seconds_text(limit.seconds) +
-                                   " of its launch at case '" + bufs.the_case().name + "' (limit: " + limit.why + "); ";
+        // Built only for a timeout's message: this is every run's path.
+        auto within = [&] {
+            return "the kernel did not finish within " + seconds_text(limit.seconds) + " of its launch at case '" +
+                   bufs.the_case().name + "' (limit: " + limit.why + "); ";
+        };
         if (r == CUDA_ERROR_LAUNCH_TIMEOUT && limit.seconds > 0 && dev.lost())
             throw KernelFault(KB_VERDICT_TIMEOUT,
-                              within + "kbench ended its worker process to stop it and goes on with a fresh one. " +
+                              within() + "kbench ended its worker process to stop it and goes on with a fresh one. " +
                                   kHangAdvice,
                               r);
         if (r != CUDA_SUCCESS) throw fault_from_cuda(r, "the run at case '" + bufs.the_case().name + "'");
@@ -66,7 +69,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
             std::memcpy(&t, dev.word_readback(), sizeof t);
             if (t.kind == kFaultOverTime)
                 throw KernelFault(KB_VERDICT_TIMEOUT,
-                                  within + "its loops ended at the limit in kbench's checked build, and the worker "
+                                  within() + "its loops ended at the limit in kbench's checked build, and the worker "
                                            "went on. " + kHangAdvice);
             if (t.kind != kTrapNone)
                 throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_fault(t, bufs.the_case().name));
