@@ -4,6 +4,9 @@
 // plain NVRTC compiling the equivalent plain code. Prints one JSON object.
 #include <nvrtc.h>
 
+#include <atomic>
+#include <thread>
+
 #include "bench_util.h"
 #include "compiler/compiler.h"
 
@@ -92,6 +95,59 @@ kb::Json shim_overhead(const std::string& arch, int iters) {
     return out;
 }
 
+// What containment adds to a compile (docs/isolation.md): the same sources
+// with no containment, traps contained, and traps contained with checked
+// copies, in-process: one thread's median, and the rate of `threads`
+// threads compiling at once (kbench run's and the batch's compile pools).
+kb::Json containment_cost(const std::string& arch, int iters, unsigned threads) {
+    const std::vector<std::string> files = {"tasks/elementwise/vector_add_f32/candidates/correct.cu",
+                                            "tasks/attention/attention_causal_f16/candidates/correct.cu"};
+    kb::Json out = kb::Json::object();
+    out["threads"] = threads;
+    struct Mode {
+        const char* name;
+        bool traps, checked;
+    };
+    for (const Mode& m : {Mode{"none", false, false}, Mode{"traps", true, false}, Mode{"checked", true, true}}) {
+        kb::CompilerConfig cfg{kb::default_cuda_home(), ""};
+        cfg.contain_traps = m.traps;
+        cfg.checked_build = m.checked;
+        kb::Compiler compiler(cfg);
+        kb::Json mode = kb::Json::object();
+        for (const std::string& f : files) {
+            const std::string src = read_file(source_dir() + "/" + f);
+            auto request = [&](const std::string& tag) {
+                kb::CompileRequest req;
+                req.code = "// " + std::string(m.name) + " " + tag + "\n" + src;  // new to every cache
+                req.arch = arch;
+                req.allow_nvcc_fallback = false;
+                return req;
+            };
+            compiler.compile(request("warm-up"));
+            std::vector<double> one;
+            for (int i = 0; i < iters; ++i) {
+                double t0 = now_ms();
+                compiler.compile(request(std::to_string(i)));
+                one.push_back(now_ms() - t0);
+            }
+            std::atomic<int> next{0};
+            const int n = iters * int(threads);
+            double t0 = now_ms();
+            std::vector<std::thread> pool;
+            for (unsigned t = 0; t < threads; ++t)
+                pool.emplace_back([&] {
+                    for (int i; (i = next++) < n;) compiler.compile(request("parallel " + std::to_string(i)));
+                });
+            for (std::thread& t : pool) t.join();
+            const double rate = n / ((now_ms() - t0) / 1000.0);
+            mode[f.substr(f.find('/') + 1, f.find("/candidates") - f.find('/') - 1)] = {
+                {"median_ms", median(one)}, {"compiles_per_s", rate}};
+        }
+        out[m.name] = mode;
+    }
+    return out;
+}
+
 }  // namespace
 
 static const char* kKernel =
@@ -146,7 +202,10 @@ int main(int argc, char** argv) {
                     {"hit_median_ms", median(hit)},
                     {"hit_p90_ms", quantile(hit, 0.9)},
                     {"path", info["path"]},
-                    {"shims", shim_overhead(kb::Json::parse(kb_context_json(ctx))["arch"].get<std::string>(), iters)}};
+                    {"shims", shim_overhead(kb::Json::parse(kb_context_json(ctx))["arch"].get<std::string>(), iters)},
+                    {"containment", containment_cost(kb::Json::parse(kb_context_json(ctx))["arch"].get<std::string>(),
+                                                     std::max(3, iters / 3),
+                                                     std::max(1u, std::min(8u, std::thread::hardware_concurrency())))}};
     std::printf("%s\n", out.dump(2).c_str());
     kb_task_destroy(task);
     kb_context_destroy(ctx);

@@ -313,7 +313,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             // NVRTC gave PTX: its traps contained (compiler/trap_containment.h),
             // then assembled here for a cubin target, so that ptxas's errors
             // are compile errors and its work stays off the GPU's lanes.
-            nr.image = contain_traps(nr.image, random_nonce());
+            nr.image = [&] { KB_PROFILE_SPAN("nvrtc.contain_traps"); return contain_traps(nr.image, random_nonce()); }();
             trap_flag = trap_flag_symbol(nr.image);
             if (!rq.emit_ptx) {
                 // The entries are the candidate's own, not the checked copies.
@@ -321,7 +321,10 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 // A checked copy of every function beside it, for the
                 // comparisons (compiler/fault_containment.h): one module,
                 // assembled once.
-                if (config_.checked_build) checked = check_faults(nr.image);
+                if (config_.checked_build) {
+                    KB_PROFILE_SPAN("nvrtc.check_faults");
+                    checked = check_faults(nr.image);
+                }
                 PtxAssembly a;
                 if (!checked.ptx.empty()) {
                     a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers);

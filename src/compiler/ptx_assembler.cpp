@@ -9,6 +9,7 @@
 
 #include "compiler/arch.h"
 #include "util/clock.h"
+#include "util/profile.h"
 
 namespace kb {
 namespace {
@@ -77,6 +78,7 @@ std::string read_log(Handle h, int (*size_fn)(Handle, size_t*), int (*log_fn)(Ha
 
 PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, const std::string& arch,
                          int max_registers) {
+    KB_PROFILE_SPAN("nvjitlink.assemble_ptx");
     PtxAssembly out;
     const Api& a = api(cuda_home);
     if (!a.error.empty()) {

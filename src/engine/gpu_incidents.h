@@ -29,9 +29,11 @@ public:
     static constexpr std::chrono::milliseconds kAftermath{1000};
     // A request running this long is a hang or is slowed by one: kbench's
     // own requests on the built-in tasks take milliseconds. Well under the
-    // shortest limit of a kernel's run (1 s), so that of two hangs that
-    // started together the first to time out sees the other.
-    static constexpr std::chrono::milliseconds kLong{500};
+    // shortest limit of a run (0.25 s for the loops of a checked build,
+    // worker_host/deadlines.h), so that of two hangs that started together
+    // the first to time out sees the other. An honest request this long
+    // beside a hang costs that hang one more try, never a verdict.
+    static constexpr std::chrono::milliseconds kLong{150};
 
     // Lane `lane`'s request [from, to] ended in a timeout.
     void record(size_t lane, Clock::time_point from, Clock::time_point to) {

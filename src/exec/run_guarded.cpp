@@ -17,6 +17,13 @@ std::string seconds_text(double s) {
     return buf;
 }
 
+// The limit a checked build's loops see: their own where the host gave one
+// below the run's.
+double loop_limit_s(const KernelLimit& limit) {
+    if (limit.loop_seconds > 0 && (limit.seconds <= 0 || limit.loop_seconds < limit.seconds)) return limit.loop_seconds;
+    return limit.seconds;
+}
+
 }  // namespace
 
 GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, const Kernel& kernel, uint64_t seed,
@@ -41,7 +48,8 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
         if (checked) {
             auto [lo, hi] = bufs.span(scratch_key);
             // No limit: a deadline far past any run (2^62 ns), that cannot overflow.
-            const uint64_t limit_ns = limit.seconds > 0 ? uint64_t(limit.seconds * 1e9) : (uint64_t(1) << 62);
+            const double loops_s = loop_limit_s(limit);
+            const uint64_t limit_ns = loops_s > 0 ? uint64_t(loops_s * 1e9) : (uint64_t(1) << 62);
             CUresult ar = mod->enqueue_arm(lo, hi, limit_ns);
             if (ar != CUDA_SUCCESS) throw fault_from_cuda(ar, "arming the checked build at case '" + bufs.the_case().name + "'");
         } else if (trap_flag) {
@@ -69,8 +77,11 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
             std::memcpy(&t, dev.word_readback(), sizeof t);
             if (t.kind == kFaultOverTime)
                 throw KernelFault(KB_VERDICT_TIMEOUT,
-                                  within() + "its loops ended at the limit in kbench's checked build, and the worker "
-                                           "went on. " + kHangAdvice);
+                                  "the kernel's loops ran past " + seconds_text(loop_limit_s(limit)) +
+                                      " from its launch at case '" + bufs.the_case().name + "' (limit: " +
+                                      (limit.loop_seconds > 0 ? limit.loop_why : limit.why) +
+                                      "); kbench's checked build ended them there, and the worker went on. " +
+                                      kHangAdvice);
             if (t.kind != kTrapNone)
                 throw KernelFault(KB_VERDICT_RUNTIME_ERROR, describe_contained_fault(t, bufs.the_case().name));
         }

@@ -38,6 +38,11 @@ struct KernelLimit {
     // compiler/fault_containment.h): its faults and its loops past `seconds`
     // end its threads, and the worker keeps its context.
     bool checked_build = false;
+    // The checked build's loops end themselves this long after the run's
+    // start, on the GPU's clock (0: at `seconds`); the host still waits
+    // `seconds` (+ kCheckedGraceS) before it stops the run the usual way.
+    double loop_seconds = 0;
+    std::string loop_why;
 };
 
 // How much longer than its limit the host waits for a checked build, whose

@@ -69,6 +69,16 @@ Deadline DeadlinePolicy::kernel(double reference_ms) const {
     return d;
 }
 
+Deadline DeadlinePolicy::checked_loops(double reference_ms) const {
+    Deadline k = kernel(reference_ms);
+    if (timeout_s > 0) return k;
+    const double floor_s = std::min(checked_loop_floor_s, kernel_floor_s);
+    const double s = std::max(floor_s, kSlowdown * reference_ms / 1000.0);
+    if (s >= k.seconds) return k;
+    return {s, "max(" + num("%g", floor_s) + " s, " + num("%g", kSlowdown) + "x the reference's " +
+                   num("%.3g", reference_ms) + " ms) for the loops of kbench's checked build"};
+}
+
 Deadline DeadlinePolicy::time(double reference_ms, uint64_t case_bytes, const TimeRequest& req, bool new_kernel) const {
     if (timeout_s > 0) return {timeout_s, "kb_context_options.timeout_s"};
     // The protocol runs warm-up, one probe of each plan, then samples until

@@ -26,6 +26,9 @@ struct DeadlinePolicy {
     // The floor of a kernel's run limit (kernel()); kKernelFloorS unless
     // $KBENCH_KERNEL_FLOOR_S says otherwise (make_worker_backend).
     double kernel_floor_s = kKernelFloorS;
+    // The floor of a checked build's loops (checked_loops());
+    // kCheckedLoopFloorS unless $KBENCH_CHECKED_LOOP_FLOOR_S says otherwise.
+    double checked_loop_floor_s = kCheckedLoopFloorS;
 
     // Fixed deadlines of kbench's own requests.
     static constexpr double kHelloS = 30.0;     // start-up: CUDA context creation can take seconds on a busy host
@@ -45,6 +48,14 @@ struct DeadlinePolicy {
     // timeout is tried again (engine/gpu_incidents.h) rather than covered
     // by this floor.
     static constexpr double kKernelFloorS = 1.0;
+    // The floor of the loops' limit in a checked build (checked_loops()).
+    // The kernel floor above covers what the driver takes to report a
+    // fault; a checked build's faults end its threads at once, and its loops
+    // check the limit themselves on the GPU's clock, from the run's start:
+    // what remains to cover is an honest kernel's run, which kSlowdown x the
+    // reference bounds, and a GPU shared with a neighbour's spin, which the
+    // retry beside another lane's hang covers (engine/gpu_incidents.h).
+    static constexpr double kCheckedLoopFloorS = 0.25;
 
     // A candidate on one case, `runs` times. `reference_ms` is the reference's
     // run time at that case; `new_kernel` adds time to load a module the
@@ -63,6 +74,13 @@ struct DeadlinePolicy {
     // deadline's rule without what surrounds a run, so a hang is caught in a
     // fraction of it. timeout_s, when given, is this limit too.
     Deadline kernel(double reference_ms) const;
+    // How long the loops of a checked build may run (compiler/
+    // fault_containment.h): max(0.25 s, kSlowdown x the reference), never
+    // past kernel()'s limit. The host still waits for kernel()'s limit
+    // before it stops a run the usual way: a fault the checks missed is
+    // told by the driver in that time. timeout_s, when given, is this limit
+    // too.
+    Deadline checked_loops(double reference_ms) const;
     // The measurement protocol on a case (the baseline interleaved when asked).
     // `reference_ms` is the reference's time at the timed case.
     Deadline time(double reference_ms, uint64_t case_bytes, const TimeRequest& req, bool new_kernel) const;

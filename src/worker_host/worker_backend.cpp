@@ -381,8 +381,10 @@ CompareResult WorkerBackend::compare_request(const TaskBinding& tb, const Kernel
     uint64_t bytes = case_buffer_bytes(*tb.task, case_index);
     Deadline d;
     Deadline limit = deadlines_.kernel(ref_ms);
+    Deadline loops = deadlines_.checked_loops(ref_ms);
     Json body{{"case_index", case_index}, {"seed", seed}, {"runs", runs},
-              {"kernel_limit_s", limit.seconds}, {"kernel_limit_why", limit.why}};
+              {"kernel_limit_s", limit.seconds}, {"kernel_limit_why", limit.why},
+              {"kernel_loop_limit_s", loops.seconds}, {"kernel_loop_limit_why", loops.why}};
     if (timed_build) body["timed_build"] = true;
     Outcome o = exchange(wire::Msg::compare, body, tb, kernel,
                          [&](bool new_kernel) { return deadlines_.compare(ref_ms, bytes, runs, new_kernel); }, &d);
@@ -390,8 +392,10 @@ CompareResult WorkerBackend::compare_request(const TaskBinding& tb, const Kernel
     if (!reply) return compare_failure(*tb.task, case_index, seed, kernel->label, o, d);
     CompareResult r = [&] { KB_PROFILE_SPAN("host.parse_compare"); return parse_reply(*reply, compare_result_from_json); }();
     r.worker = worker_facts(o);
-    // The worker's own watchdog stopped a run: the limit is this request's deadline.
-    if (r.verdict == KB_VERDICT_TIMEOUT && r.context_lost) r.deadline_s = limit.seconds;
+    // The worker's own watchdog stopped a run, or the checked build's loops
+    // stopped themselves: that limit is this request's deadline.
+    if (r.verdict == KB_VERDICT_TIMEOUT)
+        r.deadline_s = r.context_lost || timed_build ? limit.seconds : loops.seconds;
     return r;
 }
 
@@ -433,16 +437,19 @@ std::vector<CompareResult> WorkerBackend::compare_in_one_request(const TaskBindi
                                                                  const std::vector<CaseRuns>& cases, uint64_t seed) {
     const Task& task = *tb.task;
     Json list = Json::array();
-    std::vector<Deadline> limits;
+    std::vector<Deadline> limits, loop_limits;
     std::vector<DeadlinePolicy::CaseCost> costs;
     for (const CaseRuns& c : cases) {
         const double ref_ms = reference_ms_[ref_key(task, c.case_index)];
         limits.push_back(deadlines_.kernel(ref_ms));
         costs.push_back({ref_ms, case_buffer_bytes(task, c.case_index), c.runs});
+        loop_limits.push_back(deadlines_.checked_loops(ref_ms));
         list.push_back({{"case_index", c.case_index},
                         {"runs", c.runs},
                         {"kernel_limit_s", limits.back().seconds},
-                        {"kernel_limit_why", limits.back().why}});
+                        {"kernel_limit_why", limits.back().why},
+                        {"kernel_loop_limit_s", loop_limits.back().seconds},
+                        {"kernel_loop_limit_why", loop_limits.back().why}});
     }
     Deadline d;
     Outcome o = exchange(wire::Msg::compare_cases, Json{{"seed", seed}, {"cases", std::move(list)}}, tb, kernel,
@@ -470,8 +477,10 @@ std::vector<CompareResult> WorkerBackend::compare_in_one_request(const TaskBindi
     for (size_t k = 0; k < results.size(); ++k) {
         CompareResult r = parse_reply(results[k], compare_result_from_json);
         r.worker = worker_facts(o);
-        // The worker's own watchdog stopped a run: the limit is this case's deadline.
-        if (r.verdict == KB_VERDICT_TIMEOUT && r.context_lost) r.deadline_s = limits[k].seconds;
+        // The worker's own watchdog stopped a run, or the checked build's
+        // loops stopped themselves: that limit is this case's deadline.
+        if (r.verdict == KB_VERDICT_TIMEOUT)
+            r.deadline_s = r.context_lost ? limits[k].seconds : loop_limits[k].seconds;
         out.push_back(std::move(r));
     }
     return out;
@@ -511,17 +520,25 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
 std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
     DeadlinePolicy deadlines;
     deadlines.timeout_s = opts.timeout_s;
-    // A measuring knob (docs/isolation.md): what a shorter or longer floor
+    // Measuring knobs (docs/isolation.md): what a shorter or longer floor
     // does to a stream with hangs.
-    if (const char* floor = std::getenv("KBENCH_KERNEL_FLOOR_S"); floor && *floor) {
+    auto floor_from_env = [](const char* name, double fallback) {
+        const char* v = std::getenv(name);
+        if (!v || !*v) return fallback;
         char* end = nullptr;
-        double s = std::strtod(floor, &end);
-        if (end == floor || *end != 0 || !(s > 0))
-            fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_KERNEL_FLOOR_S is '") + floor +
-                                              "', not a positive number of seconds: unset it for the " +
-                                              std::to_string(int(DeadlinePolicy::kKernelFloorS)) + " s floor");
-        deadlines.kernel_floor_s = s;
-    }
+        double s = std::strtod(v, &end);
+        if (end == v || *end != 0 || !(s > 0)) {
+            char dflt[32];
+            std::snprintf(dflt, sizeof dflt, "%g", fallback);
+            fail(KB_ERR_INVALID_ARGUMENT, std::string("$") + name + " is '" + v +
+                                              "', not a positive number of seconds: unset it for the " + dflt +
+                                              " s floor");
+        }
+        return s;
+    };
+    deadlines.kernel_floor_s = floor_from_env("KBENCH_KERNEL_FLOOR_S", DeadlinePolicy::kKernelFloorS);
+    deadlines.checked_loop_floor_s =
+        floor_from_env("KBENCH_CHECKED_LOOP_FLOOR_S", DeadlinePolicy::kCheckedLoopFloorS);
     // The same answer an in-process context gives when there is no device,
     // whether or not a worker is installed.
     std::string why;

@@ -487,6 +487,8 @@ KernelLimit kernel_limit_of(const Json& j) {
     KernelLimit limit;
     limit.seconds = j.value("kernel_limit_s", 0.0);
     limit.why = j.value("kernel_limit_why", std::string());
+    limit.loop_seconds = j.value("kernel_loop_limit_s", 0.0);
+    limit.loop_why = j.value("kernel_loop_limit_why", std::string());
     return limit;
 }
 

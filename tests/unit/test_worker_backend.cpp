@@ -117,6 +117,26 @@ TEST(WorkerDeadlines, AKernelRunIsLimitedFarBelowItsRequest) {
     EXPECT_TRUE(has(p.kernel(0.01).why, "timeout_s"));
 }
 
+TEST(WorkerDeadlines, ACheckedBuildsLoopsStopFarBelowTheKernelLimit) {
+    DeadlinePolicy p;
+    Deadline tiny = p.checked_loops(0.01);
+    EXPECT_EQ(tiny.seconds, DeadlinePolicy::kCheckedLoopFloorS);
+    EXPECT_LT(tiny.seconds, p.kernel(0.01).seconds / 3);
+    EXPECT_TRUE(has(tiny.why, "max(0.25 s, 20x the reference's 0.01 ms)")) << tiny.why;
+    EXPECT_TRUE(has(tiny.why, "checked build")) << tiny.why;
+    EXPECT_NEAR(p.checked_loops(30.0).seconds, 0.6, 1e-9);  // 20x a 30 ms reference
+    // Past the kernel floor the two rules agree: the loops get the kernel's limit.
+    EXPECT_EQ(p.checked_loops(500.0).seconds, p.kernel(500.0).seconds);
+    EXPECT_EQ(p.checked_loops(500.0).why, p.kernel(500.0).why);
+    // Never past the kernel's limit, whose floor may be moved below the loops' floor.
+    p.kernel_floor_s = 0.1;
+    EXPECT_EQ(p.checked_loops(0.01).seconds, 0.1);
+    p.kernel_floor_s = DeadlinePolicy::kKernelFloorS;
+    p.timeout_s = 5;
+    EXPECT_EQ(p.checked_loops(0.01).seconds, 5.0);  // the caller's deadline, for the loops too
+    EXPECT_TRUE(has(p.checked_loops(0.01).why, "timeout_s"));
+}
+
 TEST(WorkerDeadlines, TheKernelFloorCanBeMovedToMeasureIt) {
     DeadlinePolicy p;
     p.kernel_floor_s = 0.3;
@@ -135,6 +155,16 @@ TEST(WorkerDeadlines, TheKernelFloorCanBeMovedToMeasureIt) {
         }
     }
     ::unsetenv("KBENCH_KERNEL_FLOOR_S");
+    ::setenv("KBENCH_CHECKED_LOOP_FLOOR_S", "soon", 1);
+    try {
+        make_worker_backend(ContextOptions{});
+        ADD_FAILURE() << "soon was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_TRUE(has(e.what(), "$KBENCH_CHECKED_LOOP_FLOOR_S is 'soon'")) << e.what();
+        EXPECT_TRUE(has(e.what(), "0.25 s floor")) << e.what();
+    }
+    ::unsetenv("KBENCH_CHECKED_LOOP_FLOOR_S");
 }
 
 TEST(WorkerDeadlines, ContextTimeoutReplacesTheComputedOne) {
