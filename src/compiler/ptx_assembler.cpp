@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -90,10 +91,28 @@ PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, c
     Arch parsed = parse_arch(arch);
     std::vector<std::string> opts = {"-arch=sm_" + parsed.digits + parsed.suffix};
     if (max_registers > 0) opts.push_back("-maxrregcount=" + std::to_string(max_registers));
+    // nvJitLink keeps a cache of its links (the driver's JIT cache,
+    // ~/.nv/ComputeCache, bounded in size): a contained candidate's PTX is
+    // new every time (its trap flag's name holds a nonce), so each link
+    // added an entry no one runs again and pushed the user's own out, for a
+    // lookup that never hits (0.2 ms of a 10 ms link on two H200s' host,
+    // bench/RESULTS.md, session 19). kbench's own compile cache holds what
+    // is worth keeping. An nvJitLink without the option is asked again
+    // without it.
+    static std::atomic<bool> no_cache_known_bad{false};
+    const bool no_cache = !no_cache_known_bad.load(std::memory_order_relaxed);
+    if (no_cache) opts.push_back("-no-cache");
     std::vector<const char*> argv;
     for (const std::string& o : opts) argv.push_back(o.c_str());
     Handle h = nullptr;
-    if (a.create(&h, uint32_t(argv.size()), argv.data()) != kSuccess) {
+    int created = a.create(&h, uint32_t(argv.size()), argv.data());
+    if (created != kSuccess && no_cache) {
+        no_cache_known_bad = true;
+        argv.pop_back();
+        h = nullptr;
+        created = a.create(&h, uint32_t(argv.size()), argv.data());
+    }
+    if (created != kSuccess) {
         out.log = "nvJitLink could not start for " + opts[0];
         return out;
     }
