@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -37,6 +38,8 @@
 #include "engine/verdict.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/profile.h"
+#include "util/release_together.h"
 #include "worker_host/isolation.h"
 
 namespace kb::cli {
@@ -409,11 +412,23 @@ int run(const Options& o) {
                                                "): kbench run needs a GPU to score; use --compile-only to compile "
                                                "only (call accuracy), or run on a machine with a GPU");
             gpus = parse_gpus(o.gpus, count);
-            for (int g : gpus) {
-                co.device = g;
+            // The GPUs' contexts start side by side: each waits for its
+            // worker's CUDA context.
+            std::vector<std::future<std::unique_ptr<Context>>> starting;
+            {
+                KB_PROFILE_SPAN("run.start_contexts");
+                for (int g : gpus) {
+                    co.device = g;
+                    starting.push_back(std::async(std::launch::async, [co] {
+                        return std::make_unique<Context>(co, worker_isolation());
+                    }));
+                }
+                for (auto& f : starting) f.wait();
+            }
+            for (size_t i = 0; i < gpus.size(); ++i) {
                 lanes.emplace_back();
-                lanes.back().gpu = g;
-                lanes.back().ctx = std::make_unique<Context>(co, worker_isolation());
+                lanes.back().gpu = gpus[i];
+                lanes.back().ctx = starting[i].get();  // a context that could not start throws its error here
                 const Json& dev = lanes.back().ctx->info()["device"];
                 if (dev.is_object()) {
                     lanes.back().device = dev.value("name", "");
@@ -567,7 +582,12 @@ int run(const Options& o) {
     sum.rate = sum.wall_s > 0 ? double(sum.written) / sum.wall_s : 0;
     sum.left = sum.candidates - sum.skipped - sum.written;
     if (sum.left && !sum.interrupted) sum.interrupted = true;  // cannot happen without a signal; never claim done
-    lanes.clear();  // stops the batches and the workers before the summary
+    {
+        // Stops the batches and the workers before the summary: every GPU's
+        // at once (util/release_together.h).
+        KB_PROFILE_SPAN("run.end_contexts");
+        release_together(std::move(lanes));
+    }
     return print_summary(o, sum, gpus, warnings);
 }
 

@@ -8,6 +8,7 @@
 #include "engine/local_backend.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/release_together.h"
 #include "util/text.h"
 
 namespace kb {
@@ -51,6 +52,7 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     // compiles in this process unless KB_ISOLATION_WORKER asks otherwise.
     const bool isolate = opts.isolation == KB_ISOLATION_WORKER ||
                          (opts.isolation == KB_ISOLATION_DEFAULT && opts.device != KB_DEVICE_NONE);
+    isolated_ = isolate;
 
     info_["kbench_version"] = KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH;
     info_["nvrtc_version"] = Compiler::nvrtc_version();
@@ -86,7 +88,22 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
                                {"file_bytes", cc.process_limits.file_bytes}};
 }
 
-Context::~Context() = default;
+Context::~Context() {
+    // In-process backends free device memory on the thread that holds their
+    // CUDA context: they end here, in member order.
+    if (!isolated_) return;
+    // Every worker process (each lane's, the programs', the compile
+    // workers') is asked to end and waited for, side by side: a device
+    // worker's end frees its CUDA context, which takes a while, and a
+    // context of several lanes waited for their sum (util/release_together.h).
+    std::vector<std::shared_ptr<void>> owners;
+    for (auto& lane : lanes_)
+        if (lane->backend) owners.emplace_back(std::move(lane->backend));
+    if (backend_) owners.emplace_back(std::move(backend_));
+    if (programs_) owners.emplace_back(std::move(programs_));
+    if (compiler_) owners.emplace_back(std::move(compiler_));
+    release_together(std::move(owners));
+}
 
 ProgramBackend& Context::program_backend() {
     if (!programs_) {
@@ -276,6 +293,17 @@ std::mutex& Context::lane_mutex(size_t lane) {
     std::lock_guard<std::mutex> lock(lanes_mutex_);
     if (lane > lanes_.size()) fail(KB_ERR_INTERNAL, "lane " + std::to_string(lane) + " does not exist");
     return lanes_[lane - 1]->mutex;
+}
+
+void Context::start_lane(size_t lane) {
+    if (lane == 0) return;  // the context started lane 0's worker
+    try {
+        std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
+        lane_backend(lane);
+    } catch (const std::exception&) {
+        // The lane's first score starts it again, and its result says why
+        // it cannot.
+    }
 }
 
 Backend& Context::lane_backend(size_t lane) {

@@ -118,6 +118,11 @@ public:
     // stay what a lone score would measure. Returns how many lanes there are
     // now (<= wanted, >= 1); the new lanes' workers start on first use.
     size_t ensure_lanes(size_t wanted);
+    // Starts lane `lane`'s worker now if it has none, rather than at the
+    // lane's first score (a batch's lane calls it once a job for it is
+    // submitted, so the worker starts while the job compiles). A worker
+    // that cannot start is left for that first score to meet and report.
+    void start_lane(size_t lane);
     // A program candidate (Python source) against a Python reference, under
     // the protocol opts.protocol names (docs/programs.md; program_score.cpp).
     ScoreResult score_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
@@ -132,6 +137,7 @@ public:
 private:
     ContextOptions opts_;
     std::string arch_;
+    bool isolated_ = false;  // worker processes run its kernels and compiles (the destructor ends them together)
     // The compile service; it builds in compile workers (Isolation's
     // sandbox) when the context isolates untrusted code.
     std::unique_ptr<Compiler> compiler_;
