@@ -132,6 +132,7 @@ private:
     std::condition_variable to_compile_; // compile_queue_ gained a job, or stopping
     std::condition_variable to_run_;     // a compiled job is at the front of device order, or stopping
     std::condition_variable done_;       // completed_ gained a job
+    std::condition_variable submitted_;  // one of the first jobs (one per lane) was submitted, or stopping
     std::deque<JobPtr> compile_queue_;   // submitted, not yet taken by a compile thread
     std::deque<JobPtr> device_order_;    // every live job in submission order: the device takes the oldest
                                          // compiled ones, a lane's own tasks first (affinity_)
