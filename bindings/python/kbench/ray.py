@@ -150,7 +150,14 @@ class Worker:
     Plain Python, so tests and other runners may subclass it."""
 
     def __init__(self, compile_only=False, context_options=None, compile_threads=None):
-        import kbench
+        try:
+            import kbench
+        except ImportError as e:
+            # A cluster started without kbench: say so once, in words, rather
+            # than as the traceback of every replacement actor.
+            raise ImportError(f"kbench's Python package is not importable on this Ray node ({e}): install "
+                              "kbench's wheel on every node, or start the node (`ray start`) with PYTHONPATH "
+                              "holding it") from e
         self._kbench = kbench
         self.compile_only = compile_only
         device = kbench.DEVICE_NONE if compile_only else 0
