@@ -79,7 +79,7 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
                 throw KernelFault(KB_VERDICT_TIMEOUT,
                                   "the kernel's loops ran past " + seconds_text(loop_limit_s(limit)) +
                                       " from its launch at case '" + bufs.the_case().name + "' (limit: " +
-                                      (limit.loop_seconds > 0 ? limit.loop_why : limit.why) +
+                                      (loop_limit_s(limit) == limit.loop_seconds ? limit.loop_why : limit.why) +
                                       "); kbench's checked build ended them there, and the worker went on. " +
                                       kHangAdvice);
             if (t.kind != kTrapNone)
