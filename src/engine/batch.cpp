@@ -68,8 +68,15 @@ size_t Batch::timing_backlog_setting() {
 Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     backlog_.limit = timing_backlog_setting();  // before any thread starts: it may throw
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
-    if (opts_.compile_threads == 0)
+    if (opts_.compile_threads == 0) {
         opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
+        // The compile workers' count (worker_host/compile_pool.h) sizes the
+        // threads that feed them too: one knob for measuring both.
+        if (const char* env = std::getenv("KBENCH_COMPILE_WORKERS")) {
+            long n = std::strtol(env, nullptr, 10);
+            if (n > 0 && n <= 256) opts_.compile_threads = unsigned(n);
+        }
+    }
     compilers_.reserve(opts_.compile_threads);
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });
     // A compile-only context has no device: its jobs finish in the compile

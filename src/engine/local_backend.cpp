@@ -71,11 +71,16 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
 }
 
 std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBinding& tb, int case_index,
-                                                                    uint64_t seed, bool cache) {
+                                                                    uint64_t seed, bool cache, bool gpu_outputs) {
     KB_PROFILE_SPAN("local.reference_outputs");
     const Task& task = *tb.task;
     std::string key = ReferenceCache::key(task.hash, case_index, seed);
-    if (auto hit = references_.find(key)) return hit;
+    if (auto hit = references_.find(key)) {
+        if (hit->gpu_outputs_held || !gpu_outputs) return hit;
+        // Held without the outputs asked for (a digest, or an earlier run
+        // here): run it again, copying them.
+        references_.erase(key);
+    }
 
     dev_.make_current();
     CaseBuffers& bufs = buffers(tb.task, case_index);
@@ -95,8 +100,15 @@ std::shared_ptr<const ReferenceRun> LocalBackend::reference_outputs(const TaskBi
     }
     // What a rerun on the device must reproduce to stand in for these outputs.
     run->device_checksums = dev_.post_run_checks(gpu_compared_outputs(bufs), {}).checksums;
-    for (size_t i = 0; i < task.args.size(); ++i)
-        if (task.args[i].is_output()) run->outputs.push_back(bufs.download(int(i)));
+    // Every comparison will run it again on the device for the large outputs
+    // (rerun_for): a host copy would only be read if a rerun differed.
+    run->gpu_outputs_held = keep_gpu_outputs_ || gpu_outputs || !rerun_enabled_ || run->device_checksums.empty() ||
+                            !rerun_pays(bufs, *run);
+    for (size_t i = 0; i < task.args.size(); ++i) {
+        if (!task.args[i].is_output()) continue;
+        run->outputs.push_back(!run->gpu_outputs_held && compared_on_gpu(bufs.count(int(i))) ? bufs.tensor_of(int(i))
+                                                                                             : bufs.download(int(i)));
+    }
     // The results now live on the host only.
     bufs.scrub("reference");
     if (cache) references_.put(key, run);
@@ -147,12 +159,13 @@ std::optional<ReferenceRerun> LocalBackend::rerun_for(const TaskBinding& tb, Cas
             same = false;
         }
         if (!same) ref.rerun_differs = true;
-        if (!same && ref.from_digest) {
+        if (!same && !ref.gpu_outputs_held) {
             // No host copy to upload instead: the rerun's results off the
             // device, and the request again with the reference run here.
             if (!dev_.lost()) bufs.scrub("reference");
             give_up_digest(*tb.task, bufs.case_index(), seed,
-                           "run again did not reproduce the checksums of the run an earlier worker made");
+                           ref.from_digest ? "run again did not reproduce the checksums of the run an earlier worker made"
+                                           : "run again did not reproduce the checksums of its first run");
         }
         return same;
     };
@@ -214,6 +227,7 @@ void LocalBackend::install_reference(const TaskBinding& tb, int case_index, uint
     run->run_ms = digest.run_ms;
     run->device_checksums = std::move(digest.device_checksums);
     run->from_digest = true;
+    run->gpu_outputs_held = false;
     size_t k = 0, on_gpu = 0;
     for (size_t i = 0; i < task.args.size(); ++i) {
         if (!task.args[i].is_output()) continue;
@@ -240,8 +254,9 @@ void LocalBackend::install_reference(const TaskBinding& tb, int case_index, uint
     references_.put(ReferenceCache::key(task.hash, case_index, seed), run);
 }
 
-ReferenceResult LocalBackend::reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed) {
-    auto run = reference_outputs(tb, case_index, seed);
+ReferenceResult LocalBackend::reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed,
+                                                 bool gpu_outputs) {
+    auto run = reference_outputs(tb, case_index, seed, true, gpu_outputs);
     ReferenceResult r;
     r.where = case_info(*tb.task, case_index, seed);
     r.run_ms = run->run_ms;
@@ -251,13 +266,8 @@ ReferenceResult LocalBackend::reference_run_time(const TaskBinding& tb, int case
 
 ReferenceResult LocalBackend::run_reference(const TaskBinding& tb, int case_index, uint64_t seed) {
     const Task& task = *tb.task;
-    auto run = reference_outputs(tb, case_index, seed);
-    if (run->from_digest) {
-        // The statistics read every output; one held from a digest lacks
-        // those compared on the GPU. Run it here instead.
-        forget_reference(ReferenceCache::key(task.hash, case_index, seed));
-        run = reference_outputs(tb, case_index, seed);
-    }
+    // The statistics read every output, those compared on the GPU too.
+    auto run = reference_outputs(tb, case_index, seed, true, true);
     ReferenceResult r;
     r.where = case_info(task, case_index, seed);
     r.run_ms = run->run_ms;
@@ -306,10 +316,12 @@ CompareResult LocalBackend::compare(const TaskBinding& tb, const KernelPtr& kern
     // device where that is cheaper than uploading them; else uploaded, from
     // pinned pages once the reference is in use.
     std::optional<ReferenceRerun> rerun = rerun_for(tb, bufs, seed, *ref);
-    if (!rerun && ref->from_digest && !gpu_compared_outputs(bufs).empty())
+    if (!rerun && !ref->gpu_outputs_held && !gpu_compared_outputs(bufs).empty())
         // Nothing to upload for the outputs compared on the GPU (a rerun
         // failed for this reference once already): run it here.
-        give_up_digest(task, case_index, seed, "held from an earlier worker's digest cannot be run again here");
+        give_up_digest(task, case_index, seed,
+                       ref->from_digest ? "held from an earlier worker's digest cannot be run again here"
+                                        : "held without its large outputs cannot be run again here");
     if (!rerun) pin_for_upload(*ref);
     JudgeRules rules{task.cases[size_t(case_index)].name, task.policy.deterministic};
 

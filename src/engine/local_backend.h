@@ -53,8 +53,11 @@ public:
 
     // The reference's outputs for a case and seed (runs it if not cached).
     // Throws kb::Error(KB_ERR_REFERENCE_FAILED) when the reference fails.
+    // `gpu_outputs`: copy the outputs compared on the GPU to the host even
+    // where keep_gpu_outputs(false) would leave them (a reference whose rerun
+    // did not reproduce once: its comparisons need the upload).
     std::shared_ptr<const ReferenceRun> reference_outputs(const TaskBinding& tb, int case_index, uint64_t seed,
-                                                          bool cache = true);
+                                                          bool cache = true, bool gpu_outputs = false);
     // Host copies of a case's inputs as the RNG generated them on the device.
     std::vector<HostTensor> inputs(const TaskBinding& tb, int case_index, uint64_t seed);
 
@@ -62,7 +65,16 @@ public:
     // what a worker's host asks before a candidate's comparison (the run time
     // sets the candidate's deadline), without run_reference's statistics of
     // every output, which nobody reads there.
-    ReferenceResult reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed);
+    ReferenceResult reference_run_time(const TaskBinding& tb, int case_index, uint64_t seed,
+                                       bool gpu_outputs = false);
+
+    // false: a reference run whose large outputs every comparison checks
+    // against a rerun on the device (rerun_for) keeps only their checksums,
+    // not a host copy, as a run held from a digest does. Its caller must
+    // handle ReferenceNotReproduced (a rerun that differs has no copy to fall
+    // back on): the worker does, by asking its host to run it again
+    // (worker_server.h); this process's own scores keep the copies.
+    void keep_gpu_outputs(bool keep) { keep_gpu_outputs_ = keep; }
 
     // Keeping references across a worker's replacement (ReferenceDigest):
     // the digest of the reference run held for (case, seed), if it has one;
@@ -85,8 +97,9 @@ private:
                                             const ReferenceRun& ref);
     // The output buffers that compare/observe.h compares on the GPU.
     std::vector<Device::Range> gpu_compared_outputs(CaseBuffers& bufs) const;
-    // Drops the reference held from a digest for (case, seed) and throws
-    // ReferenceNotReproduced, saying `why` after "the reference at case 'X' ".
+    // Drops the reference held without its large outputs for (case, seed)
+    // and throws ReferenceNotReproduced, saying `why` after "the reference at
+    // case 'X' ".
     [[noreturn]] void give_up_digest(const Task& task, int case_index, uint64_t seed, const std::string& why);
     // Whether running the reference again costs less than uploading `ref`'s
     // outputs compared on the GPU (rerun_for's rule).
@@ -108,6 +121,7 @@ private:
     // KBENCH_REFERENCE_RERUN=0 keeps every large output's comparison on the
     // uploaded host copy (a measuring knob, docs/isolation.md; tests).
     bool rerun_enabled_ = true;
+    bool keep_gpu_outputs_ = true;
     // Declared last: destroyed first, waiting for launches on its scratch.
     ExternalRuns external_{dev_, modules_, &builtins_};
 };

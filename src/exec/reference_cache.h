@@ -34,10 +34,16 @@ struct ReferenceRun {
     // its outputs are uploaded from then on.
     mutable bool rerun_differs = false;
     // Installed from an earlier worker's digest (ReferenceDigest) rather than
-    // run here: the outputs compared on the GPU hold no bytes, so every
-    // comparison must reproduce the first run on the device, or give way to
-    // a real run (ReferenceNotReproduced).
+    // run here.
     bool from_digest = false;
+    // Whether the outputs compared on the GPU have their bytes in `outputs`.
+    // Not for a run installed from a digest, nor for a worker's run whose
+    // comparisons rerun the reference anyway (LocalBackend's
+    // keep_gpu_outputs): those tensors are empty, so every comparison must
+    // reproduce the first run on the device, or give way to a real run
+    // (ReferenceNotReproduced). Copying them to the host took most of a
+    // reference run's time at a perf case: 64-256 MB each, 0.1-0.4 s.
+    bool gpu_outputs_held = true;
     size_t bytes() const {
         size_t n = 0;
         for (const auto& t : outputs) n += t.bytes.size();

@@ -173,6 +173,7 @@ WorkerFacts WorkerBackend::worker_facts(const Outcome& o) const {
 template <class MakeDeadline>
 Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBinding& tb, const KernelPtr& kernel,
                                 MakeDeadline make_deadline, Deadline* used, const std::vector<std::string>& first_blobs) {
+    Json outputs_for = Json::array();  // references a retry asks to be run with their outputs
     for (int attempt = 0;; ++attempt) {
         // A respawn happens here, before the request is built: what the
         // worker holds is known only once the worker is.
@@ -180,6 +181,7 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
         const Task& task = *tb.task;
         *used = make_deadline(kernel && !sup_.has("kernel:" + kernel->id));
         Json req = body;
+        if (!outputs_for.empty()) req["gpu_outputs_for"] = outputs_for;
         std::vector<std::string> blobs = first_blobs;
         std::vector<std::string> sent;
         Json t = {{"hash", task.hash}};
@@ -219,14 +221,19 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
                     sup_.forget(key);
                     if (key.rfind("ref:", 0) == 0) {
                         drop_digest(key.substr(4));
+                        if (not_reproduced_.size() >= 65536) not_reproduced_.clear();
+                        not_reproduced_.insert(key.substr(4));
+                        outputs_for.push_back(key.substr(4));
                         not_reproduced = true;
                     }
                 }
-                // A reference held from a digest that did not reproduce on
-                // the device: a reference that is not bitwise deterministic,
-                // or one a candidate tampered with in this worker. The
-                // request goes to a fresh worker, which runs the reference
-                // before any candidate, and the digest to no worker again.
+                // A reference held without its large outputs (from a digest,
+                // or run without copying them) that did not reproduce on the
+                // device: a reference that is not bitwise deterministic, or
+                // one a candidate tampered with in this worker. The request
+                // goes to a fresh worker, which runs the reference before any
+                // candidate, copying its outputs, and the digest to no worker
+                // again.
                 if (not_reproduced) sup_.retire();
                 continue;
             }
@@ -243,6 +250,8 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
     Json body{{"case_index", case_index}, {"seed", seed}, {"digest", true}};
     // An older worker ignores the field and sends the statistics anyway.
     if (!statistics) body["statistics"] = false;
+    if (not_reproduced_.count(run_key(task, case_index, seed)))
+        body["gpu_outputs_for"] = Json::array({run_key(task, case_index, seed)});
     Outcome o = exchange(wire::Msg::run_reference, body, tb, nullptr,
                          [&](bool) { return deadlines_.reference(); }, &d);
     const std::string where = "the task's reference at case '" + case_name(task, case_index) + "'";

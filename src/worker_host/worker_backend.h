@@ -89,6 +89,12 @@ private:
     DeadlinePolicy deadlines_;
     std::map<std::string, double> reference_ms_;  // "<task hash>/<case>" -> the reference's run time
     std::set<std::string> ran_before_;            // "<task hash>/<case>/<seed>" any worker of ours ran
+    // References whose rerun on the device once differed from their first
+    // run (not bitwise deterministic, or tampered with): their runs copy
+    // every output to the host, for the comparisons to upload. Without this
+    // a worker would run such a reference without them again, and be
+    // replaced again, at every comparison.
+    std::set<std::string> not_reproduced_;
     // The digests of references our workers ran (exec/reference_cache.h), by
     // "<task hash>/<case>/<seed>": a replacement after a crash holds them
     // without running them again. Bounded by kDigestBytes (dropped whole

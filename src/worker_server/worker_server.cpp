@@ -348,7 +348,14 @@ Json WorkerServer::hello(const Json& req) {
     out["pid"] = ::getpid();
     out["protocol"] = wire::kProtocolVersion;
     out["kbench_version"] = KB_VERSION_NUMBER;
-    if (opts_.device >= 0 && !backend_) backend_ = std::make_unique<LocalBackend>(opts_.device);
+    if (opts_.device >= 0 && !backend_) {
+        backend_ = std::make_unique<LocalBackend>(opts_.device);
+        // A reference whose rerun does not reproduce is answered as missing
+        // (compare_case), and the host asks for it again with its outputs.
+        // $KBENCH_KEEP_REFERENCE_COPIES=1 keeps them (a measuring knob).
+        const char* keep = std::getenv("KBENCH_KEEP_REFERENCE_COPIES");
+        backend_->keep_gpu_outputs(keep && std::string(keep) == "1");
+    }
     out["device"] = backend_ ? backend_->device_info() : Json();
     out["init_ms"] = ms_since(t0);
     return out;
@@ -443,6 +450,23 @@ TaskBinding WorkerServer::binding_of(const wire::Frame& req, std::vector<std::st
     return TaskBinding{task, kernel_of(req, "reference", missing), kernel_of(req, "baseline", missing)};
 }
 
+namespace {
+
+// Whether the host asks for the reference at (case, seed) with every output
+// copied to the host ("gpu_outputs_for": its keys): it saw that reference's
+// rerun on the device differ once, so its comparisons upload its outputs
+// rather than reproduce them.
+bool wants_gpu_outputs(const Json& req, const Task& task, int ci, uint64_t seed) {
+    auto it = req.find("gpu_outputs_for");
+    if (it == req.end() || !it->is_array()) return false;
+    const std::string key = ReferenceCache::key(task.hash, ci, seed);
+    for (const Json& k : *it)
+        if (k.is_string() && k.get<std::string>() == key) return true;
+    return false;
+}
+
+}  // namespace
+
 WorkerServer::Reply WorkerServer::run_reference(const wire::Frame& req) {
     std::vector<std::string> missing;
     TaskBinding tb = binding_of(req, &missing);
@@ -456,8 +480,9 @@ WorkerServer::Reply WorkerServer::run_reference(const wire::Frame& req) {
     // says so: the statistics of every output were about a third of this
     // request's time (44.5 ms mean, 30.5 of it the run, in session 10's
     // `kbench run` profile), and nobody would read them.
-    Json result = req.json.value("statistics", true) ? to_json(backend().run_reference(tb, ci, seed))
-                                                     : to_json(backend().reference_run_time(tb, ci, seed));
+    Json result = req.json.value("statistics", true)
+                      ? to_json(backend().run_reference(tb, ci, seed))
+                      : to_json(backend().reference_run_time(tb, ci, seed, wants_gpu_outputs(req.json, *task, ci, seed)));
     Reply r;
     // The host keeps the digest for this worker's replacement (exec/reference_cache.h).
     if (req.json.value("digest", false))
@@ -501,7 +526,7 @@ CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, con
     // The reference first, on its own: its failure is the task's, not the
     // candidate's (normally a cache hit: the host asked for it already).
     set_doing(id, "running the reference of task '" + task.name + "' at case " + case_label(task, ci));
-    b.reference_outputs(tb, ci, seed);
+    b.reference_outputs(tb, ci, seed, true, wants_gpu_outputs(req, task, ci, seed));
     set_doing(id, "comparing " + kernel->label + " at case " + case_label(task, ci) + " of task '" + task.name + "'");
     apply_test_fault(req);
     CompareResult r;
@@ -509,9 +534,10 @@ CompareResult WorkerServer::compare_case(uint64_t id, const TaskBinding& tb, con
         r = b.compare(tb, kernel, ci, seed, runs, limit);
     } catch (const Error& e) {
         if (!b.device().lost()) {
-            // A reference held from a digest that did not reproduce on the
+            // A reference held without its large outputs (from a digest, or
+            // run here without copying them) that did not reproduce on the
             // device (it is gone from this worker now): the host resends the
-            // request, and the reference runs here first.
+            // request, and the reference runs first, with its outputs.
             if (auto* n = dynamic_cast<const ReferenceNotReproduced*>(&e)) throw Missing{{"ref:" + n->key}};
             throw;
         }

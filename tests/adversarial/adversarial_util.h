@@ -18,7 +18,8 @@
 namespace kb::adversarial {
 
 inline std::string task_file(const std::string& name) {
-    if (name == "sum_deterministic_f32") return std::string(KB_ADVERSARIAL_DIR) + "/tasks/sum_deterministic_f32.json";
+    if (name == "sum_deterministic_f32" || name == "vector_add_jitter_f32")
+        return std::string(KB_ADVERSARIAL_DIR) + "/tasks/" + name + ".json";
     return kb::test::builtin_task_file(name);
 }
 

@@ -368,6 +368,33 @@ TEST(IsolationGpu, AReplacementHoldsItsPredecessorsReferencesWithoutRunningThem)
     EXPECT_EQ(w.references_run(), ran + 1);
 }
 
+TEST(IsolationGpu, AReferenceWhoseRerunDiffersIsRunAgainWithItsOutputs) {
+    // A worker keeps only the checksums of a large output that every
+    // comparison reruns the reference for. This reference's bits change from
+    // run to run: the first comparison's rerun differs, the worker has no
+    // copy to upload, so a fresh worker runs the reference again, this time
+    // keeping its outputs, and judges from the upload. Once, not at every
+    // comparison.
+    const char* jitter = "vector_add_jitter_f32";
+    auto ctx = worker_context();
+    WorkerBackend& w = workers(*ctx);
+    KernelPtr good = compile(*ctx, jitter, kCorrect);
+    KernelPtr wrong = compile(*ctx, jitter, "tasks/elementwise/vector_add_f32/candidates/wrong.cu");
+    const int perf = task(jitter)->perf_index;
+    Json first = to_json(ctx->compare(task(jitter), good, perf, kSeed));
+    ASSERT_EQ(first["verdict"], "pass") << first.dump(2);
+    EXPECT_EQ(w.supervisor().respawns(), 1u) << "the worker whose rerun differed was replaced once";
+    for (int i = 0; i < 3; ++i) {
+        Json again = to_json(ctx->compare(task(jitter), good, perf, kSeed));
+        EXPECT_EQ(again["verdict"], "pass") << again.dump(2);
+        EXPECT_EQ(again["worker"]["pid"], first["worker"]["pid"]);
+        Json bad = to_json(ctx->compare(task(jitter), wrong, perf, kSeed));
+        EXPECT_EQ(bad["verdict"], "wrong_answer") << bad.dump(2);
+    }
+    EXPECT_EQ(w.supervisor().respawns(), 1u) << "the reference's outputs were not kept";
+    EXPECT_EQ(w.digests_held(), 0u) << "a reference that does not reproduce left a digest";
+}
+
 // $KBENCH_CONTAIN_TRAPS=1 (compiler/trap_containment.h): a __trap() and a
 // failed assert() are runtime errors, found in the run's flag, and the
 // worker keeps its context: the next candidate runs in the same process, at
