@@ -84,8 +84,11 @@ void expect(kb_verdict got, kb_verdict want, const char* where, const std::strin
 }
 
 // kb_score one at a time; returns the latencies (ms).
-std::vector<double> score_each(kb_context* ctx, const std::vector<Job>& jobs, bool timed) {
+// kb_score on each job in turn: each call's milliseconds. `stages`, if
+// given, gets the median of each stage the results report ("<stage>_median").
+std::vector<double> score_each(kb_context* ctx, const std::vector<Job>& jobs, bool timed, kb::Json* stages = nullptr) {
     std::vector<double> ms;
+    std::map<std::string, std::vector<double>> by_stage;
     kb_score_options so = score_options(timed);
     for (const Job& j : jobs) {
         kb_candidate c = KB_CANDIDATE_INIT;
@@ -96,8 +99,15 @@ std::vector<double> score_each(kb_context* ctx, const std::vector<Job>& jobs, bo
         ms.push_back(now_ms() - t);
         if (s != KB_OK) die("kb_score", s);
         expect(kb_result_verdict(r), j.expect, "kb_score", kb_result_message(r));
+        if (stages) {
+            kb::Json doc = kb::Json::parse(kb_result_json(r));
+            for (auto& [k, v] : doc["stages"].items())
+                if (v.is_number()) by_stage[k].push_back(v.get<double>());
+        }
         kb_result_destroy(r);
     }
+    if (stages)
+        for (auto& [k, v] : by_stage) (*stages)[k + "_median"] = median(v);
     return ms;
 }
 
@@ -234,8 +244,11 @@ int main(int argc, char** argv) {
 
     if (mode != "mixed") {  // `mixed`: the mixed streams alone
     int single = std::max(4, n / 4);
-    out["single_timed_ms"] = median(score_each(ctx, clean_jobs(single), true));
-    out["single_correctness_ms"] = median(score_each(ctx, clean_jobs(single), false));
+    kb::Json single_timed_stages, single_correctness_stages;
+    out["single_timed_ms"] = median(score_each(ctx, clean_jobs(single), true, &single_timed_stages));
+    out["single_correctness_ms"] = median(score_each(ctx, clean_jobs(single), false, &single_correctness_stages));
+    out["single_timed_stages_ms"] = single_timed_stages;
+    out["single_correctness_stages_ms"] = single_correctness_stages;
 
     kb::Json timed_stages, correctness_stages;
     out["batch_timed_per_s"] = run_batch(ctx, clean_jobs(n), true, &timed_stages, g_lanes);

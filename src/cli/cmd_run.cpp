@@ -586,6 +586,10 @@ int run(const Options& o) {
         // Stops the batches and the workers before the summary: every GPU's
         // at once (util/release_together.h).
         KB_PROFILE_SPAN("run.end_contexts");
+        // Every result is written: the workers free their CUDA contexts
+        // after this process has gone, not before.
+        for (Lane& l : lanes)
+            if (l.ctx) l.ctx->end_without_waiting();
         release_together(std::move(lanes));
     }
     return print_summary(o, sum, gpus, warnings);

@@ -61,6 +61,10 @@ public:
     // (kb_launch, exec/external_launch.h). Only a backend in the caller's
     // process can: a worker's device pointers are another process's.
     virtual void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x);
+    // Ends without waiting for what ending takes (a worker's CUDA context
+    // teardown), for a process about to exit: Context::end_without_waiting.
+    // Nothing to do for a backend in this process.
+    virtual void let_go() {}
 };
 
 // How a context runs untrusted code out of process. The engine cannot name

@@ -96,6 +96,12 @@ Context::~Context() {
     // workers') is asked to end and waited for, side by side: a device
     // worker's end frees its CUDA context, which takes a while, and a
     // context of several lanes waited for their sum (util/release_together.h).
+    if (end_without_waiting_) {
+        for (auto& lane : lanes_)
+            if (lane->backend) lane->backend->let_go();
+        if (backend_) backend_->let_go();
+        if (programs_) programs_->let_go();
+    }
     std::vector<std::shared_ptr<void>> owners;
     for (auto& lane : lanes_)
         if (lane->backend) owners.emplace_back(std::move(lane->backend));

@@ -57,6 +57,12 @@ public:
     // untrusted code needs (the default for device contexts; see options).
     explicit Context(const ContextOptions& opts, const Isolation& isolation = {});
     ~Context();
+    // The end (the destructor) then hangs up on the context's device and
+    // Python workers without waiting for them to exit: each frees its CUDA
+    // context on its own time (Backend::let_go). For a process about to exit,
+    // which has its results already: kbench run's end took 0.7 s on one GPU
+    // and 1.4 s on two waiting for them (bench/RESULTS.md, session 19).
+    void end_without_waiting() { end_without_waiting_ = true; }
 
     const ContextOptions& options() const { return opts_; }
     bool has_device() const { return backend_ != nullptr; }
@@ -137,6 +143,7 @@ public:
 private:
     ContextOptions opts_;
     std::string arch_;
+    bool end_without_waiting_ = false;
     bool isolated_ = false;  // worker processes run its kernels and compiles (the destructor ends them together)
     // The compile service; it builds in compile workers (Isolation's
     // sandbox) when the context isolates untrusted code.

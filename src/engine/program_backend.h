@@ -174,6 +174,8 @@ public:
     // worker fails.
     virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                         const std::vector<GpuCompareItem>& items) = 0;
+    // As Backend::let_go.
+    virtual void let_go() {}
 };
 
 }  // namespace kb

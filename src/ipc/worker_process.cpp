@@ -168,10 +168,15 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
 }
 
 WorkerProcess::~WorkerProcess() {
-    if (pid_ > 0 && !reaped_) {
+    if (pid_ > 0 && !reaped_ && !let_go_) {
         kill();
         reap(2.0);
     }
+    close_fds();
+}
+
+void WorkerProcess::let_go() {
+    let_go_ = true;
     close_fds();
 }
 

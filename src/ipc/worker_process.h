@@ -94,6 +94,12 @@ public:
     // Waits up to `wait_s` for the worker to be reaped; true once it is.
     bool reap(double wait_s);
     bool reaped() const { return reaped_; }
+    // Hangs up on the worker without waiting for it: it reads the end of its
+    // connection and exits on its own (freeing its CUDA context, writing its
+    // profile), and this object neither kills nor reaps it. For a process
+    // about to exit, whose end collects the worker: anywhere else it would be
+    // left a zombie.
+    void let_go();
     // True once the process has ended (without reaping it), or is ending: an
     // idle worker never writes, so a readable or hung-up socket means it
     // is going away.
@@ -118,6 +124,7 @@ private:
     int pidfd_ = -1;  // -1 where pidfd_open is unavailable: poll in slices instead
     uint64_t next_id_ = 0;
     bool reaped_ = false;
+    bool let_go_ = false;
     int status_ = 0;
     std::string last_words_;
     wire::FrameDecoder decoder_;

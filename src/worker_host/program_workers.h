@@ -53,6 +53,11 @@ public:
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                 const std::vector<GpuCompareItem>& items) override;
 
+    void let_go() override {
+        if (candidate_) candidate_->let_go();
+        if (reference_) reference_->let_go();
+    }
+
     Supervisor& supervisor(ProgramRole role) { return role == ProgramRole::reference ? *reference_ : *candidate_; }
     const ProgramWorkerSettings& settings() const { return settings_; }
     // Tests: the next request of this kind ("program_load", "program_run",

@@ -43,6 +43,17 @@ Supervisor::~Supervisor() {
     // tries once more, and the host's exit collects the rest.
 }
 
+void Supervisor::let_go() {
+    if (active_) active_->let_go();
+    if (standby_) standby_->proc->let_go();
+    for (auto& p : pending_) p->let_go();
+    active_.reset();
+    standby_.reset();
+    pending_.clear();
+    has_.clear();
+    hello_ = Json();
+}
+
 pid_t Supervisor::pid() const { return active_ ? active_->pid() : 0; }
 
 bool Supervisor::has(const std::string& key) const { return has_.count(key) != 0; }

@@ -71,6 +71,12 @@ public:
     double last_respawn_ms() const { return last_respawn_ms_; }
     unsigned respawns() const { return respawns_; }
 
+    // Hangs up on every worker without waiting for any to end
+    // (WorkerProcess::let_go): the one in use and the standby exit on their
+    // own, those killed already finish dying. For a process about to exit
+    // (kbench run's end); the supervisor holds no worker afterwards.
+    void let_go();
+
     // Reaps workers killed earlier that had not finished dying, waiting up
     // to `wait_s` for them (0: only those already gone). True when none is left.
     bool reap_pending(double wait_s);

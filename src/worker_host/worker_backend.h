@@ -36,6 +36,8 @@ public:
                                              const std::vector<CaseRuns>& cases, uint64_t seed) override;
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
 
+    void let_go() override { sup_.let_go(); }
+
     Supervisor& supervisor() { return sup_; }
     const DeadlinePolicy& deadlines() const { return deadlines_; }
 

@@ -188,6 +188,41 @@ TEST(WorkerWatchdog, RespawnTakesTheWarmStandby) {
     EXPECT_LT(st["max_respawn_ms"].get<double>(), 500.0) << st.dump();
 }
 
+TEST(WorkerWatchdog, LettingGoReturnsAtOnceAndTheWorkersEndOnTheirOwn) {
+    // kbench run's end (Context::end_without_waiting): the host hangs up on
+    // the worker in use and its standby and waits for neither; each reads
+    // the end of its connection and exits normally (status 0: not killed,
+    // so it frees its device and writes its profile).
+    auto sup = std::make_unique<Supervisor>(settings(true));
+    ASSERT_TRUE(test_call(*sup, {{"action", "echo"}}).ok());  // the standby starts now
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const pid_t active = sup->pid();
+    ASSERT_GT(active, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    sup->let_go();
+    sup.reset();
+    EXPECT_LT(seconds_since(t0), 0.1) << "letting go waited for the workers";
+    std::set<pid_t> ended;
+    int active_status = -1;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+        int status = 0;
+        pid_t r = ::waitpid(-1, &status, WNOHANG);
+        if (r > 0) {
+            ended.insert(r);
+            if (r == active) active_status = status;
+            EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                << "worker " << r << " did not end normally (status " << status << ")";
+            continue;
+        }
+        if (r < 0 && errno == ECHILD) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(ended.count(active)) << "the worker in use did not end within 10 s";
+    EXPECT_TRUE(WIFEXITED(active_status) && WEXITSTATUS(active_status) == 0);
+    EXPECT_EQ(ended.size(), 2u) << "the worker in use and its standby";
+}
+
 TEST(WorkerWatchdog, RespawnWithoutStandbyWorksToo) {
     Supervisor sup(settings(false));
     EXPECT_EQ(test_call(sup, {{"action", "segv"}}).kind, Outcome::Kind::died);
