@@ -267,20 +267,44 @@ TaskBinding Context::bind(const TaskPtr& task) {
         fail(KB_ERR_INVALID_ARGUMENT, "task '" + task->name + "' has a Python reference, which kbench's Python workers "
                                       "run: score program candidates against it (kb_score with a Python candidate); "
                                       "running its reference or a kernel on it directly is not supported");
-    std::lock_guard<std::mutex> lock(bind_mutex_);
-    auto it = bindings_.find(task->hash);
-    if (it != bindings_.end()) return it->second;
-    TaskBinding tb;
-    tb.task = task;
-    try {
-        tb.reference = compile_task_program(task, KB_ROLE_REFERENCE);
-        tb.baseline = task->baseline ? compile_task_program(task, KB_ROLE_BASELINE) : tb.reference;
-    } catch (const CompileError& e) {
-        fail(KB_ERR_REFERENCE_FAILED, "the task's reference or baseline does not compile: " + std::string(e.what()) +
-                                          "\n" + e.log());
+    std::promise<TaskBinding> mine;
+    std::shared_future<TaskBinding> bound;
+    bool binder = false;
+    {
+        std::lock_guard<std::mutex> lock(bind_mutex_);
+        auto it = bindings_.find(task->hash);
+        if (it != bindings_.end()) {
+            bound = it->second;
+        } else {
+            bound = mine.get_future().share();
+            bindings_.emplace(task->hash, bound);
+            binder = true;
+        }
     }
-    bindings_.emplace(task->hash, tb);
-    return tb;
+    if (!binder) return bound.get();  // another caller binds it; its error is rethrown here
+    try {
+        TaskBinding tb;
+        tb.task = task;
+        try {
+            // The baseline compiles beside the reference, in a compile worker of its own.
+            std::future<KernelPtr> baseline;
+            if (task->baseline)
+                baseline = std::async(std::launch::async, [this, &task] { return compile_task_program(task, KB_ROLE_BASELINE); });
+            tb.reference = compile_task_program(task, KB_ROLE_REFERENCE);
+            tb.baseline = task->baseline ? baseline.get() : tb.reference;
+        } catch (const CompileError& e) {
+            fail(KB_ERR_REFERENCE_FAILED, "the task's reference or baseline does not compile: " + std::string(e.what()) +
+                                              "\n" + e.log());
+        }
+        mine.set_value(tb);
+    } catch (...) {
+        {
+            std::lock_guard<std::mutex> lock(bind_mutex_);
+            bindings_.erase(task->hash);
+        }
+        mine.set_exception(std::current_exception());
+    }
+    return bound.get();
 }
 
 size_t Context::ensure_lanes(size_t wanted) {

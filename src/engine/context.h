@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -137,7 +138,10 @@ public:
     ProgramBackend& program_backend();
 
     Backend& backend();
-    // The task with its compiled reference and baseline (compiled once per task).
+    // The task with its compiled reference and baseline (compiled once per
+    // task, the two side by side). A caller asking for a task being bound
+    // waits for that task alone; other tasks bind meanwhile. A failure is
+    // not kept: the next caller compiles again, and gets the error anew.
     TaskBinding bind(const TaskPtr& task);
 
 private:
@@ -192,7 +196,12 @@ private:
     std::mutex recheck_mutex_;
     uint64_t recheck_seed_ = 0;
     unsigned recheck_seed_uses_ = 0;
-    std::map<std::string, TaskBinding> bindings_;  // by task hash
+    // By task hash; bind_mutex_ guards the map, not the compiles. One global
+    // lock across the compiles had held every lane of a 500-answer run while
+    // each task's reference compiled, one task after another: 6.1 s of four
+    // lanes' time on one GPU, 13.2 s of eight on two (bench/RESULTS.md,
+    // session 20).
+    std::map<std::string, std::shared_future<TaskBinding>> bindings_;
     Isolation isolation_;                          // kept: the program backend starts on first use
     std::unique_ptr<ProgramBackend> programs_;
     ProgramReferenceCache program_references_;

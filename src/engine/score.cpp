@@ -125,6 +125,16 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
         finish(res, KB_VERDICT_NONE, "compiled; not run (compile only)", t0);
         return ps;
     }
+    // The task's reference and baseline compile now, on this (compile)
+    // thread, if no one has: not on the device lane that first needs them,
+    // which would hold the lane meanwhile. Their failure is the lane's to
+    // report (it binds again, and says why).
+    if (has_device()) {
+        try {
+            bind(task);
+        } catch (const std::exception&) {
+        }
+    }
     ps.done = false;
     return ps;
 }
