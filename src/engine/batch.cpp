@@ -70,12 +70,8 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
     if (opts_.compile_threads == 0) {
         opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
-        // The compile workers' count (worker_host/compile_pool.h) sizes the
-        // threads that feed them too: one knob for measuring both.
-        if (const char* env = std::getenv("KBENCH_COMPILE_WORKERS")) {
-            long n = std::strtol(env, nullptr, 10);
-            if (n > 0 && n <= 256) opts_.compile_threads = unsigned(n);
-        }
+        // The compile workers' count sizes the threads that feed them too.
+        if (unsigned n = compile_workers_setting()) opts_.compile_threads = n;
     }
     compilers_.reserve(opts_.compile_threads);
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });

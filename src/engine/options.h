@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,16 @@
 #include "task/task.h"
 
 namespace kb {
+
+// $KBENCH_COMPILE_WORKERS, 1-256: how many compile workers a context keeps
+// (worker_host/compile_pool.h) and how many threads a batch compiles on; 0
+// when unset or out of range, and each takes its own default. A measuring knob.
+inline unsigned compile_workers_setting() {
+    const char* env = std::getenv("KBENCH_COMPILE_WORKERS");
+    if (!env) return 0;
+    long n = std::strtol(env, nullptr, 10);
+    return n > 0 && n <= 256 ? unsigned(n) : 0;
+}
 
 struct ContextOptions {
     int device = 0;             // KB_DEVICE_NONE (-1): compile-only

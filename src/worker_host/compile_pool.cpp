@@ -18,10 +18,7 @@ namespace {
 
 
 size_t default_workers() {
-    if (const char* env = std::getenv("KBENCH_COMPILE_WORKERS")) {
-        long n = std::strtol(env, nullptr, 10);
-        if (n > 0 && n <= 256) return size_t(n);
-    }
+    if (unsigned n = compile_workers_setting()) return n;
     size_t hw = std::thread::hardware_concurrency();
     return std::max<size_t>(2, std::min<size_t>(8, hw ? hw : 2));
 }

@@ -220,10 +220,11 @@ Outcome WorkerBackend::exchange(wire::Msg type, const Json& body, const TaskBind
                     const std::string key = m.get<std::string>();
                     sup_.forget(key);
                     if (key.rfind("ref:", 0) == 0) {
-                        drop_digest(key.substr(4));
+                        const std::string ref = key.substr(4);
+                        drop_digest(ref);
                         if (not_reproduced_.size() >= 65536) not_reproduced_.clear();
-                        not_reproduced_.insert(key.substr(4));
-                        outputs_for.push_back(key.substr(4));
+                        not_reproduced_.insert(ref);
+                        outputs_for.push_back(ref);
                         not_reproduced = true;
                     }
                 }
@@ -250,8 +251,8 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
     Json body{{"case_index", case_index}, {"seed", seed}, {"digest", true}};
     // An older worker ignores the field and sends the statistics anyway.
     if (!statistics) body["statistics"] = false;
-    if (not_reproduced_.count(run_key(task, case_index, seed)))
-        body["gpu_outputs_for"] = Json::array({run_key(task, case_index, seed)});
+    const std::string key = run_key(task, case_index, seed);
+    if (not_reproduced_.count(key)) body["gpu_outputs_for"] = Json::array({key});
     Outcome o = exchange(wire::Msg::run_reference, body, tb, nullptr,
                          [&](bool) { return deadlines_.reference(); }, &d);
     const std::string where = "the task's reference at case '" + case_name(task, case_index) + "'";
@@ -273,10 +274,10 @@ ReferenceResult WorkerBackend::reference_request(const TaskBinding& tb, int case
     if (!wire::reply_ok(r)) fail(host_status(r), wire::reply_error(r));
     ReferenceResult result = parse_reply(r.at("result"), reference_result_from_json);
     reference_ms_[ref_key(task, case_index)] = result.run_ms;
-    if (!lost) sup_.remember("ref:" + run_key(task, case_index, seed));
+    if (!lost) sup_.remember("ref:" + key);
     ++references_run_;
     if (!lost && r["result"].contains("digest"))
-        keep_digest(run_key(task, case_index, seed), r["result"]["digest"], o.reply.blobs);
+        keep_digest(key, r["result"]["digest"], o.reply.blobs);
     result.worker = worker_facts(o);
     return result;
 }
