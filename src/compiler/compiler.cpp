@@ -77,6 +77,11 @@ std::string Compiler::nvrtc_version() {
 
 bool Compiler::traps_contained(const CompilerConfig& config) { return normalized(config).contain_traps; }
 
+bool Compiler::faults_contained(const CompilerConfig& config) {
+    CompilerConfig c = normalized(config);
+    return c.contain_traps && c.checked_build;
+}
+
 std::vector<const CompileBackend*> Compiler::backends_for(const CompileRequest& rq) const {
     if (rq.language == Language::triton) return {&triton_};
     if (rq.language != Language::cuda) return {&given_};

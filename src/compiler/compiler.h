@@ -50,6 +50,9 @@ public:
     // Whether a compiler of `config` contains traps: its choice, or
     // $KBENCH_CONTAIN_TRAPS's (compiler/trap_containment.h).
     static bool traps_contained(const CompilerConfig& config);
+    // Whether candidates' faults and endless loops are contained too (their
+    // comparisons run checked builds, compiler/fault_containment.h).
+    static bool faults_contained(const CompilerConfig& config);
     const CompilerConfig& config() const { return config_; }
     // Include directories handed to NVRTC (the toolkit's include and cccl folders).
     std::vector<std::string> include_dirs() const { return nvrtc_.include_dirs(); }

@@ -102,6 +102,7 @@ double Supervisor::hello_deadline() const {
 
 void Supervisor::start_standby() {
     if (!settings_.standby || standby_ || standby_failed_) return;
+    if (settings_.standby_after_loss && !lost_one_) return;
     try {
         standby_ = std::make_unique<Starting>(start_worker());
     } catch (const Error& e) {
@@ -112,6 +113,7 @@ void Supervisor::start_standby() {
 }
 
 void Supervisor::lose_active() {
+    if (active_) lost_one_ = true;
     park(std::move(active_));
     has_.clear();
     hello_ = Json();
@@ -236,7 +238,11 @@ Json Supervisor::stats() const {
     j["last_respawn_ms"] = last_respawn_ms_;
     j["max_respawn_ms"] = max_respawn_ms_;
     j["last_canary_ms"] = last_canary_ms_;
-    j["standby"] = !settings_.standby ? "off" : standby_ ? "starting or ready" : standby_failed_ ? "unavailable" : "not yet";
+    j["standby"] = !settings_.standby                       ? "off"
+                   : standby_                               ? "starting or ready"
+                   : standby_failed_                        ? "unavailable"
+                   : settings_.standby_after_loss && !lost_one_ ? "after a loss"
+                                                            : "not yet";
     j["pending_reaps"] = pending_.size();
     if (!last_failure_.empty()) j["last_failure"] = last_failure_;
     return j;

@@ -26,6 +26,10 @@ namespace kb {
 struct WorkerSettings {
     SpawnOptions spawn;
     bool standby = true;  // keep a second worker starting in the background
+    // ... but only once a worker has been lost: where candidates' faults and
+    // hangs are contained, losses are rare, and every standby is one more
+    // CUDA context to create (worker_settings says why that costs).
+    bool standby_after_loss = false;
     Json hello_extra;     // fields added to every hello (the compiler's configuration, ...)
     // Deadlines of the hello (start-up) and the canary; 0: DeadlinePolicy's.
     // A Python worker imports torch and creates its CUDA context first.
@@ -102,7 +106,8 @@ private:
     std::set<std::string> has_;
     Json hello_;
     bool ever_ready_ = false;
-    bool standby_failed_ = false;  // a standby could not start beside a live worker: stop trying
+    bool standby_failed_ = false;
+    bool lost_one_ = false;  // a worker in use was lost (standby_after_loss)  // a standby could not start beside a live worker: stop trying
     unsigned spawned_ = 0;
     unsigned respawns_ = 0;
     double last_respawn_ms_ = 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "compiler/compiler.h"
 #include "device/cuda_driver.h"
 #include "engine/result_json.h"
 #include "engine/verdict.h"
@@ -523,7 +524,20 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
     // memory) so that a crash costs no start-up; KBENCH_WORKER_STANDBY=0 gives
     // the memory back at that price.
     const char* standby = std::getenv("KBENCH_WORKER_STANDBY");
-    s.standby = device >= 0 && !(standby && std::string(standby) == "0");
+    const std::string setting = standby ? standby : "";
+    s.standby = device >= 0 && setting != "0";
+    // Where the comparisons run checked builds, a candidate's fault or
+    // endless loop keeps the worker, and a lane starts its standby only once
+    // it has lost one (to what containment does not cover: a hang past the
+    // checks, nvcc's or Triton's images). CUDA contexts are created one at a
+    // time across the machine (about 0.2 s each on two H200s' host), so each
+    // standby delayed every other worker's start and run: on two H200s, a
+    // 500-answer `kbench run` went from 41.6-43.1 to 43.9-46.8 answers per
+    // second without them (bench/RESULTS.md, session 21).
+    // KBENCH_WORKER_STANDBY=1 keeps one from the start regardless.
+    CompilerConfig cc;
+    cc.contain_traps = opts.contain_traps;
+    s.standby_after_loss = setting != "1" && Compiler::faults_contained(cc);
     return s;
 }
 

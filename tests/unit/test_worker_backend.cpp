@@ -367,3 +367,26 @@ TEST(CompilePool, CompileWorkersRunUnderTheCompileMemoryLimit) {
     EXPECT_TRUE(has(p.build(ptx_request(kVectorAdd)).bytes, ".entry"));
     EXPECT_EQ(kb::own_address_space_limit(), 0u);
 }
+
+TEST(WorkerSettings, AStandbyWaitsForALossOnlyWhereFaultsAreContained) {
+    ContextOptions o;
+    o.worker_path = worker_path();
+    o.contain_traps = false;
+    WorkerSettings plain = worker_settings(o, 0);
+    EXPECT_TRUE(plain.standby);
+    EXPECT_FALSE(plain.standby_after_loss);
+    o.contain_traps = true;
+    WorkerSettings contained = worker_settings(o, 0);
+    EXPECT_TRUE(contained.standby);
+    EXPECT_TRUE(contained.standby_after_loss);
+    // Traps contained without the checked builds: faults still lose workers.
+    ::setenv("KBENCH_CHECKED_BUILD", "0", 1);
+    EXPECT_FALSE(worker_settings(o, 0).standby_after_loss);
+    ::unsetenv("KBENCH_CHECKED_BUILD");
+    ::setenv("KBENCH_WORKER_STANDBY", "1", 1);
+    EXPECT_FALSE(worker_settings(o, 0).standby_after_loss);
+    ::setenv("KBENCH_WORKER_STANDBY", "0", 1);
+    EXPECT_FALSE(worker_settings(o, 0).standby);
+    ::unsetenv("KBENCH_WORKER_STANDBY");
+    EXPECT_FALSE(worker_settings(o, -1).standby);  // a compile worker holds no device
+}

@@ -223,6 +223,27 @@ TEST(WorkerWatchdog, LettingGoReturnsAtOnceAndTheWorkersEndOnTheirOwn) {
     EXPECT_EQ(ended.size(), 2u) << "the worker in use and its standby";
 }
 
+TEST(WorkerWatchdog, AStandbyAfterALossStartsOnlyOnceAWorkerIsLost) {
+    // Where faults are contained (worker_settings): no second worker while
+    // none has been lost; after the first loss, a standby as usual.
+    WorkerSettings s = settings(true);
+    s.standby_after_loss = true;
+    Supervisor sup(s);
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(test_call(sup, {{"action", "echo"}}).ok());
+    EXPECT_EQ(sup.stats()["standby"], "after a loss");
+    EXPECT_EQ(sup.stats()["workers_started"].get<int>(), 1);
+    EXPECT_EQ(test_call(sup, {{"action", "abort"}}).kind, Outcome::Kind::died);
+    ASSERT_TRUE(test_call(sup, {{"action", "echo"}}).ok());  // a fresh worker, and its standby behind it
+    EXPECT_EQ(sup.stats()["standby"], "starting or ready");
+    EXPECT_EQ(sup.stats()["workers_started"].get<int>(), 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(test_call(sup, {{"action", "abort"}}).kind, Outcome::Kind::died);
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(test_call(sup, {{"action", "echo"}}).ok());
+    EXPECT_LT(seconds_since(t0), 0.5) << "the second loss's replacement was not the warm standby";
+    EXPECT_EQ(sup.respawns(), 2u);
+}
+
 TEST(WorkerWatchdog, RespawnWithoutStandbyWorksToo) {
     Supervisor sup(settings(false));
     EXPECT_EQ(test_call(sup, {{"action", "segv"}}).kind, Outcome::Kind::died);
