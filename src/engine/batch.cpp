@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -67,6 +68,8 @@ size_t Batch::timing_backlog_setting() {
 
 Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     backlog_.limit = timing_backlog_setting();  // before any thread starts: it may throw
+    const char* together = std::getenv("KBENCH_LANES_START_TOGETHER");
+    lanes_start_together_ = together && std::string(together) == "1";
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
     if (opts_.compile_threads == 0) {
         opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
@@ -309,16 +312,27 @@ void Batch::complete(Running& r) {
 void Batch::device_loop(size_t lane) {
     // Lane i's worker starts once the batch holds a job for it (more than i
     // submitted), while the first candidates compile, instead of when the
-    // first compiled one reaches it: on two H200s, six lanes' workers that
-    // started together took 1.2 s each (bench/RESULTS.md, session 19).
+    // first compiled one reaches it; and once lane i-1's has started, not
+    // beside it. The driver creates CUDA contexts one at a time across the
+    // machine (about 0.2 s each on two H200s' host): workers started
+    // together shared that line and were all ready at its end (six lanes of
+    // two GPUs after 1.5-1.9 s, bench/RESULTS.md, sessions 19-21), where one
+    // after another the first is ready after one start, the next after two.
     if (lane > 0 && ctx_.has_device()) {
         bool start = false;
         {
             std::unique_lock<std::mutex> lock(mu_);
-            submitted_.wait(lock, [&] { return stopping_ || next_id_ > lane + 1; });
+            submitted_.wait(lock, [&] {
+                return stopping_ || (next_id_ > lane + 1 && (lanes_start_together_ || lanes_started_ >= lane));
+            });
             start = !stopping_;
         }
-        if (start) ctx_.start_lane(lane);
+        if (start) ctx_.start_lane(lane);  // a worker that cannot start is its first score's to report
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            lanes_started_ = std::max(lanes_started_, lane + 1);
+        }
+        submitted_.notify_all();
     }
     // Candidates of this lane that passed correctness and wait for the GPU
     // alone to be timed (engine/timing_backlog.h), oldest first.

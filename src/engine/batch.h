@@ -132,7 +132,8 @@ private:
     std::condition_variable to_compile_; // compile_queue_ gained a job, or stopping
     std::condition_variable to_run_;     // a compiled job is at the front of device order, or stopping
     std::condition_variable done_;       // completed_ gained a job
-    std::condition_variable submitted_;  // one of the first jobs (one per lane) was submitted, or stopping
+    std::condition_variable submitted_;  // one of the first jobs (one per lane) was submitted, a lane's
+                                         // worker started, or stopping
     std::deque<JobPtr> compile_queue_;   // submitted, not yet taken by a compile thread
     std::deque<JobPtr> device_order_;    // every live job in submission order: the device takes the oldest
                                          // compiled ones, a lane's own tasks first (affinity_)
@@ -143,6 +144,10 @@ private:
     uint64_t next_id_ = 1;
     size_t held_ = 0;                    // submitted and not yet collected (bounded by capacity)
     bool stopping_ = false;
+    // Lanes whose workers have started (or failed to): lane i starts its
+    // worker once lane i-1's has, not beside it (device_loop says why).
+    size_t lanes_started_ = 1;       // lane 0's is the context's
+    bool lanes_start_together_ = false;  // $KBENCH_LANES_START_TOGETHER=1, for measuring
     std::vector<std::thread> compilers_;
     std::vector<std::thread> devices_;  // one per lane
 };
