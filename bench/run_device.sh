@@ -149,8 +149,9 @@ fi
 # BENCHES picks benchmarks by name (default: all), to fit a 10-minute call:
 # compile score isolation batch longrun run fidelity triton baselines devices sweep.
 # `disturbance` (bench/gpu_disturbance.cu: the driver's fault latency, what a
-# neighbour's fault or hang costs), `kernelbench` and `kernels` (issue 10) are
-# not in the default: name them. The kernelbench problems are
+# neighbour's fault or hang costs), `context_starts` (bench/context_starts.c:
+# fresh processes' CUDA starts side by side), `kernelbench` and `kernels`
+# (issue 10) are not in the default: name them. The kernelbench problems are
 # KernelBench-sized (inputs of up to 8.6 GB made on the CPU), so KB_ONLY
 # (a regex on the problem stem) splits the 22 problems over several calls.
 want() { case " ${BENCHES:-compile score isolation batch longrun run fidelity triton baselines devices sweep} " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -261,6 +262,28 @@ if [ $run_bench = 1 ]; then
       "$OUT/gpu_disturbance" 0 beside-hangs $k 1000 >"$OUT/disturbance_hangs_$k.json" 2>>"$OUT/disturbance.err"
       echo "hangs=$k $(cat "$OUT/disturbance_hangs_$k.json")"
     done
+  fi
+  if want context_starts; then
+    # Fresh processes' CUDA starts, 1, 4 and 8 at once per GPU, on one GPU
+    # and on two: does the driver create contexts one at a time?
+    step "context starts (bench/context_starts.c)"
+    if nvcc -O2 -o "$OUT/context_starts" bench/context_starts.c -lcuda >"$OUT/context_starts.err" 2>&1; then
+      gpus=$(nvidia-smi -L | wc -l)
+      for n in 1 4 8; do
+        for devs in 0 $([ "$gpus" -ge 2 ] && echo "0,1"); do
+          pids=()
+          for k in $(seq $n); do
+            for d in ${devs//,/ }; do "$OUT/context_starts" $d >"$OUT/cs_${k}_${d}.tmp" 2>>"$OUT/context_starts.err" & pids+=($!); done
+          done
+          wait "${pids[@]}"
+          echo "$n per GPU on GPU(s) $devs: total_s $(cat "$OUT"/cs_*.tmp | python3 -c 'import json,sys; print(sorted(json.loads(l)["total_s"] for l in sys.stdin))')" |
+            tee -a "$OUT/context_starts.txt"
+          rm -f "$OUT"/cs_*.tmp
+        done
+      done
+    else
+      tail -3 "$OUT/context_starts.err"
+    fi
   fi
   if want sweep; then
     # The f16 matmul against cuBLAS over sizes (issue 11's perf_report plot),
