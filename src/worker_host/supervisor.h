@@ -106,8 +106,8 @@ private:
     std::set<std::string> has_;
     Json hello_;
     bool ever_ready_ = false;
-    bool standby_failed_ = false;
-    bool lost_one_ = false;  // a worker in use was lost (standby_after_loss)  // a standby could not start beside a live worker: stop trying
+    bool standby_failed_ = false;  // a standby could not start beside a live worker: stop trying
+    bool lost_one_ = false;        // a worker in use was lost (standby_after_loss)
     unsigned spawned_ = 0;
     unsigned respawns_ = 0;
     double last_respawn_ms_ = 0;
