@@ -1,4 +1,4 @@
-// What the C boundary's files share (kbench.cpp, batch.cpp): the handles
+// What the C boundary's files share (c_api.cpp, batch_api.cpp, launch.cpp): the handles
 // behind the opaque types, the exception firewall `guard`, and the readers
 // that turn the C option structs into the engine's values. Internal: never
 // installed, never included outside src/capi.

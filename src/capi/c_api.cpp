@@ -8,7 +8,7 @@
 #include <string>
 
 #include "capi/boundary.h"
-#include "capi/options.h"
+#include "capi/option_readers.h"
 #include "engine/verdict.h"
 #include "worker_host/isolation.h"
 

@@ -1,4 +1,4 @@
-#include "capi/options.h"
+#include "capi/option_readers.h"
 
 #include <cmath>
 #include <limits>
