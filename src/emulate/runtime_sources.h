@@ -8,7 +8,7 @@
 namespace kb::emulate {
 
 // kbemu_abi.h, kbemu_cuda.h (force-included before a reference) and
-// kbemu_runtime.cc (the scheduler), verbatim.
+// kbemu_cuda.cc (the scheduler), verbatim.
 const std::string& abi_header();
 const std::string& cuda_header();
 const std::string& runtime_source();

@@ -1,6 +1,6 @@
 /* The interface between kbench (src/emulate/) and a reference compiled for
  * the CPU emulator: a shared object built from the reference, the generated
- * trampolines and kbemu_runtime.cc. Plain C types only: both sides include
+ * trampolines and kbemu_cuda.cc. Plain C types only: both sides include
  * this header, and the module is loaded with dlopen. */
 #ifndef KBEMU_ABI_H
 #define KBEMU_ABI_H

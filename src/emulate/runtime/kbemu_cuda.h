@@ -5,7 +5,7 @@
 //   - __global__ / __device__ / __host__ vanish; a kernel is a function each
 //     emulated thread calls;
 //   - threadIdx, blockIdx, blockDim, gridDim are globals the scheduler
-//     (kbemu_runtime.cc) sets before it resumes a thread;
+//     (kbemu_cuda.cc) sets before it resumes a thread;
 //   - a block's threads are fibers that switch only at __syncthreads(), so
 //     code between two barriers runs without interruption, as on a GPU
 //     where it is not raced;
@@ -62,7 +62,7 @@
 #endif
 
 // ---- the thread's coordinates ---------------------------------------------------
-// Defined in kbemu_runtime.cc; not const, so that a read after a barrier
+// Defined in kbemu_cuda.cc; not const, so that a read after a barrier
 // (an opaque call) is a fresh load.
 extern uint3 threadIdx;
 extern uint3 blockIdx;
@@ -95,7 +95,7 @@ void* dynamic_shared();
 // ---- warp-level intrinsics ---------------------------------------------------------
 // A warp is 32 consecutive threads of the block (by linear thread index). A
 // warp-level operation waits until every lane of its mask that is still
-// running has reached a warp-level operation too (kbemu_runtime.cc), then
+// running has reached a warp-level operation too (kbemu_cuda.cc), then
 // each lane reads what the others deposited. Values up to 8 bytes.
 namespace kbemu {
 unsigned lane_id();
@@ -441,7 +441,7 @@ namespace kbemu {
 
 using LaunchParams = kbemu_launch;
 
-// Runs body(ctx) once per thread of every block (kbemu_runtime.cc).
+// Runs body(ctx) once per thread of every block (kbemu_cuda.cc).
 // Returns 0, or -1 with lp.error set.
 int run_grid(const LaunchParams& lp, void (*body)(void*), void* ctx);
 void refuse(const LaunchParams& lp, const char* message);
