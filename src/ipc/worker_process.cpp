@@ -17,6 +17,7 @@
 
 #include "util/error.h"
 #include "ipc/pidfd.h"
+#include "ipc/worker_environment.h"
 
 extern char** environ;
 
@@ -90,6 +91,19 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
                               "this library, or use KB_ISOLATION_IN_PROCESS for trusted kernels";
     const bool custom = !opts.command.empty();
     const std::string program = custom ? opts.command[0] : opts.executable;
+    // A device worker's context gets one hardware queue: its start waits in
+    // the driver's machine-wide line for less (ipc/worker_environment.h).
+    // Built before anything needs closing: a bad setting throws here.
+    std::vector<std::string> env_store;
+    std::vector<char*> envp;
+    char** env = environ;
+    if (!custom && opts.device >= 0) {
+        env_store = device_worker_environment(environ);
+        for (std::string& e : env_store) envp.push_back(&e[0]);
+        envp.push_back(nullptr);
+        env = envp.data();
+    }
+
     int sv[2];
     // Close-on-exec on both ends: a process another thread of the host starts
     // meanwhile must not inherit them (the worker would never see EOF).
@@ -147,8 +161,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     // page tables and runs no atfork handlers.
     // A command's program is looked up on PATH (posix_spawnp) unless it names a path.
     int rc = custom && program.find('/') == std::string::npos
-                 ? ::posix_spawnp(&pid, program.c_str(), &fa, &attr, argv.data(), environ)
-                 : ::posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), environ);
+                 ? ::posix_spawnp(&pid, program.c_str(), &fa, &attr, argv.data(), env)
+                 : ::posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     ::close(sv[1]);

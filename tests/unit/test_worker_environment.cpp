@@ -1,0 +1,128 @@
+// A device worker's environment (src/ipc/worker_environment.h): one CUDA
+// hardware queue unless asked otherwise, the host's variables kept, and a
+// bad setting refused with the fix. And that WorkerProcess::spawn gives it
+// to device workers only: a stand-in script reports what it got.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ipc/worker_environment.h"
+#include "ipc/worker_process.h"
+#include "util/error.h"
+
+namespace {
+
+std::vector<std::string> env_of(std::vector<const char*> vars) {
+    vars.push_back(nullptr);
+    return kb::device_worker_environment(vars.data());
+}
+
+int count_of(const std::vector<std::string>& env, const std::string& prefix) {
+    int n = 0;
+    for (const std::string& e : env) n += e.rfind(prefix, 0) == 0;
+    return n;
+}
+
+TEST(WorkerEnvironment, OneHardwareQueueByDefaultAndTheRestKept) {
+    auto env = env_of({"PATH=/usr/bin", "HOME=/root", "CUDA_VISIBLE_DEVICES=1"});
+    EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/root", "CUDA_VISIBLE_DEVICES=1",
+                                             "CUDA_DEVICE_MAX_CONNECTIONS=1"}));
+    // The host's own value is replaced, not doubled; a longer name is not it.
+    env = env_of({"CUDA_DEVICE_MAX_CONNECTIONS=32", "CUDA_DEVICE_MAX_CONNECTIONS_X=5", "A=b"});
+    EXPECT_EQ(count_of(env, "CUDA_DEVICE_MAX_CONNECTIONS="), 1);
+    EXPECT_EQ(env.back(), "CUDA_DEVICE_MAX_CONNECTIONS=1");
+    EXPECT_EQ(count_of(env, "CUDA_DEVICE_MAX_CONNECTIONS_X=5"), 1);
+    EXPECT_EQ(count_of(env, "A=b"), 1);
+}
+
+TEST(WorkerEnvironment, TheSettingAsksForACountOrLeavesTheHostsValue) {
+    auto env = env_of({"KBENCH_WORKER_CUDA_CONNECTIONS=8", "CUDA_DEVICE_MAX_CONNECTIONS=2"});
+    EXPECT_EQ(env.back(), "CUDA_DEVICE_MAX_CONNECTIONS=8");
+    EXPECT_EQ(count_of(env, "CUDA_DEVICE_MAX_CONNECTIONS="), 1);
+    env = env_of({"KBENCH_WORKER_CUDA_CONNECTIONS=inherit", "CUDA_DEVICE_MAX_CONNECTIONS=2"});
+    EXPECT_EQ(env, (std::vector<std::string>{"KBENCH_WORKER_CUDA_CONNECTIONS=inherit", "CUDA_DEVICE_MAX_CONNECTIONS=2"}));
+    env = env_of({"KBENCH_WORKER_CUDA_CONNECTIONS=inherit"});
+    EXPECT_EQ(count_of(env, "CUDA_DEVICE_MAX_CONNECTIONS="), 0);
+    env = env_of({"KBENCH_WORKER_CUDA_CONNECTIONS="});  // empty: as if unset
+    EXPECT_EQ(env.back(), "CUDA_DEVICE_MAX_CONNECTIONS=1");
+}
+
+TEST(WorkerEnvironment, ABadSettingIsRefusedWithTheFix) {
+    for (const char* bad : {"KBENCH_WORKER_CUDA_CONNECTIONS=0", "KBENCH_WORKER_CUDA_CONNECTIONS=33",
+                            "KBENCH_WORKER_CUDA_CONNECTIONS=one", "KBENCH_WORKER_CUDA_CONNECTIONS=4x"}) {
+        try {
+            env_of({bad});
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const kb::Error& e) {
+            EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT) << bad;
+            const std::string m = e.what();
+            EXPECT_NE(m.find("KBENCH_WORKER_CUDA_CONNECTIONS"), std::string::npos) << m;
+            EXPECT_NE(m.find("from 1 to 32"), std::string::npos) << m;
+            EXPECT_NE(m.find("'inherit'"), std::string::npos) << m;
+        }
+    }
+}
+
+// What a process started by WorkerProcess::spawn finds in its environment:
+// a script stands in for kbench-worker and writes the variable to a file.
+std::string spawned_value(int device, bool as_command) {
+    char dir[] = "/tmp/kb_worker_env_XXXXXX";
+    if (!::mkdtemp(dir)) return "mkdtemp failed";
+    const std::string script = std::string(dir) + "/worker.sh", out = std::string(dir) + "/seen";
+    std::ofstream(script) << "#!/bin/sh\nprintf '%s' \"${CUDA_DEVICE_MAX_CONNECTIONS-unset}\" > " << out << ".tmp\nmv "
+                          << out << ".tmp " << out << "\n";
+    ::chmod(script.c_str(), 0755);
+    kb::SpawnOptions o;
+    o.device = device;
+    if (as_command) o.command = {"/bin/sh", script};
+    else o.executable = script;
+    auto w = kb::WorkerProcess::spawn(o);
+    std::string seen = "nothing written";
+    for (int i = 0; i < 500; ++i) {
+        std::ifstream f(out);
+        if (f) {
+            std::stringstream ss;
+            ss << f.rdbuf();
+            seen = ss.str();
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    w->reap(5.0);
+    ::unlink(out.c_str());
+    ::unlink(script.c_str());
+    ::rmdir(dir);
+    return seen;
+}
+
+TEST(WorkerEnvironment, SpawnGivesItToDeviceWorkersOnly) {
+    ASSERT_EQ(::unsetenv("KBENCH_WORKER_CUDA_CONNECTIONS"), 0);
+    ASSERT_EQ(::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "7", 1), 0);
+    EXPECT_EQ(spawned_value(0, false), "1");   // a device worker
+    EXPECT_EQ(spawned_value(-1, false), "7");  // a compile worker: the host's
+    EXPECT_EQ(spawned_value(0, true), "7");    // a program worker (another command): the host's
+    ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    EXPECT_EQ(spawned_value(-1, false), "unset");
+    // A bad setting fails the start, naming it; nothing is left running.
+    ASSERT_EQ(::setenv("KBENCH_WORKER_CUDA_CONNECTIONS", "lots", 1), 0);
+    kb::SpawnOptions o;
+    o.device = 0;
+    o.executable = "/bin/true";
+    try {
+        kb::WorkerProcess::spawn(o);
+        ADD_FAILURE() << "a bad setting started a worker";
+    } catch (const kb::Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(e.what()).find("'lots'"), std::string::npos) << e.what();
+    }
+    ::unsetenv("KBENCH_WORKER_CUDA_CONNECTIONS");
+}
+
+}  // namespace
