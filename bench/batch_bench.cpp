@@ -3,13 +3,15 @@
 // no compile-cache hits), against kb_score one at a time on the same stream.
 //
 //   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32] [lanes=0]
-//                      [rates|mixed]
+//                      [rates|mixed|single]
 //
 // lanes: kb_batch_options.device_lanes of the batches (0: the library's
 // default); the correctness-only batch is also run with one lane, for the
 // figure before lanes. `rates`: stop after the batch rates (a lane count
 // compared with another in one device call). `mixed`: only the mixed streams,
-// counting wrong verdicts instead of stopping at the first.
+// counting wrong verdicts instead of stopping at the first. `single`: only
+// the kb_score latencies (no batch, no lanes past the first), so that a
+// KBENCH_PROFILE or KBENCH_TRACE of the run holds nothing else.
 //
 // Measures, each on a fresh context:
 //   context_create_ms        creating a context with worker isolation
@@ -240,7 +242,8 @@ int main(int argc, char** argv) {
     // three workers' start-up; this warm batch's own rate is reported apart.
     // (0 lanes asks for the library's default, 4: docs/c-api.md.)
     const int warm_jobs = int(tasks.size()) * int(g_lanes ? g_lanes : 4) * 2;
-    out["warm_lanes_timed_per_s"] = run_batch(ctx, clean_jobs(warm_jobs), true, nullptr, g_lanes);
+    if (mode != "single")
+        out["warm_lanes_timed_per_s"] = run_batch(ctx, clean_jobs(warm_jobs), true, nullptr, g_lanes);
 
     if (mode != "mixed") {  // `mixed`: the mixed streams alone
     int single = std::max(4, n / 4);
@@ -249,6 +252,11 @@ int main(int argc, char** argv) {
     out["single_correctness_ms"] = median(score_each(ctx, clean_jobs(single), false, &single_correctness_stages));
     out["single_timed_stages_ms"] = single_timed_stages;
     out["single_correctness_stages_ms"] = single_correctness_stages;
+    if (mode == "single") {
+        std::printf("%s\n", out.dump().c_str());
+        kb_context_destroy(ctx);
+        return 0;
+    }
 
     kb::Json timed_stages, correctness_stages;
     out["batch_timed_per_s"] = run_batch(ctx, clean_jobs(n), true, &timed_stages, g_lanes);
