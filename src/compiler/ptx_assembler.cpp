@@ -78,7 +78,7 @@ std::string read_log(Handle h, int (*size_fn)(Handle, size_t*), int (*log_fn)(Ha
 }  // namespace
 
 PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, const std::string& arch,
-                         int max_registers) {
+                         int max_registers, const std::vector<std::string>& extra_options) {
     KB_PROFILE_SPAN("nvjitlink.assemble_ptx");
     PtxAssembly out;
     const Api& a = api(cuda_home);
@@ -91,6 +91,7 @@ PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, c
     Arch parsed = parse_arch(arch);
     std::vector<std::string> opts = {"-arch=sm_" + parsed.digits + parsed.suffix};
     if (max_registers > 0) opts.push_back("-maxrregcount=" + std::to_string(max_registers));
+    opts.insert(opts.end(), extra_options.begin(), extra_options.end());
     // nvJitLink keeps a cache of its links (the driver's JIT cache,
     // ~/.nv/ComputeCache, bounded in size): a contained candidate's PTX is
     // new every time (its trap flag's name holds a nonce), so each link

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kb {
 
@@ -20,7 +21,9 @@ struct PtxAssembly {
 };
 
 // `arch` as CompileRequest::arch ("sm_90", "sm_90a"); `max_registers` 0: none.
+// `extra_options` go to nvJitLink after kbench's own (bench/contained_compile_cost.cpp
+// measures ptxas levels with "-Xptxas=-O1"; kbench's builds pass none).
 PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, const std::string& arch,
-                         int max_registers);
+                         int max_registers, const std::vector<std::string>& extra_options = {});
 
 }  // namespace kb
