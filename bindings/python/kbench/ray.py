@@ -144,6 +144,23 @@ def retried_stages(score):
     return out
 
 
+def compile_threads_per_gpu(cores, gpus):
+    """`kbench run`'s compile threads for each GPU of a host: min(8, cores / GPUs), at least 1."""
+    return max(1, min(8, int(cores) // max(1, int(gpus))))
+
+
+def _node_gpus():
+    """How many GPUs the Ray node running this actor has (1 when Ray cannot say)."""
+    try:
+        node = _ray.get_runtime_context().get_node_id()
+        for n in _ray.nodes():
+            if n.get("NodeID") == node:
+                return max(1, int(n.get("Resources", {}).get("GPU", 1)))
+    except Exception:  # noqa: BLE001 - outside Ray, or an older Ray: the share of one GPU
+        pass
+    return 1
+
+
 class Worker:
     """One kbench Context; Ray runs it as an actor (ray.remote(Worker)).
 
@@ -166,11 +183,12 @@ class Worker:
         self.ctx = kbench.Context(device=device, **{"contain_traps": True, **(context_options or {})})
         # Calls arrive on several threads (a threaded actor): the batch
         # compiles the next candidates on CPU threads while others run on the
-        # GPU. `kbench run` gives a GPU min(8, cores / GPUs) compile threads;
-        # an actor cannot see how many GPUs share its host, so 4 (2 for the
-        # compile-only actors, of which there is one per CPU).
+        # GPU. A GPU actor gets what `kbench run` gives a GPU: min(8, the
+        # node's cores / its GPUs) (until session 22, 4: half of kbench run's
+        # on a two-GPU host with 32 cores); the compile-only actors, one per
+        # CPU, 2 each.
         if compile_threads is None:
-            compile_threads = 2 if compile_only else 4
+            compile_threads = 2 if compile_only else compile_threads_per_gpu(os.cpu_count() or 1, _node_gpus())
         self.batch = self.ctx.batch(compile_threads=compile_threads)
         self._tasks_lock = threading.Lock()
         self.tasks = {}  # task key -> (kbench.Task, output dtype)

@@ -86,6 +86,15 @@ class RayPool(unittest.TestCase):
         ray.shutdown()
         cls.tmp.cleanup()
 
+    def test_a_gpu_actor_compiles_on_kbench_runs_share_of_the_host(self):
+        self.assertEqual(kray.compile_threads_per_gpu(32, 2), 8)
+        self.assertEqual(kray.compile_threads_per_gpu(16, 1), 8)
+        self.assertEqual(kray.compile_threads_per_gpu(16, 4), 4)
+        self.assertEqual(kray.compile_threads_per_gpu(12, 8), 1)
+        self.assertEqual(kray.compile_threads_per_gpu(0, 0), 1)
+        # This local cluster has no GPUs: the share of a host with one.
+        self.assertEqual(kray._node_gpus(), 1)
+
     def test_compile_only_scores_every_candidate_once(self):
         lines = list(kray.score_many([TASKS], candidates(), compile_only=True, actors=2))
         by_id = {l["id"]: l for l in lines}
