@@ -2,11 +2,11 @@
 // with faults contained (docs/isolation.md, "Contained faults and hangs"),
 // NVRTC gives PTX, kbench rewrites its traps and adds a checked copy of
 // every function, and nvJitLink assembles both builds as one module; against
-// the plain compile, NVRTC straight to a cubin. It also assembles what a
-// build of only the checked copies would be (the plain functions' bodies
-// left out: the comparisons run only the copies; the timing and the recheck
-// after it run the plain functions), at ptxas's default level and at -O1
-// and -O0, to size what such a build would save. No GPU is needed.
+// the plain compile, NVRTC straight to a cubin. It also assembles the
+// checked copies alone (compiler/fault_containment.h, CheckedForm::
+// copies_only: all a score's comparisons run; the timing and the recheck
+// after it run the functions themselves), at ptxas's default level and at
+// -O1 and -O0, to size what such a build would save. No GPU is needed.
 //
 //   kbench_contained_compile_cost [REPEATS=5] FILE.cu...
 //
@@ -23,48 +23,6 @@
 
 using namespace bench;
 
-namespace {
-
-// The module without the plain functions' definitions: everything before
-// the checked build's marker keeps its declarations and variables, not the
-// bodies of .entry and .func definitions. Only for measuring: nvJitLink
-// checks that what is left assembles.
-std::string checked_copies_only(const std::string& both) {
-    const std::string mark = "\n// kbench: the checked build";
-    const size_t m = both.find(mark);
-    if (m == std::string::npos) return "";
-    std::istringstream in(both.substr(0, m));
-    std::string line, out, pending;
-    int depth = 0;
-    auto names_function = [](const std::string& s) {
-        return s.find(".entry") != std::string::npos || s.find(".func") != std::string::npos;
-    };
-    while (std::getline(in, line)) {
-        const int opens = int(std::count(line.begin(), line.end(), '{'));
-        const int closes = int(std::count(line.begin(), line.end(), '}'));
-        if (depth > 0) {  // inside a dropped body
-            depth += opens - closes;
-            continue;
-        }
-        if (opens > closes && line.find('=') == std::string::npos && (names_function(pending) || names_function(line))) {
-            pending.clear();  // the definition's header goes with its body
-            depth = opens - closes;
-            continue;
-        }
-        pending += line + "\n";
-        std::string t = line;
-        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-        // A statement ends (a declaration, a variable), or a line that cannot
-        // begin a definition's header: keep what is pending.
-        if (t.empty() || t.back() == ';' || t.back() == '}' || t.rfind("//", 0) == 0 || !names_function(pending)) {
-            out += pending;
-            pending.clear();
-        }
-    }
-    return out + pending + both.substr(m);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     int first = 1, repeats = 5;
@@ -100,7 +58,7 @@ int main(int argc, char** argv) {
             t = now_ms();
             kb::CheckedPtx checked = kb::check_faults(img.bytes);
             ms["check_faults"].push_back(now_ms() - t);
-            const std::string copies = checked_copies_only(checked.ptx);
+            const std::string copies = kb::check_faults(img.bytes, kb::CheckedForm::copies_only).ptx;
             auto assemble = [&](const char* name, const std::string& ptx, std::vector<std::string> extra, size_t* bytes) {
                 kb::PtxAssembly a = kb::assemble_ptx(KB_CUDA_HOME, ptx, arch, 0, extra);
                 if (!a.ok) {

@@ -260,11 +260,11 @@ std::string arm_entry(const Names& n, const std::vector<ModuleVar>& vars) {
 
 // The checked PTX into `out` (its bounds_checked says whether accesses get
 // checks; it turns false when a variable turns out unsizable).
-void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* out);
+void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedForm form, CheckedPtx* out);
 
 }  // namespace
 
-CheckedPtx check_faults(const std::string& ptx) {
+CheckedPtx check_faults(const std::string& ptx, CheckedForm form) {
     CheckedPtx out;
     const std::string flag = trap_flag_symbol(ptx);
     if (flag.empty()) return out;
@@ -287,7 +287,7 @@ CheckedPtx check_faults(const std::string& ptx) {
     // A variable found unsizable after accesses were checked: again, without bounds.
     for (int pass = 0; pass < 2; ++pass) {
         const bool bounds = out.bounds_checked;
-        rewrite(lines, n, &out);
+        rewrite(lines, n, form, &out);
         if (bounds == out.bounds_checked) break;
     }
     return out;
@@ -334,7 +334,7 @@ std::string defined_name(const std::string& header) {
     return header.substr(p, e - p);
 }
 
-void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* result) {
+void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedForm form, CheckedPtx* result) {
     CheckedPtx& out = *result;
     out.accesses = out.loops = 0;
     out.ptx.clear();
@@ -361,6 +361,15 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
     }
     std::vector<ModuleVar> vars;
     std::string plain, checked, prototypes, header, fn;
+    // For CheckedForm::copies_only: the module's lines outside every
+    // function definition (directives, variables, extern declarations), and
+    // the lines of a statement not yet ended: a function's header until its
+    // body opens (then dropped) or a declaration until its ';'.
+    std::string decls, held;
+    auto keep_held = [&] {
+        decls += held;
+        held.clear();
+    };
     bool is_func = false;
     int depth = 0, init_depth = 0;
     bool flag_seen = false;
@@ -373,7 +382,9 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
         for (char c : l) opens += c == '{', closes += c == '}';
         if (depth == 0) {
             plain += raw + "\n";
+            held += raw + "\n";
             if (init_depth > 0 || (l.find('=') != std::string::npos && opens > 0)) {
+                keep_held();  // a variable's initializer
                 // an initializer's braces, not a function body
                 init_depth += opens - closes;
                 if (l.find('=') != std::string::npos) {
@@ -393,8 +404,11 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
             if (!flag_seen && l.find(flag) != std::string::npos) {
                 // Right after the flag: the bounds and the deadline.
                 flag_seen = true;
-                plain += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
-                plain += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
+                keep_held();
+                for (std::string* m : {&plain, &decls}) {
+                    *m += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
+                    *m += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
+                }
                 vars.push_back({false, n.bounds, 32});
                 vars.push_back({false, n.deadline, 8});
             }
@@ -410,10 +424,21 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
                 fn += raw + "\n" + check_registers(n);
                 if (name.empty()) fn.clear();  // not a function this can copy
                 header.clear();
+                held.clear();  // a definition: its copy stands in for it
                 continue;
             }
-            if (!l.empty() && l.back() == ';') header.clear();
-            else if (!l.empty()) header += raw + "\n";
+            const bool names_function = held.find(".entry") != std::string::npos || held.find(".func") != std::string::npos;
+            if (!l.empty() && l.back() == ';') {
+                // A statement's end. A prototype of the input's own function
+                // goes: the copies' prototypes stand in for it. An extern
+                // one (vprintf, malloc) stays: the copies call it too.
+                if (names_function && held.find(".extern") == std::string::npos) held.clear();
+                else keep_held();
+                header.clear();
+            } else {
+                if (!names_function) keep_held();  // a directive, a comment, a blank line
+                if (!l.empty()) header += raw + "\n";
+            }
             continue;
         }
         plain += raw + "\n";
@@ -451,7 +476,9 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedPtx* 
     }
     if (!flag_seen) return;
     plain.pop_back();  // split() gave one line more than there were newlines
-    out.ptx = plain + "\n// kbench: the checked build (src/compiler/fault_containment.h)\n" + prototypes + checked +
+    keep_held();
+    out.ptx = (form == CheckedForm::copies_only ? decls : plain) +
+              "\n// kbench: the checked build (src/compiler/fault_containment.h)\n" + prototypes + checked +
               arm_entry(n, vars);
     out.arm_entry = n.arm;
     out.functions = functions;

@@ -55,7 +55,8 @@ struct CheckedPtx {
     // The module with both builds: the input's functions as they were, then
     // a checked copy of each (renamed; calls between copies too), sharing
     // the module's variables, so that state a kernel keeps in a global is
-    // one, as in a single build. "" when the input has no trap flag.
+    // one, as in a single build (CheckedForm::copies_only: the copies
+    // without the functions). "" when the input has no trap flag.
     std::string ptx;
     std::string arm_entry;  // the entry that arms the checks
     std::set<std::string> functions;  // the functions that have a checked copy
@@ -67,8 +68,17 @@ struct CheckedPtx {
     bool bounds_checked = true;
 };
 
+// Which module check_faults writes: the input's functions with their
+// checked copies beside them (what a score that times needs: its timing and
+// the recheck after it run the functions themselves), or the copies alone,
+// with the module's variables and the arming entry: all a score's
+// comparisons run. The copies alone take ptxas 10-35% less time
+// (bench/contained_compile_cost.cpp, bench/RESULTS.md session 22); no
+// score builds them yet.
+enum class CheckedForm { beside_plain, copies_only };
+
 // `ptx` must come out of contain_traps (it names the flag the checks set).
-CheckedPtx check_faults(const std::string& ptx);
+CheckedPtx check_faults(const std::string& ptx, CheckedForm form = CheckedForm::beside_plain);
 
 // What a set flag says, for every kind but kFaultOverTime (a timeout, which
 // the run's limit describes): describe_contained_trap's for traps.

@@ -270,4 +270,46 @@ TEST(FaultContainment, CallsBetweenCheckedCopiesStayInTheCheckedBuild) {
     EXPECT_PTXAS_ACCEPTS(c.ptx);
 }
 
+// The copies alone (CheckedForm::copies_only): every checked copy, the
+// module's variables and the arming entry, none of the input's own
+// functions or their prototypes, and ptxas accepts it; the checks are the
+// same as beside the functions.
+TEST(FaultContainment, TheCopiesAloneAssembleWithoutTheFunctions) {
+    kb::CheckedPtx beside = checked_hand_written();
+    kb::CheckedPtx alone = kb::check_faults(kb::contain_traps(kHandWritten, 0xabc), kb::CheckedForm::copies_only);
+    ASSERT_NE(alone.ptx, "");
+    EXPECT_EQ(alone.accesses, beside.accesses);
+    EXPECT_EQ(alone.loops, beside.loops);
+    EXPECT_EQ(alone.arm_entry, beside.arm_entry);
+    EXPECT_EQ(count_of(alone.ptx, ".entry k("), 0u) << alone.ptx;
+    EXPECT_EQ(count_of(alone.ptx, std::string(".entry k") + kb::kCheckedSuffix + "("), 1u) << alone.ptx;
+    for (const char* var : {".global .align 4 .u32 counter;", "$str[4] = {104, 105, 10, 0};", ".const .align 4 .b8 table[16];"})
+        EXPECT_EQ(count_of(alone.ptx, var), 1u) << var << " in " << alone.ptx;
+    EXPECT_LT(alone.ptx.size(), beside.ptx.size());
+    EXPECT_PTXAS_ACCEPTS(alone.ptx);
+
+    // NVRTC's own: several kernels, a device function called across them (a
+    // prototype NVRTC declares first), module variables, printf.
+    kb::CompileRequest rq = shapes_request(true);
+    rq.code = std::string(kShapes) +
+              "__device__ __noinline__ float load2(const float* p, int i);\n"
+              "extern \"C\" __global__ void calls(const float* a, float* c, int n) {\n"
+              "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "  if (i < n) c[i] = load2(a, i);\n  if (i == 0) printf(\"%d\\n\", n);\n}\n"
+              "__device__ __noinline__ float load2(const float* p, int i) { return p[i] * 2.0f; }\n";
+    kb::CompiledImage img = containing_compiler().compile(rq);
+    ASSERT_EQ(img.kind, kb::ImageKind::ptx);
+    kb::CheckedPtx both = kb::check_faults(img.bytes);
+    kb::CheckedPtx copies = kb::check_faults(img.bytes, kb::CheckedForm::copies_only);
+    ASSERT_NE(copies.ptx, "");
+    EXPECT_EQ(copies.functions, both.functions);
+    EXPECT_EQ(copies.accesses, both.accesses);
+    for (const std::string& f : both.functions) {
+        EXPECT_EQ(count_of(copies.ptx, " " + f + "("), 0u) << f << " itself is left out: " << copies.ptx;
+        EXPECT_GE(count_of(copies.ptx, f + kb::kCheckedSuffix), 1u) << f << "'s copy";
+    }
+    EXPECT_GE(count_of(copies.ptx, "vprintf"), 2u) << "printf's declaration stays, and the copy calls it";
+    EXPECT_PTXAS_ACCEPTS(copies.ptx);
+}
+
 }  // namespace
