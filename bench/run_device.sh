@@ -36,7 +36,14 @@ export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${BUILD:-build-device}
 JOBS=$(nproc)
 GEN=$(command -v ninja >/dev/null && echo "-G Ninja" || echo "")
-step() { echo "== $* ($(date +%T))"; }
+# Each step first packs what the steps before it left, so a call stopped at
+# its time limit still brings back their logs (the device tool returns what
+# is under $OUT then).
+step() {
+  echo "== $* ($(date +%T))"
+  [ -n "${RETURN_DIR:-}" ] && tar czf "$RETURN_DIR/run-$MODE.tgz" -C "$OUT" . 2>/dev/null
+  return 0
+}
 
 # Python packages the machine lacks travel as wheels in .whl/ (SWIG, so the
 # Python binding is built and tested here too): installed into /tmp/site.
@@ -89,8 +96,12 @@ print("^(" + "|".join(re.escape(x) for x in names) + ")$" if names else "^$")' "
       { echo "GPU_PART must be K/N with 1 <= K <= N, e.g. 1/2, got '$GPU_PART'"; exit 2; }
     GPU_SELECT=(-R "$part_re")
   fi
-  (cd "$BUILD" && ctest -j 1 -L gpu "${GPU_SELECT[@]}" --timeout 300 --output-on-failure ${GPU_TESTS_ARGS:-} >"$OUT/ctest_gpu.log" 2>&1)
+  # Written where the device tool returns it as it grows: the longest step,
+  # and the one a call's time limit stops.
+  GPU_LOG=${RETURN_DIR:-$OUT}/ctest_gpu.log
+  (cd "$BUILD" && ctest -j 1 -L gpu "${GPU_SELECT[@]}" --timeout 300 --output-on-failure ${GPU_TESTS_ARGS:-} >"$GPU_LOG" 2>&1)
   GPU_RC=$?
+  [ "$GPU_LOG" = "$OUT/ctest_gpu.log" ] || cp "$GPU_LOG" "$OUT/ctest_gpu.log"
   [ -f "$OUT/ctest_unit.log" ] && grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest_unit.log" | head -20
   grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$OUT/ctest_gpu.log" | head -60
   fi
