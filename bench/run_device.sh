@@ -15,10 +15,11 @@
 #            (compile latency, kbench vs do_bench), the torch
 #            load_inline / Triton JIT comparison, and `kbench run` over 500
 #            mixed answers, interrupted and resumed (bench/run_bench.py)
-#     full:  both (about 10 minutes on an H100; the device tool allows 10 per
-#            command, so it runs the two halves as two calls)
-#   GPU_PART=K/N: only every N-th GPU test from the K-th (all of them do not
-#     fit one 10-minute call; RUN_UNIT=0 RUN_SUITE=0 GPU_PART=1/2 ... tests)
+#     full:  both: far more than the device tool's 10 minutes per command
+#            (in session 22 `tests` alone, with RUN_UNIT=0 RUN_SUITE=0, ran
+#            138 of 217 GPU tests in the 8 minutes after an H100's build)
+#   GPU_PART=K/N: only every N-th GPU test from the K-th, one part per call:
+#     RUN_UNIT=0 RUN_SUITE=0 GPU_PART=1/3 bash bench/run_device.sh tests, then 2/3, 3/3
 #   PROFILE_BATCH=1 / PROFILE_RUN=1: the batch / run benchmark under
 #     KBENCH_PROFILE (docs/measurement.md), into profile_*.jsonl
 #
