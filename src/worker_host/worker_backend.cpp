@@ -541,6 +541,24 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
     return s;
 }
 
+namespace {
+
+// KB_ERR_NO_DEVICE when this process sees no driver or no such device.
+void check_device_here(int device) {
+    std::string why;
+    const CudaDriver* drv = CudaDriver::try_get(&why);
+    if (!drv) fail(KB_ERR_NO_DEVICE, why);
+    int count = 0;
+    cuda_check(drv->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (device >= count)
+        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(device) + " does not exist: " + std::to_string(count) +
+                                   " device(s) visible" +
+                                   (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()) +
+                                   "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
+}
+
+}  // namespace
+
 std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
     DeadlinePolicy deadlines;
     deadlines.timeout_s = opts.timeout_s;
@@ -563,19 +581,26 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
     deadlines.kernel_floor_s = floor_from_env("KBENCH_KERNEL_FLOOR_S", DeadlinePolicy::kKernelFloorS);
     deadlines.checked_loop_floor_s =
         floor_from_env("KBENCH_CHECKED_LOOP_FLOOR_S", DeadlinePolicy::kCheckedLoopFloorS);
-    // The same answer an in-process context gives when there is no device,
-    // whether or not a worker is installed.
-    std::string why;
-    const CudaDriver* drv = CudaDriver::try_get(&why);
-    if (!drv) fail(KB_ERR_NO_DEVICE, why);
-    int count = 0;
-    cuda_check(drv->cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (opts.device < 0 || opts.device >= count)
-        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(opts.device) + " does not exist: " +
-                                   std::to_string(count) + " device(s) visible" +
-                                   (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()) +
-                                   "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
-    return std::make_unique<WorkerBackend>(worker_settings(opts, opts.device), deadlines);
+    if (opts.device < 0)
+        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(opts.device) +
+                                   " does not exist: device ordinals start at 0; use a compile-only context "
+                                   "(device = KB_DEVICE_NONE) to validate and compile");
+    // The worker itself answers whether the driver and the device exist: its
+    // hello refuses with KB_ERR_NO_DEVICE, and the supervisor passes that on.
+    // Asking here as well cost a cuInit in this process (0.4-0.45 s on an
+    // H200 host, bench/RESULTS.md session 21) before the worker was even
+    // spawned, on the path of every context's start. Only when there is no
+    // worker to ask does this process look, so that a machine without a GPU
+    // still hears KB_ERR_NO_DEVICE, as an in-process context would say,
+    // rather than that the worker is missing.
+    WorkerSettings settings;
+    try {
+        settings = worker_settings(opts, opts.device);
+    } catch (const Error& e) {
+        if (e.status() == KB_ERR_WORKER) check_device_here(opts.device);
+        throw;
+    }
+    return std::make_unique<WorkerBackend>(std::move(settings), deadlines);
 }
 
 }  // namespace kb

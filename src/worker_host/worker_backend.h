@@ -131,9 +131,11 @@ Json worker_failure_result(const char* kind, const Task& task, int case_index, u
 // is no worker to be found.
 WorkerSettings worker_settings(const ContextOptions& opts, int device);
 
-// The backend of a device context with worker isolation. Checks first, in
-// this process, that the driver and the device exist (KB_ERR_NO_DEVICE, as
-// an in-process context would say), then starts the worker.
+// The backend of a device context with worker isolation: starts the worker,
+// which refuses with KB_ERR_NO_DEVICE when the driver or the device is
+// missing (as an in-process context would say). This process asks the
+// driver itself only when no worker can be found, so that a context's start
+// does not wait for a cuInit here as well as in the worker.
 std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts);
 
 }  // namespace kb
