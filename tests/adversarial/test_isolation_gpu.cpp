@@ -186,7 +186,7 @@ TEST(IsolationGpu, ATimeoutWhileTimingAPassedCandidateIsTriedOnceMore) {
     ::unsetenv("KBENCH_WORKER_TEST_HOOKS");
     workers(*ctx).inject_fault_once("time", "sleep:30");
     CandidateInput in;
-    in.path = kCorrect;
+    in.path = kernel_file(kCorrect);
     ScoreOptions so;
     auto t0 = Clock::now();
     Json r = to_json(ctx->score(task(kTask), in, so));
