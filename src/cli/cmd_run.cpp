@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <limits>
 #include <map>
@@ -31,6 +32,7 @@
 #include "cli/run_efficiency.h"
 #include "cli/run_progress.h"
 #include "cli/run_ray.h"
+#include "cli/run_rebalance.h"
 #include "cli/subcommand.h"
 #include "engine/batch.h"
 #include "engine/context.h"
@@ -183,6 +185,23 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
+// The failure of a run that found no GPU to score on.
+Failure no_device(const std::string& why) {
+    // The library's advice ("use a compile-only context ...") is for its
+    // callers; this command's is --compile-only.
+    std::string reason = why;
+    for (const char* sep : {"; ", ", or "}) {
+        for (const char* advice : {"use a compile-only context (device = KB_DEVICE_NONE) to validate and compile",
+                                   "use a compile-only context (device = KB_DEVICE_NONE)"}) {
+            size_t at = reason.find(std::string(sep) + advice);
+            if (at != std::string::npos) reason.erase(at, std::string(sep).size() + std::string(advice).size());
+        }
+    }
+    return Failure("no device", "no CUDA device (" + reason +
+                                    "): kbench run needs a GPU to score; use --compile-only to compile only (call "
+                                    "accuracy), or run on a machine with a GPU");
+}
+
 // The GPUs of --gpus: "" (device 0), "all", or a list such as "0,1".
 std::vector<int> parse_gpus(const std::string& spec, int count) {
     if (count <= 0) return {};
@@ -258,13 +277,21 @@ struct Lane {
     Json ceilings;  // what `kbench devices` measured on this device (docs/devices.md); null when not measured
     std::unique_ptr<Context> ctx;
     std::unique_ptr<Batch> batch;
-    size_t in_flight = 0;  // submitted by us, not yet collected
+    size_t in_flight = 0;     // submitted by us, not yet collected
+    size_t device_lanes = 1;  // jobs its device runs at once
+    size_t leaving = 0;       // cancelled here to move to another GPU, not yet collected
+    size_t arriving = 0;      // moving here, not yet submitted
 };
 
 struct Pending {
     batch::ResultRecord record;
     int gpu = -1;
     TaskPtr task;
+    size_t lane = 0;   // the lane it was submitted to
+    uint64_t job = 0;  // its id in that lane's batch
+    CandidateInput in;  // what was submitted, to submit again elsewhere (cli/run_rebalance.h)
+    ScoreOptions so;
+    std::optional<size_t> moving_to;  // cancelled to move to this lane
 };
 
 Language language_of(const std::string& name) {
@@ -310,6 +337,7 @@ void fill_result(batch::ResultRecord& r, const BatchCompletion& c, bool compile_
 
 struct Summary {
     size_t candidates = 0, skipped = 0, written = 0, left = 0, cancelled = 0;
+    size_t moved = 0;  // candidates moved to a GPU that went idle (cli/run_rebalance.h)
     std::map<std::string, size_t> verdicts;
     size_t repaired_bytes = 0;
     bool interrupted = false;
@@ -335,6 +363,7 @@ int print_summary(const Options& o, const Summary& s, const std::vector<int>& gp
                   {"interrupted", s.interrupted},
                   {"compile_only", o.compile_only},
                   {"gpus", gpus},
+                  {"moved", s.moved},
                   {"isolation", o.isolation},
                   {"repaired_bytes", s.repaired_bytes},
                   {"warnings", warnings},
@@ -405,12 +434,15 @@ int run(const Options& o) {
             lanes.emplace_back();
             lanes.back().ctx = std::make_unique<Context>(co, worker_isolation());
         } else {
-            int count = 0;
-            kb_status s = kb_device_count(&count);
-            if (s != KB_OK || count == 0)
-                throw Failure("no device", std::string("no CUDA device (") + kb_last_error() +
-                                               "): kbench run needs a GPU to score; use --compile-only to compile "
-                                               "only (call accuracy), or run on a machine with a GPU");
+            // Only --gpus all needs the count, and with it this process's own
+            // cuInit (0.4-0.45 s on an H200 host). Otherwise each context's
+            // worker finds out whether its GPU exists: this process does not
+            // wait for the driver before spawning them.
+            int count = std::numeric_limits<int>::max();
+            if (o.gpus == "all") {
+                kb_status s = kb_device_count(&count);
+                if (s != KB_OK || count == 0) throw no_device(kb_last_error());
+            }
             gpus = parse_gpus(o.gpus, count);
             // The GPUs' contexts start side by side: each waits for its
             // worker's CUDA context.
@@ -428,7 +460,12 @@ int run(const Options& o) {
             for (size_t i = 0; i < gpus.size(); ++i) {
                 lanes.emplace_back();
                 lanes.back().gpu = gpus[i];
-                lanes.back().ctx = starting[i].get();  // a context that could not start throws its error here
+                try {
+                    lanes.back().ctx = starting[i].get();  // a context that could not start throws its error here
+                } catch (const Error& e) {
+                    if (e.status() != KB_ERR_NO_DEVICE) throw;
+                    throw no_device("GPU " + std::to_string(gpus[i]) + ": " + e.what());
+                }
                 const Json& dev = lanes.back().ctx->info()["device"];
                 if (dev.is_object()) {
                     lanes.back().device = dev.value("name", "");
@@ -454,6 +491,7 @@ int run(const Options& o) {
             // places could be kept ones).
             bo.capacity = std::max({4u, 2 * jobs + 2, device_lanes + jobs}) + unsigned(device_lanes * backlog);
             l.batch = std::make_unique<Batch>(*l.ctx, bo);
+            l.device_lanes = device_lanes;
         }
     }
 
@@ -480,6 +518,48 @@ int run(const Options& o) {
         ++sum.verdicts[r.verdict];
         progress.add(r.verdict == "pass");
     };
+    // Submits a prepared candidate to lanes[i]; false (and the line written
+    // as an error) when the batch refuses it.
+    auto submit_to = [&](size_t i, uint64_t tag, Pending& p) {
+        try {
+            std::optional<uint64_t> job = lanes[i].batch->submit(p.task, p.in, p.so, tag, -1);
+            p.job = job.value_or(0);
+        } catch (const Error& e) {
+            batch::ResultRecord r = p.record;
+            r.verdict = "error";
+            r.message = std::string("kbench could not submit it: ") + e.what();
+            write(r);
+            pending.erase(tag);
+            return false;
+        }
+        p.lane = i;
+        p.gpu = lanes[i].gpu;
+        ++lanes[i].in_flight;
+        return true;
+    };
+    // Once every candidate is submitted: moves candidates that wait on a busy
+    // GPU to one that has gone idle (cli/run_rebalance.h).
+    // KBENCH_RUN_MOVES=0 turns the moves off, to measure what they bring.
+    const char* moves_setting = std::getenv("KBENCH_RUN_MOVES");
+    const bool moves = !(moves_setting && std::string(moves_setting) == "0");
+    auto rebalance = [&] {
+        if (!moves || lanes.size() < 2 || g_signals) return;
+        std::vector<LaneLoad> loads;
+        for (const Lane& l : lanes) loads.push_back({l.in_flight, l.device_lanes, l.leaving, l.arriving});
+        std::optional<LaneMove> m = plan_rebalance(loads);
+        if (!m) return;
+        // The newest first: the furthest from the device.
+        size_t moved = 0;
+        for (auto it = pending.rbegin(); it != pending.rend() && moved < m->count; ++it) {
+            Pending& p = it->second;
+            if (p.lane != m->from || p.moving_to || !lanes[p.lane].batch->cancel(p.job)) continue;
+            p.moving_to = m->to;
+            ++lanes[m->from].leaving;
+            ++lanes[m->to].arriving;
+            ++moved;
+            ++sum.moved;
+        }
+    };
     // Collects every completion waiting in any lane; true if any was.
     auto collect = [&](double wait_s) {
         bool any = false;
@@ -493,6 +573,20 @@ int run(const Options& o) {
                 any = true;
                 --l.in_flight;
                 auto it = pending.find(c->tag);
+                if (it != pending.end() && it->second.moving_to) {
+                    --l.leaving;
+                    const size_t to = *it->second.moving_to;
+                    it->second.moving_to.reset();
+                    --lanes[to].arriving;
+                    // Cancelled here to run on a GPU that went idle; a job that
+                    // reached this GPU's device first comes back with its result.
+                    // (A refused submit writes the line as an error.)
+                    if (c->status == KB_ERR_CANCELLED && !g_signals) {
+                        submit_to(to, c->tag, it->second);
+                        c = l.batch->next(0, &idle);
+                        continue;
+                    }
+                }
                 if (it != pending.end()) {
                     if (c->status == KB_ERR_CANCELLED) {
                         ++sum.cancelled;  // not written: a resumed run scores it
@@ -545,18 +639,12 @@ int run(const Options& o) {
         ScoreOptions so;
         so.compile_only = o.compile_only;
         uint64_t tag = next_tag++;
-        try {
-            lane->batch->submit(pc.loaded, std::move(in), so, tag, -1);
-        } catch (const Error& e) {
-            batch::ResultRecord r = pc.result;
-            r.verdict = "error";
-            r.message = std::string("kbench could not submit it: ") + e.what();
-            write(r);
-            ++next;
-            continue;
-        }
-        ++lane->in_flight;
-        pending[tag] = Pending{std::move(pc.result), lane->gpu, pc.loaded};
+        Pending& p = pending[tag];
+        p.record = std::move(pc.result);
+        p.task = pc.loaded;
+        p.in = std::move(in);
+        p.so = so;
+        submit_to(size_t(lane - lanes.data()), tag, p);
         ++next;
         collect(0);
     }
@@ -575,6 +663,7 @@ int run(const Options& o) {
             sum.interrupted = true;
             for (Lane& l : lanes) l.batch->cancel_all();
         }
+        rebalance();
         collect(0.05);
     }
     progress.finish();
