@@ -429,10 +429,6 @@ int run(const Options& o) {
         co.isolation = o.isolation == "none" ? KB_ISOLATION_IN_PROCESS : KB_ISOLATION_WORKER;
         co.timeout_s = o.timeout_s;
         co.contain_traps = o.contain_traps;
-        // The compile workers warm up while the GPUs' workers start
-        // (ContextOptions::warm_compile_workers); =0 turns it off, to measure.
-        const char* warm = std::getenv("KBENCH_WARM_COMPILE_WORKERS");
-        co.warm_compile_workers = !(warm && std::string(warm) == "0");
         if (o.compile_only) {
             co.device = KB_DEVICE_NONE;
             lanes.emplace_back();

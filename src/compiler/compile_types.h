@@ -142,10 +142,6 @@ public:
     // Throws CompileError when the code does not compile or the compiler
     // crashed or hung on it (the message says which); kb::Error otherwise.
     virtual CompiledImage build(const CompileRequest& request) = 0;
-    // Starts the sandbox's compilers ahead of the first build, without
-    // waiting for them (ContextOptions::warm_compile_workers). `arch`: the
-    // target to warm them up on.
-    virtual void warm(const std::string& arch) { (void)arch; }
 };
 
 // The default toolkit root: $CUDA_HOME, $CUDA_PATH, then the build-time toolkit.

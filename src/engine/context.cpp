@@ -59,7 +59,6 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["cuda_home"] = cc.cuda_home;
     info_["cache_dir"] = cc.cache_dir;
     info_["contain_traps"] = Compiler::traps_contained(cc);
-    std::shared_ptr<CompileSandbox> sandbox;
     if (opts.device == KB_DEVICE_NONE) {
         // No device: validate and compile only, to PTX unless a target was named.
         arch_ = opts.arch.empty() ? "sm_90" : opts.arch;
@@ -67,19 +66,6 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
         info_["device"] = nullptr;
         info_["isolation"] = "none";
     } else {
-        if (isolate && opts.warm_compile_workers) {
-            // The compile workers start and warm up while the device worker
-            // creates its CUDA context (ContextOptions::warm_compile_workers).
-            // The device's architecture is not known yet: H100s' and H200s'
-            // stands in (the warm-up loads the compilers; any target does).
-            // What fails here is reported below, after the backend's answer.
-            try {
-                sandbox = require(isolation.compile_sandbox)(opts_, cc);
-                sandbox->warm(opts.arch.empty() ? "sm_90" : opts.arch);
-            } catch (const Error&) {
-                sandbox.reset();
-            }
-        }
         if (isolate) backend_ = require(isolation.backend)(opts);
         else backend_ = std::make_unique<LocalBackend>(opts.device);
         Json dev = backend_->device_info();
@@ -89,7 +75,8 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     }
     // After the backend: a context without a device fails with
     // KB_ERR_NO_DEVICE before it looks for a worker.
-    if (isolate && !sandbox) sandbox = require(isolation.compile_sandbox)(opts_, cc);
+    std::shared_ptr<CompileSandbox> sandbox;
+    if (isolate) sandbox = require(isolation.compile_sandbox)(opts_, cc);
     compiler_ = std::make_unique<Compiler>(cc, std::move(sandbox));
     info_["compile_isolation"] = compiler_->sandboxed() ? "worker" : "in_process";
     info_["arch"] = arch_;

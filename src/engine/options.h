@@ -48,14 +48,6 @@ struct ContextOptions {
     // `kbench run` turns it on, the C API with KB_CONTEXT_CONTAIN_TRAPS;
     // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides.
     bool contain_traps = false;
-    // Start the compile workers with the context, each compiling a small
-    // kernel, while the device worker creates its CUDA context: a fresh
-    // compile worker's first build pays for NVRTC's and nvJitLink's start
-    // (0.25-1.1 s on an H200 host, bench/RESULTS.md session 23), which the
-    // context's first candidates otherwise wait for. Worker isolation with a
-    // device only; `kbench run` turns it on. It costs a context that is
-    // created and ended at once those processes' start.
-    bool warm_compile_workers = false;
 };
 
 // A candidate as the caller hands it over, before compilation.

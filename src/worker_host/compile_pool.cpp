@@ -74,17 +74,6 @@ void CompilePool::release(Supervisor* s) {
     idle_cv_.notify_one();
 }
 
-void CompilePool::warm(const std::string& arch) {
-    WorkerSettings warmed = settings_;
-    warmed.hello_extra["warm"] = {{"arch", arch}};
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (all_.size() < max_workers_) {
-        all_.push_back(std::make_unique<Supervisor>(warmed));
-        all_.back()->start_early();
-        idle_.push_back(all_.back().get());
-    }
-}
-
 CompiledImage CompilePool::build(const CompileRequest& request) {
     auto t0 = std::chrono::steady_clock::now();
 

@@ -36,10 +36,6 @@ public:
     // when the compiler crashed or ran past its deadline on it (the message
     // says which); kb::Error for failures that are not the code's.
     CompiledImage build(const CompileRequest& request) override;
-    // Starts every worker the pool may have, each compiling a small kernel
-    // for `arch` before its hello answers (worker_server's hello), and
-    // returns at once: the first builds find them ready.
-    void warm(const std::string& arch) override;
 
     size_t max_workers() const { return max_workers_; }
     size_t started_workers() const;

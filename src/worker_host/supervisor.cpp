@@ -112,16 +112,6 @@ void Supervisor::start_standby() {
     }
 }
 
-void Supervisor::start_early() {
-    if (active_ || standby_ || ever_ready_) return;
-    try {
-        // Taken up by ensure_ready as its first try, as a standby would be.
-        standby_ = std::make_unique<Starting>(start_worker());
-    } catch (const Error&) {
-        // ensure_ready starts a fresh one and reports what stops it.
-    }
-}
-
 void Supervisor::lose_active() {
     if (active_) lost_one_ = true;
     park(std::move(active_));

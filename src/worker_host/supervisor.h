@@ -51,11 +51,6 @@ public:
     // worker's own status when it refuses to start (KB_ERR_NO_DEVICE when
     // there is no such device), KB_ERR_WORKER when none could be started.
     void ensure_ready();
-    // Spawns the first worker now and sends its hello without waiting for
-    // the answer, which ensure_ready then takes up. Nothing when a worker is
-    // already in use or starting; a failure to spawn is left for
-    // ensure_ready to report.
-    void start_early();
     // One request to the worker in use (after ensure_ready). A reply keeps
     // the worker; any other outcome retires it, and the next call promotes
     // the standby.

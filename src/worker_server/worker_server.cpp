@@ -358,41 +358,6 @@ Json WorkerServer::hello(const Json& req) {
     }
     out["device"] = backend_ ? backend_->device_info() : Json();
     out["init_ms"] = ms_since(t0);
-    if (opts_.device < 0 && req.contains("warm")) out["warm"] = warm_compiler(req["warm"].value("arch", "sm_90"));
-    return out;
-}
-
-Compiler& WorkerServer::compiler() {
-    if (!compiler_) {
-        if (compiler_config_.cuda_home.empty()) compiler_config_.cuda_home = default_cuda_home();
-        compiler_ = std::make_unique<Compiler>(compiler_config_);
-    }
-    return *compiler_;
-}
-
-Json WorkerServer::warm_compiler(const std::string& arch) {
-    // A small kernel through the same compiler, before the first real one:
-    // NVRTC's and nvJitLink's start in this process (0.25-1.1 s) is paid
-    // while the host waits for its device worker, not by a candidate.
-    auto t0 = Clock::now();
-    CompileRequest cr;
-    cr.code = "extern \"C\" __global__ void kbench_warm(float* x, int n) {\n"
-              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-              "    for (; i < n; i += gridDim.x * blockDim.x) x[i] += 1.0f;\n"
-              "}\n";
-    cr.source_name = "kbench_warm.cu";
-    cr.kernel_names = {"kbench_warm"};
-    cr.arch = arch;
-    cr.allow_nvcc_fallback = false;
-    Json out = {{"arch", arch}, {"ok", true}};
-    try {
-        compiler().compile_fresh(cr);
-    } catch (const std::exception& e) {
-        // Only a warm-up: the first real compile reports what is wrong.
-        out["ok"] = false;
-        out["error"] = e.what();
-    }
-    out["ms"] = ms_since(t0);
     return out;
 }
 
@@ -433,8 +398,12 @@ WorkerServer::Reply WorkerServer::compile(const wire::Frame& req) {
     CompileRequest cr = wire::compile_request_from_json(req.json.at("request"), req.blobs);
     set_doing(req.id, "compiling " + cr.source_name + " for " + cr.arch);
     apply_test_fault(req.json);
+    if (!compiler_) {
+        if (compiler_config_.cuda_home.empty()) compiler_config_.cuda_home = default_cuda_home();
+        compiler_ = std::make_unique<Compiler>(compiler_config_);
+    }
     // The host's compile service caches; this worker only builds.
-    CompiledImage img = compiler().compile_fresh(cr);
+    CompiledImage img = compiler_->compile_fresh(cr);
     Reply r;
     Json image = wire::image_to_json(img, &r.blobs);
     r.json = {{"ok", true}, {"result", image}};

@@ -75,11 +75,6 @@ private:
     // (Missing when the worker lacks one).
     std::pair<TaskBinding, KernelPtr> candidate_of(const wire::Frame& req);
     LocalBackend& backend();
-    Compiler& compiler();  // made at the first compile, with the hello's configuration
-    // A compile worker's hello with "warm": a small kernel compiled for
-    // `arch` (ContextOptions::warm_compile_workers): {"arch", "ok", "ms",
-    // "error" when it failed}, for the hello's answer.
-    Json warm_compiler(const std::string& arch);
     // Prepares the note a fatal signal sends: what the worker is doing now.
     void set_doing(uint64_t id, const std::string& what);
     void send(uint16_t type, uint64_t id, const Json& json, const std::vector<std::string>& blobs = {});

@@ -7,7 +7,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -15,14 +14,12 @@
 
 #include "engine/context.h"
 #include "ipc/process_limits.h"
-#include "protocol/wire.h"
 #include "engine/verdict.h"
 #include "kbench.h"
 #include "task/task.h"
 #include "util/error.h"
 #include "worker_host/compile_pool.h"
 #include "worker_host/deadlines.h"
-#include "worker_host/supervisor.h"
 #include "worker_host/worker_backend.h"
 #include "support/task_paths.h"
 
@@ -233,41 +230,6 @@ TEST(CompilePool, CompilesInAWorkerProcess) {
     EXPECT_TRUE(has(img.bytes, ".entry")) << img.bytes.substr(0, 200);
     EXPECT_FALSE(img.cache_hit);
     EXPECT_EQ(p->started_workers(), 1u);
-}
-
-TEST(CompilePool, AWarmedPoolStartsEveryWorkerAtOnceAndEachCompilesFirst) {
-    // What a warmed worker does before its hello answers: compiles a small
-    // kernel with the pool's configuration (traps contained, as kbench run's).
-    WorkerSettings s;
-    s.spawn.executable = worker_path();
-    CompilerConfig c;
-    c.cuda_home = default_cuda_home();
-    c.contain_traps = true;
-    s.hello_extra["compiler"] = wire::compiler_config_to_json(c);
-    s.hello_extra["warm"] = {{"arch", "sm_90"}};
-    s.spawn.device = -1;
-    s.standby = false;
-    Supervisor one(s);
-    one.start_early();
-    EXPECT_EQ(one.stats().value("workers_started", 0u), 1u) << "spawned at once, before anyone waits for it";
-    one.ensure_ready();
-    const Json warm = one.hello().value("warm", Json());
-    ASSERT_TRUE(warm.is_object()) << one.hello().dump();
-    EXPECT_TRUE(warm.value("ok", false)) << warm.dump();
-    EXPECT_GT(warm.value("ms", 0.0), 0.0);
-
-    // The pool: warm() returns without waiting, with every worker started;
-    // builds then go to them.
-    std::shared_ptr<CompilePool> p = pool(3);
-    auto t0 = std::chrono::steady_clock::now();
-    p->warm("sm_90");
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
-    EXPECT_EQ(p->started_workers(), 3u);
-    CompiledImage img = p->build(ptx_request(kVectorAdd));
-    EXPECT_TRUE(has(img.bytes, ".entry vector_add") || has(img.bytes, ".entry _Z10vector_add")) << img.bytes.substr(0, 300);
-    EXPECT_EQ(p->started_workers(), 3u);
-    p->warm("sm_90");  // nothing more to start
-    EXPECT_EQ(p->started_workers(), 3u);
 }
 
 TEST(CompilePool, TheServiceCachesWhatThePoolBuilds) {
