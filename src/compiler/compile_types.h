@@ -142,6 +142,9 @@ public:
     // Throws CompileError when the code does not compile or the compiler
     // crashed or hung on it (the message says which); kb::Error otherwise.
     virtual CompiledImage build(const CompileRequest& request) = 0;
+    // Hangs up on the sandbox's processes without waiting for them to end
+    // (a process about to exit: Context::end_without_waiting).
+    virtual void let_go() {}
 };
 
 // The default toolkit root: $CUDA_HOME, $CUDA_PATH, then the build-time toolkit.

@@ -44,6 +44,11 @@ public:
     CompiledImage compile_fresh(const CompileRequest& request);
     // Whether compiles run in a sandbox (compile workers).
     bool sandboxed() const { return sandbox_ != nullptr; }
+    // Hangs up on the sandbox's compile workers without waiting for them
+    // (CompileSandbox::let_go); compiles after it start fresh ones.
+    void let_go() {
+        if (sandbox_) sandbox_->let_go();
+    }
 
     // NVRTC's version as "13.0"; "" if unavailable.
     static std::string nvrtc_version();

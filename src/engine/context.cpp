@@ -101,6 +101,7 @@ Context::~Context() {
             if (lane->backend) lane->backend->let_go();
         if (backend_) backend_->let_go();
         if (programs_) programs_->let_go();
+        if (compiler_) compiler_->let_go();
     }
     std::vector<std::shared_ptr<void>> owners;
     for (auto& lane : lanes_)

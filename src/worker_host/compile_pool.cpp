@@ -50,6 +50,13 @@ void CompilePool::inject_fault_once(const std::string& fault) {
     fault_ = fault;
 }
 
+void CompilePool::let_go() {
+    // Otherwise the pool's end asks each worker in turn to shut down and
+    // waits for it to exit. Workers busy in a build are left to that.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Supervisor* s : idle_) s->let_go();
+}
+
 Supervisor* CompilePool::acquire() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {

@@ -37,6 +37,10 @@ public:
     // says which); kb::Error for failures that are not the code's.
     CompiledImage build(const CompileRequest& request) override;
 
+    // Every worker hangs up without being waited for (Supervisor::let_go):
+    // each exits on its own. The pool's next build starts a fresh one.
+    void let_go() override;
+
     size_t max_workers() const { return max_workers_; }
     size_t started_workers() const;
     // Tests: the next build makes its worker perform `fault` first (see

@@ -232,6 +232,15 @@ TEST(CompilePool, CompilesInAWorkerProcess) {
     EXPECT_EQ(p->started_workers(), 1u);
 }
 
+TEST(CompilePool, LettingGoLeavesNoWorkerAndTheNextBuildStartsOne) {
+    std::shared_ptr<CompilePool> p = pool();
+    CompiledImage img = p->build(ptx_request(kVectorAdd));
+    p->let_go();  // kbench run's end: nobody waits for the workers to exit
+    CompiledImage again = p->build(ptx_request(kVectorAdd));
+    EXPECT_EQ(again.bytes, img.bytes);
+    EXPECT_EQ(p->started_workers(), 1u);
+}
+
 TEST(CompilePool, TheServiceCachesWhatThePoolBuilds) {
     std::shared_ptr<CompilePool> p = pool();
     CompilerConfig c;
