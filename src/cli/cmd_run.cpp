@@ -435,9 +435,10 @@ int run(const Options& o) {
             lanes.back().ctx = std::make_unique<Context>(co, worker_isolation());
         } else {
             // Only --gpus all needs the count, and with it this process's own
-            // cuInit (0.4-0.45 s on an H200 host). Otherwise each context's
-            // worker finds out whether its GPU exists: this process does not
-            // wait for the driver before spawning them.
+            // cuInit (0.4 s on one H200 host, 12.7-14.5 s on others:
+            // bench/RESULTS.md, session 23). Otherwise each context's worker
+            // finds out whether its GPU exists: this process does not wait
+            // for the driver before spawning them.
             int count = std::numeric_limits<int>::max();
             if (o.gpus == "all") {
                 kb_status s = kb_device_count(&count);

@@ -587,9 +587,11 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
                                    "(device = KB_DEVICE_NONE) to validate and compile");
     // The worker itself answers whether the driver and the device exist: its
     // hello refuses with KB_ERR_NO_DEVICE, and the supervisor passes that on.
-    // Asking here as well cost a cuInit in this process (0.4-0.45 s on an
-    // H200 host, bench/RESULTS.md session 21) before the worker was even
-    // spawned, on the path of every context's start. Only when there is no
+    // Asking here as well cost a cuInit in this process before the worker
+    // was even spawned, on the path of every context's start: 0.4-0.45 s on
+    // an H200 host in session 21, 12.7-14.5 s on session 23's two-H200
+    // machines, where the workers' whole start took 0.4-0.5 s
+    // (bench/RESULTS.md). Only when there is no
     // worker to ask does this process look, so that a machine without a GPU
     // still hears KB_ERR_NO_DEVICE, as an in-process context would say,
     // rather than that the worker is missing.
