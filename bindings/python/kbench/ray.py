@@ -44,11 +44,17 @@ except ImportError:  # reported when the pool is used, not on import of kbench
     _ray = None
 
 DEFAULT_MAX_RETRIES = 2
-# Candidates an actor holds at once: enough that its four device lanes
-# (kbench.Batch's default) stay fed while the next ones compile; at 4 a GPU
-# actor scored 5.9 answers/s where `kbench run` scored 7.4 on the same H200
-# (bench/RESULTS.md, 2026-11-26).
-DEFAULT_IN_FLIGHT_PER_ACTOR = 16
+# Candidates an actor holds at once: what `kbench run` lets one GPU's batch
+# hold (src/cli/cmd_run.cpp): room for every compile thread to work ahead of
+# the device, max(4, 2 x 8 + 2, 4 + 8) = 18 with 8 compile threads and 4
+# lanes, plus the passed candidates those lanes keep waiting to time (4 lanes
+# x a backlog of 4). At 4 in flight a GPU actor scored 5.9 answers/s where
+# `kbench run` scored 7.4 on the same H200 (bench/RESULTS.md, 2026-11-26);
+# 16, set then, left no room for the backlog that came a day later, which
+# had crowded out the compiles ahead in `kbench run` too (16 of 18 places on
+# two H200s, src/cli/cmd_run.cpp). What 34 does to Ray's rate is not
+# measured yet.
+DEFAULT_IN_FLIGHT_PER_ACTOR = 34
 
 
 class RayUnavailable(RuntimeError):
@@ -490,10 +496,12 @@ def _connect(address, num_cpus=None):
             ray.init(**kwargs)
         else:
             ray.init(address=address, **kwargs)
-    except (ConnectionError, RuntimeError, ValueError) as e:
+    except Exception as e:  # noqa: BLE001 - Ray raises a bare Exception when its node does not start in time
         where = "a local Ray cluster" if address in (None, "local") else f"the Ray cluster at {address!r}"
-        raise RayUnavailable(f"cannot start or reach {where}: {_first_line(e)} (start one with `ray start --head`, "
-                             "or use --address local)") from e
+        hint = ("start one with `ray start --head`, or use --address local" if address not in (None, "local") else
+                "a busy machine can make Ray's node miss its start-up deadline: try again, or start a cluster with "
+                "`ray start --head` and use --address auto")
+        raise RayUnavailable(f"cannot start or reach {where}: {_first_line(e)} ({hint})") from e
     return True
 
 

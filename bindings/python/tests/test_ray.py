@@ -263,6 +263,27 @@ class RayCommandLine(unittest.TestCase):
             self.assertEqual(len(lines), len(EXPECTED))
             self.assertEqual({l["id"]: l["verdict"] for l in lines}, EXPECTED)
 
+    def test_a_ray_that_does_not_start_is_a_clear_error(self):
+        # Ray raises a bare Exception when its local node misses its start-up
+        # deadline (seen on a loaded 2-core machine): a message, not a traceback.
+        real, real_initialized = kray._ray.init, kray._ray.is_initialized
+
+        def failing_init(*args, **kwargs):
+            raise Exception("The current node timed out during startup. This could happen because ...")
+
+        kray._ray.init, kray._ray.is_initialized = failing_init, lambda: False
+        try:
+            with self.assertRaises(kray.RayUnavailable) as caught:
+                kray._connect("local")
+            self.assertIn("cannot start or reach a local Ray cluster", str(caught.exception))
+            self.assertIn("timed out during startup", str(caught.exception))
+            self.assertIn("ray start --head", str(caught.exception))
+            with self.assertRaises(kray.RayUnavailable) as caught:
+                kray._connect("10.0.0.1:6379")
+            self.assertIn("the Ray cluster at '10.0.0.1:6379'", str(caught.exception))
+        finally:
+            kray._ray.init, kray._ray.is_initialized = real, real_initialized
+
     def test_usage_and_input_errors(self):
         p = self.run_cli("run", "--address", "local")
         self.assertEqual(p.returncode, 2)
