@@ -1,6 +1,7 @@
 // RL-loop throughput (issue 12): verdicts per second through the batch API
-// on one GPU, worker isolation on, distinct candidates (every one compiles:
-// no compile-cache hits), against kb_score one at a time on the same stream.
+// on one GPU, worker isolation on, distinct candidates (every one compiles,
+// down to the assembly of its own PTX: no cache hits), against kb_score one
+// at a time on the same stream.
 //
 //   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32] [lanes=0]
 //                      [rates|mixed|single]
@@ -217,13 +218,27 @@ int main(int argc, char** argv) {
         tasks.push_back(t);
         bodies.push_back(read_file(dir + "/candidates/correct.cu"));
     }
-    // Distinct sources: a comment makes each one a compile-cache miss.
+    // Distinct candidates, down to their PTX: an empty kernel of a name of
+    // its own. Until session 24 a comment alone made each source new; that
+    // missed kbench's compile cache but left the PTX the same, and on a host
+    // with a GPU NVRTC's cubin then came back from a cache of the CUDA stack
+    // (a correct softmax: 14 ms to a cubin, against 70 ms for the PTX's own
+    // assembly; bench/RESULTS.md, session 24), a hit a stream of different
+    // answers never gets. KBENCH_BENCH_SAME_PTX=1 makes the comment-only
+    // sources again, to compare with figures measured before.
+    const bool same_ptx = std::getenv("KBENCH_BENCH_SAME_PTX") && std::string(std::getenv("KBENCH_BENCH_SAME_PTX")) == "1";
+    out["candidates_distinct_ptx"] = !same_ptx;
+    // The run's own number too: the CUDA stack's cache outlives the process.
+    const std::string run_tag = std::to_string(static_cast<long long>(now_ms()));
     int serial = 0;
     auto clean_jobs = [&](int count) {
         std::vector<Job> jobs;
         for (int i = 0; i < count; ++i) {
             size_t t = size_t(i) % tasks.size();
-            jobs.push_back({tasks[t], "// candidate " + std::to_string(serial++) + "\n" + bodies[t], KB_VERDICT_PASS});
+            const std::string id = std::to_string(serial++);
+            std::string code = "// candidate " + id + "\n" + bodies[t];
+            if (!same_ptx) code += "\n__global__ void kbench_bench_distinct_" + run_tag + "_" + id + "() {}\n";
+            jobs.push_back({tasks[t], code, KB_VERDICT_PASS});
         }
         return jobs;
     };
