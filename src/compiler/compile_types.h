@@ -28,6 +28,12 @@ struct CompileRequest {
     CompilePolicy policy;
     std::string arch = "sm_90";             // "sm_XY" or "sm_XYa"
     bool emit_ptx = false;                  // PTX (compute_XY) instead of a cubin
+    // The image will only be compared, never timed (a correctness-only
+    // score): where faults are contained (CompilerConfig::checked_build),
+    // the build holds the checked copies alone, without the functions
+    // themselves (CompiledImage::checked_only), and assembles in less time.
+    // No effect on other builds.
+    bool comparisons_only = false;
     bool allow_nvcc_fallback = true;
     // Skip NVRTC and compile with nvcc (agreement checks, benchmarks, tests).
     bool force_nvcc = false;
@@ -67,6 +73,10 @@ struct CompiledImage {
     // the entry that arms them; "" when the image has none. The copy of
     // kernel S is S + kCheckedSuffix, in the same image.
     std::string checked_arm;
+    // The image holds the checked copies alone (CompileRequest::
+    // comparisons_only): kernel S is only S + kCheckedSuffix, every run of
+    // it is checked, and it cannot be timed.
+    bool checked_only = false;
     // Triton kernels (path "triton", and given triton_binary images): what
     // Triton compiled; compiler/triton_launch.h derives the launch from it.
     std::string triton_metadata;                        // the metadata JSON Triton wrote

@@ -73,8 +73,9 @@ struct CheckedPtx {
 // the recheck after it run the functions themselves), or the copies alone,
 // with the module's variables and the arming entry: all a score's
 // comparisons run. The copies alone take ptxas 10-35% less time
-// (bench/contained_compile_cost.cpp, bench/RESULTS.md session 22); no
-// score builds them yet.
+// (bench/contained_compile_cost.cpp, bench/RESULTS.md session 22); a
+// correctness-only score builds them (CompileRequest::comparisons_only)
+// and runs them for its recheck too.
 enum class CheckedForm { beside_plain, copies_only };
 
 // `ptx` must come out of contain_traps (it names the flag the checks set).

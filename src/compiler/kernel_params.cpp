@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "compiler/compile_types.h"
+#include "compiler/fault_containment.h"
 #include "compiler/image_entries.h"
 
 namespace kb {
@@ -299,10 +300,12 @@ void check_kernel_parameters(const LaunchExpectations& expect, const CompiledIma
             }
             continue;
         }
-        // extern "C": what the image records.
+        // extern "C": what the image records (of the kernel's checked copy,
+        // whose parameters are its own, where the image holds only those).
         std::vector<EntryParam> params;
-        bool described = image.kind == ImageKind::ptx ? ptx_entry_params(image.bytes, sym->second, params)
-                                                      : cubin_entry_params(image.bytes, sym->second, params);
+        const std::string entry = image.checked_only ? sym->second + kCheckedSuffix : sym->second;
+        bool described = image.kind == ImageKind::ptx ? ptx_entry_params(image.bytes, entry, params)
+                                                      : cubin_entry_params(image.bytes, entry, params);
         if (!described) continue;
         for (const KernelSpec& spec : kv.second) {
             std::string why;

@@ -320,10 +320,13 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 contained_entries = ptx_entries(nr.image);
                 // A checked copy of every function beside it, for the
                 // comparisons (compiler/fault_containment.h): one module,
-                // assembled once.
+                // assembled once. An image that is only compared holds the
+                // copies alone, which ptxas assembles in a half to two
+                // thirds of the time (bench/RESULTS.md, session 22).
                 if (config_.checked_build) {
                     KB_PROFILE_SPAN("nvrtc.check_faults");
-                    checked = check_faults(nr.image);
+                    checked = check_faults(nr.image, rq.comparisons_only ? CheckedForm::copies_only
+                                                                         : CheckedForm::beside_plain);
                 }
                 PtxAssembly a;
                 if (!checked.ptx.empty()) {
@@ -365,6 +368,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             img.bytes = std::move(nr.image);
             img.trap_flag = trap_flag;
             img.checked_arm = checked.arm_entry;
+            img.checked_only = !checked.arm_entry.empty() && rq.comparisons_only;
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;

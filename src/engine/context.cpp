@@ -195,7 +195,7 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
 }
 
 KernelPtr Context::compile(const Task& task, const Program& program, const std::string& label,
-                           const std::vector<int>& cases) {
+                           const std::vector<int>& cases, bool comparisons_only) {
     if (program.language == Language::python)
         fail(KB_ERR_INVALID_ARGUMENT, "'" + label + "' is Python (a program candidate): it is not compiled but run by "
                                       "kbench's Python workers; score it with kb_score against a task whose reference "
@@ -219,6 +219,7 @@ KernelPtr Context::compile(const Task& task, const Program& program, const std::
     req.policy = task.policy;
     req.arch = arch_;
     req.emit_ptx = opts_.emit_ptx;
+    req.comparisons_only = comparisons_only;
     req.allow_nvcc_fallback = opts_.nvcc_fallback;
     req.triton_metadata = program.triton_metadata;
     req.expect = launch_expectations(task, program);
@@ -373,6 +374,10 @@ void Context::launch(const TaskPtr& task, const KernelPtr& kernel, const Externa
 }
 
 TimeResult Context::time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req) {
+    if (kernel && kernel->image.checked_only)
+        fail(KB_ERR_INVALID_ARGUMENT, kernel->label + " was built for comparisons only (a correctness-only score's "
+                                      "build: checked copies alone, slower than the kernel itself): compile it "
+                                      "without skipping timing to time it");
     Backend& b = backend();
     std::lock_guard<std::mutex> device_lock(device_mutex_);
     std::unique_lock<GpuPhaseLock> phase(gpu_phase_);  // the GPU alone while timing

@@ -77,8 +77,11 @@ public:
     // Compiles a program for this context's target. Thread-safe. A Triton
     // program is compiled for the specialisation keys of `cases` (indices
     // into task.cases; empty: every case), one binary per key.
+    // `comparisons_only`: the kernel will only be compared (a correctness-
+    // only score), so a build with faults contained may hold the checked
+    // copies alone (CompileRequest::comparisons_only); it cannot be timed.
     KernelPtr compile(const Task& task, const Program& program, const std::string& label,
-                      const std::vector<int>& cases = {});
+                      const std::vector<int>& cases = {}, bool comparisons_only = false);
     KernelPtr compile_candidate(const TaskPtr& task, const CandidateInput& in);
     KernelPtr compile_task_program(const TaskPtr& task, kb_program_role role);
 

@@ -433,6 +433,8 @@ Json kernel_json(const Kernel& k) {
     if (image.nvcc_ms > 0) j["nvcc_ms"] = image.nvcc_ms;
     if (!image.fallback_reason.empty()) j["fallback_reason"] = image.fallback_reason;
     j["cache_hit"] = image.cache_hit;
+    // Built for comparisons only: the checked copies alone (compiler/compile_types.h).
+    if (image.checked_only) j["checked_only"] = true;
     Json syms = Json::object();
     for (const auto& kv : image.symbols) syms[kv.first] = kv.second;
     j["symbols"] = syms;

@@ -105,7 +105,8 @@ PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& 
             p = res.tuning->program;
         }
         KB_PROFILE_SPAN("engine.compile");
-        kernel = compile(t, p, res.candidate);
+        // A score that does not time compiles only what its comparisons run.
+        kernel = compile(t, p, res.candidate, {}, opts.skip_timing && !opts.compile_only);
     } catch (const CompileError& e) {
         res.compile = {false, e.what(), e.log(), nullptr};
         res.stages.compile_ms = ms_since(stage);

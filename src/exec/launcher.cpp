@@ -129,11 +129,14 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
             fail(KB_ERR_INTERNAL, "the contained-trap flag '" + k.image.trap_flag + "' of " + k.label +
                                       " is not in its module (" + cuda_error_text(fr) + ")");
     }
+    checked_only_ = k.image.checked_only;
     for (const std::string& name : k.program.kernel_names()) {
         auto it = k.image.symbols.find(name);
+        // An image built for comparisons alone holds each kernel's checked copy only.
         const std::string& symbol = it != k.image.symbols.end() ? it->second : name;
+        const std::string loaded = checked_only_ ? symbol + kCheckedSuffix : symbol;
         CUfunction f = nullptr;
-        CUresult fr = dev.driver().cuModuleGetFunction(&f, module_, symbol.c_str());
+        CUresult fr = dev.driver().cuModuleGetFunction(&f, module_, loaded.c_str());
         if (fr != CUDA_SUCCESS) {
             std::string entries;
             for (const std::string& e : k.image.entries) entries += (entries.empty() ? "" : ", ") + e;
@@ -143,9 +146,11 @@ LoadedModule::LoadedModule(Device& dev, const Kernel& k) : dev_(dev) {
                                   (entries.empty() ? "none" : entries) + ")",
                               fr);
         }
-        functions_[name] = f;
+        (checked_only_ ? checked_functions_ : functions_)[name] = f;
     }
     if (!k.image.checked_arm.empty()) resolve_checked(k);
+    else if (checked_only_)
+        fail(KB_ERR_INTERNAL, k.label + "'s image holds checked copies alone but names no entry that arms them");
 }
 
 void LoadedModule::resolve_checked(const Kernel& k) {
@@ -155,6 +160,12 @@ void LoadedModule::resolve_checked(const Kernel& k) {
     std::map<std::string, CUfunction> copies;
     CUfunction arm = nullptr;
     CUresult r = d.cuModuleGetFunction(&arm, module_, k.image.checked_arm.c_str());
+    if (checked_only_) {  // resolved with the kernels
+        if (r != CUDA_SUCCESS || !trap_flag_)
+            fail(KB_ERR_INTERNAL, "the arming entry of " + k.label + " is not in its module (" + cuda_error_text(r) + ")");
+        arm_ = arm;
+        return;
+    }
     for (const auto& entry : functions_) {
         if (r != CUDA_SUCCESS) break;
         auto it = k.image.symbols.find(entry.first);
@@ -182,6 +193,10 @@ LoadedModule::~LoadedModule() {
 
 
 CUfunction LoadedModule::function(const std::string& plan_name, bool checked) const {
+    if (checked_only_ && !checked)
+        fail(KB_ERR_INVALID_ARGUMENT, "kernel '" + plan_name + "' was built for comparisons only (a correctness-only "
+                                      "score's build, with checked copies alone): it cannot be timed or launched "
+                                      "unchecked; compile it without skipping timing to do that");
     const auto& functions = checked ? checked_functions_ : functions_;
     auto it = functions.find(plan_name);
     if (it == functions.end())

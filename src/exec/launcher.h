@@ -42,6 +42,9 @@ public:
     // The checked copies of its kernels (compiler/fault_containment.h), when
     // the image has them; they set the module's trap flag.
     bool has_checked() const { return arm_ != nullptr; }
+    // The image holds the checked copies alone (CompiledImage::checked_only):
+    // every run is a checked one, and function(name, false) refuses.
+    bool checked_only() const { return checked_only_; }
     // Enqueues the arming entry: accesses inside [lo, hi) (or the module's
     // own variables) pass, loops end `limit_ns` after it runs, the flag is
     // cleared. Returns the driver's result.
@@ -68,6 +71,7 @@ private:
     CUdeviceptr trap_flag_ = 0;
     std::map<std::string, CUfunction> functions_;
     CUfunction arm_ = nullptr;
+    bool checked_only_ = false;
     std::map<std::string, CUfunction> checked_functions_;
     void resolve_checked(const Kernel& k);
     std::vector<CUmodule> variant_modules_;

@@ -42,7 +42,9 @@ GuardedRun run_guarded(Device& dev, ModuleCache& modules, CaseBuffers& bufs, con
     try {
         KB_PROFILE_SPAN("guarded.launch_sync");
         auto mod = modules.get(dev, kernel);
-        const bool checked = limit.checked_build && mod->has_checked();
+        // A build of checked copies alone runs them even where the functions
+        // themselves were asked for (a correctness-only score's recheck).
+        const bool checked = mod->has_checked() && (limit.checked_build || mod->checked_only());
         BoundPlan plan = bind_plan(dev, *mod, kernel.program, bufs, scratch_key, builtins, checked);
         const CUdeviceptr trap_flag = mod->trap_flag();
         if (checked) {

@@ -152,6 +152,7 @@ Json compile_request_to_json(const CompileRequest& r, std::vector<std::string>* 
             {"emit_ptx", r.emit_ptx},
             {"allow_nvcc_fallback", r.allow_nvcc_fallback},
             {"force_nvcc", r.force_nvcc},
+            {"comparisons_only", r.comparisons_only},
             {"triton_metadata", r.triton_metadata},
             {"expect", expectations_to_json(r.expect)},
             {"triton", triton_spec_to_json(r.triton)}};
@@ -176,6 +177,7 @@ CompileRequest compile_request_from_json(const Json& j, const std::vector<std::s
     r.emit_ptx = field<bool>(j, "emit_ptx");
     r.allow_nvcc_fallback = field<bool>(j, "allow_nvcc_fallback");
     r.force_nvcc = field<bool>(j, "force_nvcc");
+    r.comparisons_only = j.value("comparisons_only", false);
     r.triton_metadata = field<std::string>(j, "triton_metadata");
     r.expect = expectations_from_json(field<Json>(j, "expect"));
     r.triton = triton_spec_from_json(field<Json>(j, "triton"));
@@ -202,6 +204,7 @@ Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
             {"fallback_reason", img.fallback_reason},
             {"trap_flag", img.trap_flag},
             {"checked_arm", img.checked_arm},
+            {"checked_only", img.checked_only},
             {"triton_metadata", img.triton_metadata},
             {"triton_signature", signature},
             {"triton_ptx_entry", img.triton_ptx_entry},
@@ -227,6 +230,7 @@ CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blo
     img.cache_hit = field<bool>(j, "cache_hit");
     img.trap_flag = j.value("trap_flag", "");
     img.checked_arm = j.value("checked_arm", "");
+    img.checked_only = j.value("checked_only", false);
     img.hash = field<std::string>(j, "hash");
     img.fallback_reason = field<std::string>(j, "fallback_reason");
     img.triton_metadata = field<std::string>(j, "triton_metadata");

@@ -502,3 +502,62 @@ TEST(IsolationGpu, CheckedBuildsContainFaultsAndHangsAndKeepTheWorker) {
     EXPECT_TRUE(cached.json.contains("recheck")) << "caught by the recheck, on the build that was timed: "
                                                  << cached.json.dump(2);
 }
+
+// A correctness-only score with faults contained compiles the checked copies
+// alone (CompileRequest::comparisons_only) and runs them for its comparisons
+// and its recheck: the same verdicts as both builds give, faults and hangs
+// still contained in the same worker, a kernel that caches its result still
+// caught; a timed score of the same code builds both; the copies-only
+// kernel cannot be timed.
+TEST(IsolationGpu, ACorrectnessOnlyScoreRunsTheCheckedCopiesAlone) {
+    struct Env {
+        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
+        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
+    } env;
+    auto ctx = worker_context();
+    Scored ok = score(*ctx, kTask, kCorrect);
+    ASSERT_EQ(ok.verdict, KB_VERDICT_PASS) << ok.json.dump(2);
+    EXPECT_TRUE(ok.json["compile"].value("checked_only", false)) << ok.json["compile"].dump(2);
+    ASSERT_TRUE(ok.json.contains("recheck")) << ok.json.dump(2);
+    EXPECT_EQ(ok.json["recheck"]["verdict"], "pass") << ok.json.dump(2);
+    auto pid_of = [](const Json& c) { return c.value("worker", Json::object()).value("pid", Json()); };
+    const Json pid = pid_of(ok.json["cases"][0]);
+    ASSERT_FALSE(pid.is_null()) << ok.json.dump(2);
+
+    struct Expect {
+        const char* file;
+        kb_verdict verdict;
+        const char* says;
+    };
+    for (const Expect& e : {Expect{"kernels/illegal_address.cu", KB_VERDICT_RUNTIME_ERROR, "checked build"},
+                            Expect{"kernels/misaligned.cu", KB_VERDICT_RUNTIME_ERROR, "checked build"},
+                            Expect{"kernels/infinite_loop.cu", KB_VERDICT_TIMEOUT, "checked build"},
+                            Expect{"kernels/caches_in_global.cu", KB_VERDICT_WRONG_ANSWER, ""}}) {
+        Scored r = score(*ctx, kTask, e.file);
+        EXPECT_EQ(r.verdict, e.verdict) << e.file << ": " << r.json.dump(2);
+        EXPECT_TRUE(r.json["compile"].value("checked_only", false)) << e.file;
+        EXPECT_TRUE(has(r.message, e.says)) << e.file << ": " << r.message;
+        for (const Json& c : r.json.value("cases", Json::array()))
+            EXPECT_EQ(pid_of(c), pid) << e.file << ": the worker went on: " << r.json.dump(2);
+    }
+
+    Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
+    EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.json.dump(2);
+    EXPECT_FALSE(timed.json["compile"].value("checked_only", false)) << "a timed score builds both";
+
+    std::string label;
+    CandidateInput in;
+    in.path = kernel_file(kCorrect);
+    Program p = ctx->resolve_candidate(*task(kTask), in, &label);
+    KernelPtr copies = ctx->compile(*task(kTask), p, label, {}, true);
+    ASSERT_TRUE(copies->image.checked_only);
+    Json cmp = to_json(ctx->compare(task(kTask), copies, 1, kSeed));
+    EXPECT_EQ(cmp["verdict"], "pass") << cmp.dump(2);
+    try {
+        ctx->time(task(kTask), copies, TimeRequest{});
+        ADD_FAILURE() << "a copies-only kernel was timed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_TRUE(has(e.what(), "comparisons only")) << e.what();
+    }
+}

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "compiler/compile_cache.h"
 #include "compiler/compiler.h"
 #include "compiler/fault_containment.h"
+#include "compiler/image_entries.h"
+#include "compiler/kernel_params.h"
 #include "compiler/trap_containment.h"
 #include "unit/containing_compiler.h"
 #include "protocol/wire.h"
@@ -244,6 +247,76 @@ TEST(FaultContainment, ACubinTargetHoldsBothBuildsAndTheWireAndTheDiskCacheKeepT
     EXPECT_EQ(hit->checked_arm, img.checked_arm);
     EXPECT_EQ(hit->entries, img.entries);
     std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+// A build that is only compared (CompileRequest::comparisons_only) holds the
+// checked copies alone: no function itself, the same entries named, a key of
+// its own, kept by the wire and the disk cache; extern "C" kernels' parameters
+// are still checked against the plan (on the copies). Without containment the
+// request is the ordinary one, cache key included.
+TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn) {
+    kb::CompiledImage both = containing_compiler().compile(shapes_request(false));
+    if (both.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit: " << both.log;
+    kb::CompileRequest rq = shapes_request(false);
+    rq.comparisons_only = true;
+    kb::CompiledImage img = containing_compiler().compile(rq);
+    EXPECT_FALSE(img.cache_hit);
+    EXPECT_NE(img.hash, both.hash);
+    EXPECT_TRUE(img.checked_only);
+    EXPECT_FALSE(both.checked_only);
+    ASSERT_NE(img.checked_arm, "") << img.log;
+    EXPECT_EQ(img.entries, both.entries) << "the entries named are the candidate's";
+    EXPECT_EQ(img.symbols, both.symbols);
+    EXPECT_LT(img.bytes.size(), both.bytes.size());
+    std::vector<std::string> in_cubin = kb::cubin_entries(img.bytes);
+    for (const std::string& e : in_cubin)
+        EXPECT_TRUE(e == img.checked_arm || e.find(kb::kCheckedSuffix) != std::string::npos)
+            << e << ": only the copies and the arming entry are in the image";
+    for (const std::string& k : {"vadd", "vec4", "rowsum", "spin", "null_write"})
+        EXPECT_EQ(std::count(in_cubin.begin(), in_cubin.end(), std::string(k) + kb::kCheckedSuffix), 1) << k;
+
+    // The plan's parameters against an extern "C" kernel's: read from its copy.
+    kb::LaunchExpectations expect;
+    kb::KernelSpec two;  // vadd takes four
+    two.where = "candidate.launch[0]";
+    two.params = {{"a", true, true, kb::DType::f32}, {"c", true, false, kb::DType::f32}};
+    expect.kernels["vadd"] = {two};
+    for (const kb::CompiledImage* i : {&both, &img}) {
+        try {
+            kb::check_kernel_parameters(expect, *i, "candidate.cu");
+            ADD_FAILURE() << "a plan passing two arguments to vadd was accepted (checked_only " << i->checked_only << ")";
+        } catch (const kb::CompileError& e) {
+            EXPECT_NE(std::string(e.what()).find("takes 4 parameters"), std::string::npos) << e.what();
+        }
+    }
+
+    std::vector<std::string> blobs;
+    kb::CompileRequest rq_back = kb::wire::compile_request_from_json(kb::wire::compile_request_to_json(rq, &blobs), blobs);
+    EXPECT_TRUE(rq_back.comparisons_only);
+    blobs.clear();
+    kb::CompiledImage back = kb::wire::image_from_json(kb::wire::image_to_json(img, &blobs), blobs);
+    EXPECT_TRUE(back.checked_only);
+    char dir[] = "/tmp/kbench-faults-cache-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    {
+        kb::CompileCache cache(dir, 4);
+        cache.put("k1", img);
+    }
+    std::optional<kb::CompiledImage> hit = kb::CompileCache(dir, 4).find("k1");
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_TRUE(hit->checked_only);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+
+    // No containment: the flag changes nothing, not even the key.
+    kb::Compiler plain{kb::CompilerConfig{}};
+    kb::CompileRequest ordinary = shapes_request(false);
+    ordinary.code += "// plain\n";
+    kb::CompiledImage first = plain.compile(ordinary);
+    ordinary.comparisons_only = true;
+    kb::CompiledImage second = plain.compile(ordinary);
+    EXPECT_TRUE(second.cache_hit);
+    EXPECT_EQ(second.hash, first.hash);
+    EXPECT_FALSE(second.checked_only);
 }
 
 // A device function called from a kernel: its checked copy is called from
