@@ -473,7 +473,8 @@ typedef struct kb_batch_job kb_batch_job;
 typedef struct kb_batch_options {
     unsigned version;          /* KB_BATCH_OPTIONS_VERSION */
     unsigned capacity;         /* jobs submitted and not yet collected by kb_batch_next; 0: 64 */
-    unsigned compile_threads;  /* CPU threads compiling ahead of the GPU; 0: the cores, at most 8 */
+    unsigned compile_threads;  /* CPU threads compiling ahead of the GPU; 0: as many as the context's
+                                  compile workers (3/4 of the cores, at least min(8, cores), at most 16) */
     /* version 2 */
     unsigned device_lanes;     /* jobs on the GPU at once, each in a worker process of its own
                                   (worker isolation; an in-process context has one). Their

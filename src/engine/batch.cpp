@@ -19,7 +19,6 @@ namespace kb {
 namespace {
 
 constexpr unsigned kDefaultCapacity = 64;
-constexpr unsigned kMaxDefaultCompileThreads = 8;
 
 // Waits on `cv` until `ready` holds or `timeout_s` passes (0: not at all, <0:
 // forever). Returns ready().
@@ -72,9 +71,8 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     lanes_start_together_ = together && std::string(together) == "1";
     if (opts_.capacity == 0) opts_.capacity = kDefaultCapacity;
     if (opts_.compile_threads == 0) {
-        opts_.compile_threads = std::max(1u, std::min(kMaxDefaultCompileThreads, std::thread::hardware_concurrency()));
-        // The compile workers' count sizes the threads that feed them too.
-        if (unsigned n = compile_workers_setting()) opts_.compile_threads = n;
+        // As many as the context's compile workers (engine/options.h).
+        opts_.compile_threads = default_compile_workers();
     }
     compilers_.reserve(opts_.compile_threads);
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });

@@ -4,8 +4,10 @@
 // worker's host side reads ContextOptions to start its processes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
 #include <optional>
 #include <string>
 
@@ -19,12 +21,26 @@ namespace kb {
 
 // $KBENCH_COMPILE_WORKERS, 1-256: how many compile workers a context keeps
 // (worker_host/compile_pool.h) and how many threads a batch compiles on; 0
-// when unset or out of range, and each takes its own default. A measuring knob.
+// when unset or out of range, and the default below holds. A measuring knob.
 inline unsigned compile_workers_setting() {
     const char* env = std::getenv("KBENCH_COMPILE_WORKERS");
     if (!env) return 0;
     long n = std::strtol(env, nullptr, 10);
     return n > 0 && n <= 256 ? unsigned(n) : 0;
+}
+
+// A context's compile workers, and a batch's compile threads, when neither
+// the caller nor the setting says: three quarters of the hardware threads,
+// at most 16, and never fewer than min(8, threads) nor 2. Compiles are what
+// bounds a correctness-only stream of distinct candidates: on a 16-thread
+// H200 host the batch bench's rate went from 113 per second with 8 workers
+// to 142 with 12, and no higher with 14 or 16 (bench/RESULTS.md, session 24);
+// the lanes and their workers mostly wait on the GPU.
+inline unsigned default_compile_workers() {
+    if (unsigned n = compile_workers_setting()) return n;
+    unsigned hw = std::thread::hardware_concurrency();
+    if (hw == 0) hw = 2;
+    return std::max({2u, std::min(8u, hw), std::min(16u, hw * 3 / 4)});
 }
 
 struct ContextOptions {

@@ -17,11 +17,7 @@ namespace kb {
 namespace {
 
 
-size_t default_workers() {
-    if (unsigned n = compile_workers_setting()) return n;
-    size_t hw = std::thread::hardware_concurrency();
-    return std::max<size_t>(2, std::min<size_t>(8, hw ? hw : 2));
-}
+size_t default_workers() { return default_compile_workers(); }
 
 }  // namespace
 
