@@ -52,8 +52,9 @@ DEFAULT_MAX_RETRIES = 2
 # `kbench run` scored 7.4 on the same H200 (bench/RESULTS.md, 2026-11-26);
 # 16, set then, left no room for the backlog that came a day later, which
 # had crowded out the compiles ahead in `kbench run` too (16 of 18 places on
-# two H200s, src/cli/cmd_run.cpp). What 34 does to Ray's rate is not
-# measured yet.
+# two H200s, src/cli/cmd_run.cpp). Measured on two H200s since, 34 and 16
+# gave the same rate (40.6 and 40.9 answers/s, scoring phases 9.8 and 10.0 s;
+# bench/RESULTS.md, session 24): Ray's pool is not short of candidates.
 DEFAULT_IN_FLIGHT_PER_ACTOR = 34
 
 
