@@ -27,6 +27,13 @@ constexpr uint64_t kSeed = 1234;
 
 WorkerBackend& workers(Context& ctx) { return dynamic_cast<WorkerBackend&>(ctx.backend()); }
 
+// Traps and faults contained in the contexts a test makes while it lives
+// ($KBENCH_CONTAIN_TRAPS=1, which overrides the contexts' own choice).
+struct ContainmentOn {
+    ContainmentOn() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
+    ~ContainmentOn() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
+};
+
 // Lets the standby worker, started after the first request, finish starting.
 void let_standby_start() { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
 
@@ -400,10 +407,7 @@ TEST(IsolationGpu, AReferenceWhoseRerunDiffersIsRunAgainWithItsOutputs) {
 // worker keeps its context: the next candidate runs in the same process, at
 // once, and timing a candidate whose traps never fire is unchanged.
 TEST(IsolationGpu, ContainedTrapsAreRuntimeErrorsThatKeepTheWorker) {
-    struct Env {
-        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
-        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
-    } env;
+    ContainmentOn contained;
     auto ctx = worker_context();
     KernelPtr good = compile(*ctx, kTask, kCorrect);
     Json ok = to_json(ctx->compare(task(kTask), good, 1, kSeed));
@@ -447,10 +451,7 @@ TEST(IsolationGpu, ContainedTrapsAreRuntimeErrorsThatKeepTheWorker) {
 // kernel's score is unchanged, and a kernel that caches its result in a
 // global still fails the recheck.
 TEST(IsolationGpu, CheckedBuildsContainFaultsAndHangsAndKeepTheWorker) {
-    struct Env {
-        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
-        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
-    } env;
+    ContainmentOn contained;
     auto ctx = worker_context();  // kbench's computed deadlines
     KernelPtr good = compile(*ctx, kTask, kCorrect);
     Json ok = to_json(ctx->compare(task(kTask), good, 1, kSeed));
@@ -510,10 +511,7 @@ TEST(IsolationGpu, CheckedBuildsContainFaultsAndHangsAndKeepTheWorker) {
 // caught; a timed score of the same code builds both; the copies-only
 // kernel cannot be timed.
 TEST(IsolationGpu, ACorrectnessOnlyScoreRunsTheCheckedCopiesAlone) {
-    struct Env {
-        Env() { ::setenv("KBENCH_CONTAIN_TRAPS", "1", 1); }
-        ~Env() { ::unsetenv("KBENCH_CONTAIN_TRAPS"); }
-    } env;
+    ContainmentOn contained;
     auto ctx = worker_context();
     Scored ok = score(*ctx, kTask, kCorrect);
     ASSERT_EQ(ok.verdict, KB_VERDICT_PASS) << ok.json.dump(2);
