@@ -110,8 +110,10 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
     h.field(std::to_string(rq.kernel_names.size()));
     for (const std::string& n : rq.kernel_names) h.field(n);
     h.field(expectations_key(rq.expect));
-    // Only where it changes the build (nvrtc_backend.cpp): other keys stay as they were.
-    if (rq.comparisons_only && config_.contain_traps && config_.checked_build) h.field("comparisons-only");
+    // Only where it changes the build (NVRTC's, with faults contained:
+    // nvrtc_backend.cpp); other keys stay as they were.
+    if (rq.comparisons_only && rq.language == Language::cuda && config_.contain_traps && config_.checked_build)
+        h.field("comparisons-only");
     if (rq.language == Language::triton) h.field(rq.triton.key());
     return h.hex();
 }

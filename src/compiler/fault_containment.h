@@ -72,7 +72,7 @@ struct CheckedPtx {
 // checked copies beside them (what a score that times needs: its timing and
 // the recheck after it run the functions themselves), or the copies alone,
 // with the module's variables and the arming entry: all a score's
-// comparisons run. The copies alone take ptxas 10-35% less time
+// comparisons run. The copies alone took ptxas 7-45% less time
 // (bench/contained_compile_cost.cpp, bench/RESULTS.md session 22); a
 // correctness-only score builds them (CompileRequest::comparisons_only)
 // and runs them for its recheck too.

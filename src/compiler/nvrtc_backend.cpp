@@ -321,8 +321,8 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 // A checked copy of every function beside it, for the
                 // comparisons (compiler/fault_containment.h): one module,
                 // assembled once. An image that is only compared holds the
-                // copies alone, which ptxas assembles in a half to two
-                // thirds of the time (bench/RESULTS.md, session 22).
+                // copies alone, which ptxas assembled in 55-93% of the time
+                // of both (bench/RESULTS.md, session 22).
                 if (config_.checked_build) {
                     KB_PROFILE_SPAN("nvrtc.check_faults");
                     checked = check_faults(nr.image, rq.comparisons_only ? CheckedForm::copies_only

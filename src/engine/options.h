@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "compiler/compiler.h"
 #include "kbench.h"
