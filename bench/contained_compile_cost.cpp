@@ -18,8 +18,8 @@
 
 #include "bench_util.h"
 #include "compiler/fault_containment.h"
-#include "compiler/nvrtc_backend.h"
 #include "compiler/ptx_assembler.h"
+#include "nvrtc_pair.h"
 
 using namespace bench;
 
@@ -31,12 +31,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: kbench_contained_compile_cost [REPEATS=5] FILE.cu...\n");
         return 2;
     }
-    kb::CompilerConfig contained;
-    contained.cuda_home = KB_CUDA_HOME;
-    contained.contain_traps = true;
-    kb::CompilerConfig plain = contained;
-    plain.contain_traps = false;
-    kb::NvrtcBackend to_ptx(contained, false), to_cubin(plain, false);
+    NvrtcPair nvrtc;
+    kb::NvrtcBackend &to_ptx = nvrtc.to_ptx, &to_cubin = nvrtc.to_cubin;
     const std::string arch = "sm_90";
     for (int f = first; f < argc; ++f) {
         const std::string code = read_file(argv[f]);

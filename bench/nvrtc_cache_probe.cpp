@@ -20,8 +20,8 @@
 
 #include "bench_util.h"
 #include "compiler/fault_containment.h"
-#include "compiler/nvrtc_backend.h"
 #include "compiler/ptx_assembler.h"
+#include "nvrtc_pair.h"
 
 using namespace bench;
 
@@ -30,12 +30,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: kbench_nvrtc_cache_probe FILE.cu...\n");
         return 2;
     }
-    kb::CompilerConfig contained;
-    contained.cuda_home = KB_CUDA_HOME;
-    contained.contain_traps = true;
-    kb::CompilerConfig plain = contained;
-    plain.contain_traps = false;
-    kb::NvrtcBackend to_ptx(contained, false), to_cubin(plain, false);
+    NvrtcPair nvrtc;
+    kb::NvrtcBackend &to_ptx = nvrtc.to_ptx, &to_cubin = nvrtc.to_cubin;
     const char* d = std::getenv("KBENCH_PROBE_DISTINCT");
     const bool distinct = d && std::string(d) == "1";
     // The run's own number: the stack's cache outlives the process.
