@@ -68,6 +68,7 @@ std::optional<CompiledImage> CompileCache::load(const std::string& key) const {
         img.trap_flag = meta.value("trap_flag", "");
         img.checked_arm = meta.value("checked_arm", "");
         img.checked_only = meta.value("checked_only", false);
+        img.fast_compiled = meta.value("fast_compiled", false);
         if (meta.contains("triton")) {
             const Json& t = meta["triton"];
             img.triton_metadata = t.at("metadata").get<std::string>();
@@ -99,6 +100,7 @@ void CompileCache::store(const std::string& key, const CompiledImage& img) const
     if (!img.trap_flag.empty()) meta["trap_flag"] = img.trap_flag;
     if (!img.checked_arm.empty()) meta["checked_arm"] = img.checked_arm;
     if (img.checked_only) meta["checked_only"] = true;
+    if (img.fast_compiled) meta["fast_compiled"] = true;
     meta["nvrtc_ms"] = img.nvrtc_ms;
     meta["nvcc_ms"] = img.nvcc_ms;
     meta["fallback_reason"] = img.fallback_reason;

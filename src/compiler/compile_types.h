@@ -32,7 +32,8 @@ struct CompileRequest {
     // score): where faults are contained (CompilerConfig::checked_build),
     // the build holds the checked copies alone, without the functions
     // themselves (CompiledImage::checked_only), and assembles in less time.
-    // No effect on other builds.
+    // NVRTC also optimises it less (CompilerConfig::comparisons_fast_compile,
+    // CompiledImage::fast_compiled). No effect on other builds.
     bool comparisons_only = false;
     bool allow_nvcc_fallback = true;
     // Skip NVRTC and compile with nvcc (agreement checks, benchmarks, tests).
@@ -77,6 +78,9 @@ struct CompiledImage {
     // comparisons_only): kernel S is only S + kCheckedSuffix, every run of
     // it is checked, and it cannot be timed.
     bool checked_only = false;
+    // NVRTC built it with -Ofast-compile=mid, its assembly fully optimised
+    // (CompilerConfig::comparisons_fast_compile): it was only to be compared.
+    bool fast_compiled = false;
     // Triton kernels (path "triton", and given triton_binary images): what
     // Triton compiled; compiler/triton_launch.h derives the launch from it.
     std::string triton_metadata;                        // the metadata JSON Triton wrote
@@ -128,6 +132,15 @@ struct CompilerConfig {
     // comparisons (compiler/fault_containment.h). $KBENCH_CHECKED_BUILD=0
     // leaves it out (for measuring what it changes).
     bool checked_build = true;
+    // A build that is only compared (CompileRequest::comparisons_only, a
+    // correctness-only score) is compiled by NVRTC with -Ofast-compile=mid:
+    // NVVM leaves out its costly optimisations, ptxas still optimises fully
+    // (-Xptxas --Ofast-compile=0, so registers stay near the full build's).
+    // It costs the three small bench tasks' compiles about a fifth less
+    // CPU time and changes no result of correct code: the optimisations
+    // left out keep the program's meaning. Never used for a build that is
+    // timed. $KBENCH_FAST_COMPILE=0 turns it off.
+    bool comparisons_fast_compile = true;
     // Triton (docs/triton.md): the Python interpreter with `triton` installed
     // ("" : $KBENCH_PYTHON, else python3 on PATH), the compile worker script
     // ("" : $KBENCH_TRITON_WORKER, else the installed or source-tree copy),

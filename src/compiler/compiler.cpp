@@ -37,6 +37,7 @@ CompilerConfig normalized(CompilerConfig c) {
     if (const char* v = std::getenv("KBENCH_CONTAIN_TRAPS"); v && (std::string(v) == "1" || std::string(v) == "0"))
         c.contain_traps = std::string(v) == "1";
     if (const char* v = std::getenv("KBENCH_CHECKED_BUILD"); v && std::string(v) == "0") c.checked_build = false;
+    if (const char* v = std::getenv("KBENCH_FAST_COMPILE"); v && std::string(v) == "0") c.comparisons_fast_compile = false;
     return c;
 }
 
@@ -114,6 +115,7 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
     // nvrtc_backend.cpp); other keys stay as they were.
     if (rq.comparisons_only && rq.language == Language::cuda && config_.contain_traps && config_.checked_build)
         h.field("comparisons-only");
+    if (NvrtcBackend::fast_compiles(config_, rq)) h.field("fast-compile=mid");
     if (rq.language == Language::triton) h.field(rq.triton.key());
     return h.hex();
 }

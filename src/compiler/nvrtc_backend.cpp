@@ -242,6 +242,11 @@ std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
     return o;
 }
 
+bool NvrtcBackend::fast_compiles(const CompilerConfig& config, const CompileRequest& rq) {
+    return config.comparisons_fast_compile && rq.comparisons_only && rq.language == Language::cuda && !rq.emit_ptx &&
+           !rq.force_nvcc;
+}
+
 CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     KB_PROFILE_SPAN("nvrtc.backend_compile");
     PreparedSource prep = [&] { KB_PROFILE_SPAN("nvrtc.prepare_source"); return prepare_cuda_source(rq.code); }();
@@ -274,6 +279,18 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     for (const std::string& e : prep.host_launched_templates)
         if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
     std::vector<std::string> opts = options(rq);
+    const bool want_cubin = !rq.emit_ptx && !config_.contain_traps;
+    // Compared, never timed: NVVM's costly optimisations left out, ptxas's
+    // kept (whether NVRTC assembles here, or kbench does after containing
+    // the traps), so register use and what a launch may ask stay close to
+    // the full build's. Measured on the three small bench tasks: a fifth
+    // less time to a cubin (bench/RESULTS.md, session 25).
+    std::vector<std::string> fast_opts;
+    if (fast_compiles(config_, rq)) {
+        fast_opts.push_back("--Ofast-compile=mid");
+        if (want_cubin) fast_opts.push_back("-Xptxas=--Ofast-compile=0");
+        opts.insert(opts.end(), fast_opts.begin(), fast_opts.end());
+    }
     // Removing host code leaves constants and helpers only it used:
     // "declared but never referenced" would point at the splitting.
     if (!prep.removed.empty()) opts.push_back("--diag-suppress=177");
@@ -288,7 +305,6 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     const bool minimal = config_.nvrtc_minimal && !heavy && rq.headers.empty() &&
                          nvrtc_minimal_suffices(prep.identifiers, prep.text);
     if (minimal) opts.push_back("-minimal");
-    const bool want_cubin = !rq.emit_ptx && !config_.contain_traps;
     NvrtcResult nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
     if (minimal && !nr.ok && (!nr.compile_error || nvrtc_minimal_may_explain(nr.log))) {
         // A name -minimal leaves out, or an NVRTC older than 12.4 without
@@ -299,6 +315,12 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     if (nr.invalid_option && heavy && config_.nvrtc_pch) {
         // an NVRTC older than 12.8 has no PCH options
         opts.resize(opts.size() - 3);
+        nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
+    }
+    if (nr.invalid_option && !fast_opts.empty()) {
+        // an NVRTC older than 12.8 has no -Ofast-compile: the full build
+        for (const std::string& f : fast_opts) opts.erase(std::find(opts.begin(), opts.end(), f));
+        fast_opts.clear();
         nr = run_nvrtc(prep.text, rq.source_name, opts, headers, exprs, want_cubin, config_.timeout_s);
     }
     // (If an instantiation kbench added is what fails, nvcc decides: the host
@@ -369,6 +391,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
             img.trap_flag = trap_flag;
             img.checked_arm = checked.arm_entry;
             img.checked_only = !checked.arm_entry.empty() && rq.comparisons_only;
+            img.fast_compiled = !fast_opts.empty();
             img.log = join_log(nr.log, notes);
             img.path = "nvrtc";
             return img;

@@ -84,6 +84,10 @@ public:
     std::vector<std::string> options(const CompileRequest& request) const;
     // Include directories handed to NVRTC (the toolkit's include and cccl folders).
     std::vector<std::string> include_dirs() const;
+    // Whether NVRTC builds `request` with -Ofast-compile=mid: a cubin that
+    // is only compared, under CompilerConfig::comparisons_fast_compile. The
+    // cache key names it (compiler.cpp) exactly where this says yes.
+    static bool fast_compiles(const CompilerConfig& config, const CompileRequest& request);
 
 private:
     CompilerConfig config_;

@@ -435,6 +435,8 @@ Json kernel_json(const Kernel& k) {
     j["cache_hit"] = image.cache_hit;
     // Built for comparisons only: the checked copies alone (compiler/compile_types.h).
     if (image.checked_only) j["checked_only"] = true;
+    // Optimised less, for comparisons only (CompilerConfig::comparisons_fast_compile).
+    if (image.fast_compiled) j["fast_compile"] = "mid";
     Json syms = Json::object();
     for (const auto& kv : image.symbols) syms[kv.first] = kv.second;
     j["symbols"] = syms;

@@ -119,7 +119,8 @@ Json compiler_config_to_json(const CompilerConfig& c) {
             {"memory_bytes", c.process_limits.memory_bytes},
             {"cpu_s", c.process_limits.cpu_s},
             {"file_bytes", c.process_limits.file_bytes},
-            {"contain_traps", c.contain_traps}};
+            {"contain_traps", c.contain_traps},
+            {"comparisons_fast_compile", c.comparisons_fast_compile}};
 }
 
 CompilerConfig compiler_config_from_json(const Json& j) {
@@ -131,6 +132,7 @@ CompilerConfig compiler_config_from_json(const Json& j) {
     c.process_limits.cpu_s = field<double>(j, "cpu_s");
     c.process_limits.file_bytes = field<uint64_t>(j, "file_bytes");
     c.contain_traps = j.value("contain_traps", false);
+    c.comparisons_fast_compile = j.value("comparisons_fast_compile", true);
     return c;
 }
 
@@ -205,6 +207,7 @@ Json image_to_json(const CompiledImage& img, std::vector<std::string>* blobs) {
             {"trap_flag", img.trap_flag},
             {"checked_arm", img.checked_arm},
             {"checked_only", img.checked_only},
+            {"fast_compiled", img.fast_compiled},
             {"triton_metadata", img.triton_metadata},
             {"triton_signature", signature},
             {"triton_ptx_entry", img.triton_ptx_entry},
@@ -231,6 +234,7 @@ CompiledImage image_from_json(const Json& j, const std::vector<std::string>& blo
     img.trap_flag = j.value("trap_flag", "");
     img.checked_arm = j.value("checked_arm", "");
     img.checked_only = j.value("checked_only", false);
+    img.fast_compiled = j.value("fast_compiled", false);
     img.hash = field<std::string>(j, "hash");
     img.fallback_reason = field<std::string>(j, "fallback_reason");
     img.triton_metadata = field<std::string>(j, "triton_metadata");

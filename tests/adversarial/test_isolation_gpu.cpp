@@ -516,6 +516,7 @@ TEST(IsolationGpu, ACorrectnessOnlyScoreRunsTheCheckedCopiesAlone) {
     Scored ok = score(*ctx, kTask, kCorrect);
     ASSERT_EQ(ok.verdict, KB_VERDICT_PASS) << ok.json.dump(2);
     EXPECT_TRUE(ok.json["compile"].value("checked_only", false)) << ok.json["compile"].dump(2);
+    EXPECT_EQ(ok.json["compile"].value("fast_compile", ""), "mid") << ok.json["compile"].dump(2);
     ASSERT_TRUE(ok.json.contains("recheck")) << ok.json.dump(2);
     EXPECT_EQ(ok.json["recheck"]["verdict"], "pass") << ok.json.dump(2);
     auto pid_of = [](const Json& c) { return c.value("worker", Json::object()).value("pid", Json()); };
@@ -542,6 +543,7 @@ TEST(IsolationGpu, ACorrectnessOnlyScoreRunsTheCheckedCopiesAlone) {
     Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
     EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.json.dump(2);
     EXPECT_FALSE(timed.json["compile"].value("checked_only", false)) << "a timed score builds both";
+    EXPECT_FALSE(timed.json["compile"].contains("fast_compile")) << timed.json["compile"].dump(2);
 
     std::string label;
     CandidateInput in;
@@ -558,4 +560,23 @@ TEST(IsolationGpu, ACorrectnessOnlyScoreRunsTheCheckedCopiesAlone) {
         EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
         EXPECT_TRUE(has(e.what(), "comparisons only")) << e.what();
     }
+}
+
+// A correctness-only score's build is only compared, so NVRTC compiles it
+// with -Ofast-compile=mid (CompilerConfig::comparisons_fast_compile), with
+// or without containment: the verdicts the full build gets (a pass; a
+// kernel that caches its result caught by the recheck), the result naming
+// the build; a timed score of the same code gets the full build.
+TEST(IsolationGpu, ACorrectnessOnlyScoreIsFastCompiledAndATimedOneIsNot) {
+    auto ctx = worker_context();
+    Scored ok = score(*ctx, kTask, kCorrect);
+    ASSERT_EQ(ok.verdict, KB_VERDICT_PASS) << ok.json.dump(2);
+    EXPECT_EQ(ok.json["compile"].value("fast_compile", ""), "mid") << ok.json["compile"].dump(2);
+    Scored cached = score(*ctx, kTask, "kernels/caches_in_global.cu");
+    EXPECT_EQ(cached.verdict, KB_VERDICT_WRONG_ANSWER) << cached.json.dump(2);
+    EXPECT_EQ(cached.json["compile"].value("fast_compile", ""), "mid") << cached.json["compile"].dump(2);
+    Scored timed = score(*ctx, kTask, kCorrect, std::nullopt, true);
+    EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.json.dump(2);
+    EXPECT_FALSE(timed.json["compile"].value("cache_hit", true)) << "not the compared-only image";
+    EXPECT_FALSE(timed.json["compile"].contains("fast_compile")) << timed.json["compile"].dump(2);
 }

@@ -9,13 +9,16 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compiler/compiler.h"
 #include "compiler/image_entries.h"
+#include "compiler/compile_cache.h"
 #include "compiler/nvrtc_minimal.h"
+#include "protocol/wire.h"
 #include "util/files.h"
 
 namespace {
@@ -256,6 +259,59 @@ TEST(Compiler, MinimalChangesNeitherTheImageNorTheVerdict) {
     try { full.compile(nvrtc_only(broken, {"broken"})); } catch (const CompileError& e) { without = e.what(); }
     EXPECT_TRUE(has(with, "undefined_thing")) << with;
     EXPECT_EQ(with, without);
+}
+
+// A build that is only compared (a correctness-only score) is compiled with
+// NVRTC's -Ofast-compile=mid: the same kernels under a key of its own, never
+// served to a build that will be timed; the same verdict for code that does
+// not compile; the flag kept by the wire and the disk cache; the ordinary
+// build, key and all, when the config turns it off or the request is PTX.
+TEST(Compiler, AComparedOnlyBuildIsFastCompiledUnderAKeyOfItsOwn) {
+    Compiler compiler{CompilerConfig{}};
+    const std::string code = std::string(kVadd) + "// fast compile " + std::to_string(::getpid()) + "\n";
+    CompileRequest timed = nvrtc_only(code, {"vadd"});
+    CompileRequest compared = timed;
+    compared.comparisons_only = true;
+    CompiledImage fast = compiler.compile(compared);
+    EXPECT_TRUE(fast.fast_compiled);
+    EXPECT_FALSE(fast.cache_hit);
+    EXPECT_EQ(fast.kind, ImageKind::cubin);
+    CompiledImage full = compiler.compile(timed);
+    EXPECT_FALSE(full.cache_hit) << "a timed build never gets the compared-only image";
+    EXPECT_FALSE(full.fast_compiled);
+    EXPECT_NE(full.hash, fast.hash);
+    EXPECT_EQ(fast.entries, full.entries);
+    EXPECT_EQ(fast.symbols, full.symbols);
+    CompiledImage again = compiler.compile(compared);
+    EXPECT_TRUE(again.cache_hit);
+    EXPECT_TRUE(again.fast_compiled);
+
+    std::vector<std::string> blobs;
+    EXPECT_TRUE(kb::wire::image_from_json(kb::wire::image_to_json(fast, &blobs), blobs).fast_compiled);
+    const std::string dir = temp_dir();
+    { kb::CompileCache(dir, 4).put("k", fast); }
+    std::optional<CompiledImage> hit = kb::CompileCache(dir, 4).find("k");
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_TRUE(hit->fast_compiled);
+    remove_dir(dir);
+
+    const char* broken = "__global__ void broken(float* x) {\n  x[0] = undefined_thing;\n}\n";
+    std::string fast_error, full_error;
+    CompileRequest b = nvrtc_only(broken, {"broken"});
+    try { compiler.compile(b); } catch (const CompileError& e) { full_error = e.what(); }
+    b.comparisons_only = true;
+    try { compiler.compile(b); } catch (const CompileError& e) { fast_error = e.what(); }
+    EXPECT_TRUE(has(fast_error, "undefined_thing")) << fast_error;
+    EXPECT_EQ(fast_error, full_error);
+
+    CompilerConfig off;
+    off.comparisons_fast_compile = false;
+    CompiledImage plain = Compiler(off).compile(compared);
+    EXPECT_FALSE(plain.fast_compiled);
+    EXPECT_EQ(plain.hash, full.hash);
+    CompileRequest ptx = compared;
+    ptx.emit_ptx = true;
+    EXPECT_FALSE(compiler.compile(ptx).fast_compiled) << "PTX is handed out, not only compared";
 }
 
 TEST(Compiler, WarningsStayInTheLogOfASuccess) {

@@ -252,8 +252,9 @@ TEST(FaultContainment, ACubinTargetHoldsBothBuildsAndTheWireAndTheDiskCacheKeepT
 // A build that is only compared (CompileRequest::comparisons_only) holds the
 // checked copies alone: no function itself, the same entries named, a key of
 // its own, kept by the wire and the disk cache; extern "C" kernels' parameters
-// are still checked against the plan (on the copies). Without containment the
-// request is the ordinary one, cache key included.
+// are still checked against the plan (on the copies). Without containment
+// and without NVRTC's fast compile the request is the ordinary one, cache key
+// included.
 TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn) {
     kb::CompiledImage both = containing_compiler().compile(shapes_request(false));
     if (both.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit: " << both.log;
@@ -264,6 +265,8 @@ TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn
     EXPECT_NE(img.hash, both.hash);
     EXPECT_TRUE(img.checked_only);
     EXPECT_FALSE(both.checked_only);
+    EXPECT_TRUE(img.fast_compiled) << "NVRTC's PTX, optimised less (CompilerConfig::comparisons_fast_compile)";
+    EXPECT_FALSE(both.fast_compiled);
     ASSERT_NE(img.checked_arm, "") << img.log;
     EXPECT_EQ(img.entries, both.entries) << "the entries named are the candidate's";
     EXPECT_EQ(img.symbols, both.symbols);
@@ -296,6 +299,7 @@ TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn
     blobs.clear();
     kb::CompiledImage back = kb::wire::image_from_json(kb::wire::image_to_json(img, &blobs), blobs);
     EXPECT_TRUE(back.checked_only);
+    EXPECT_TRUE(back.fast_compiled);
     char dir[] = "/tmp/kbench-faults-cache-XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
     {
@@ -305,10 +309,14 @@ TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn
     std::optional<kb::CompiledImage> hit = kb::CompileCache(dir, 4).find("k1");
     ASSERT_TRUE(hit.has_value());
     EXPECT_TRUE(hit->checked_only);
+    EXPECT_TRUE(hit->fast_compiled);
     std::system(("rm -rf " + std::string(dir)).c_str());
 
-    // No containment: the flag changes nothing, not even the key.
-    kb::Compiler plain{kb::CompilerConfig{}};
+    // No containment and no fast compile: the flag changes nothing, not
+    // even the key (test_compiler.cpp checks the fast compile alone).
+    kb::CompilerConfig no_fast;
+    no_fast.comparisons_fast_compile = false;
+    kb::Compiler plain{no_fast};
     kb::CompileRequest ordinary = shapes_request(false);
     ordinary.code += "// plain\n";
     kb::CompiledImage first = plain.compile(ordinary);
@@ -317,6 +325,7 @@ TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn
     EXPECT_TRUE(second.cache_hit);
     EXPECT_EQ(second.hash, first.hash);
     EXPECT_FALSE(second.checked_only);
+    EXPECT_FALSE(second.fast_compiled);
 }
 
 // A device function called from a kernel: its checked copy is called from
