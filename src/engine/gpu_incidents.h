@@ -27,6 +27,13 @@ public:
     // How long after a failed request ends its effects may last: the killed
     // worker's context is torn down, and the driver recovers, after the reply.
     static constexpr std::chrono::milliseconds kAftermath{1000};
+    // The same for a timeout that ended inside its worker (a checked build's
+    // loops stopped themselves; the worker answered and goes on): nothing is
+    // killed or torn down, so its spin is over when the reply comes; the
+    // margin covers the reply's way back. Session 25 (bench/RESULTS.md): with
+    // the 1 s aftermath, in a contained stream of 120 candidates with 3
+    // hangs every hang after the first was run twice, 0.5 s instead of 0.25.
+    static constexpr std::chrono::milliseconds kInPlaceAftermath{50};
     // A request running this long is a hang or is slowed by one: kbench's
     // own requests on the built-in tasks take milliseconds. Well under the
     // shortest limit of a run (0.25 s for the loops of a checked build,
@@ -35,10 +42,12 @@ public:
     // beside a hang costs that hang one more try, never a verdict.
     static constexpr std::chrono::milliseconds kLong{150};
 
-    // Lane `lane`'s request [from, to] ended in a timeout.
-    void record(size_t lane, Clock::time_point from, Clock::time_point to) {
+    // Lane `lane`'s request [from, to] ended in a timeout, whose effects may
+    // last `aftermath` past its end (kAftermath, or kInPlaceAftermath).
+    void record(size_t lane, Clock::time_point from, Clock::time_point to,
+                std::chrono::milliseconds aftermath = kAftermath) {
         std::lock_guard<std::mutex> l(mu_);
-        recent_.push_back({lane, from, to});
+        recent_.push_back({lane, from, to + aftermath});
         // Old ones can overlap nothing that runs now; a bound keeps a long
         // life of failures from growing the list.
         while (recent_.size() > kKept) recent_.pop_front();
@@ -59,7 +68,7 @@ public:
     bool others_overlap(size_t lane, Clock::time_point from, Clock::time_point to) const {
         std::lock_guard<std::mutex> l(mu_);
         for (const Incident& i : recent_)
-            if (i.lane != lane && i.from <= to && from <= i.to + kAftermath) return true;
+            if (i.lane != lane && i.from <= to && from <= i.until) return true;
         for (const auto& [other, since] : running_)
             if (other != lane && to - since >= kLong) return true;
         return false;
@@ -68,7 +77,7 @@ public:
 private:
     struct Incident {
         size_t lane;
-        Clock::time_point from, to;
+        Clock::time_point from, until;  // until: its end plus its aftermath
     };
     static constexpr size_t kKept = 256;
     mutable std::mutex mu_;

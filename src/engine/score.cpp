@@ -169,17 +169,24 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
         Running running(incidents_, lane);
         return request();
     };
+    // A timeout that ended in its worker (the worker answered and was kept)
+    // disturbed the GPU only while it ran; one whose worker was killed, or
+    // that ran in no worker, for its aftermath too (engine/gpu_incidents.h).
+    auto aftermath = [](const auto& res) {
+        const bool in_place = !res.context_lost && res.worker && !res.worker->replaced && res.worker->outcome.empty();
+        return in_place ? GpuIncidents::kInPlaceAftermath : GpuIncidents::kAftermath;
+    };
     auto r = attempt();
     if (r.verdict != KB_VERDICT_TIMEOUT) return r;
     // A timeout: a hang that slowed the whole GPU (remembered for the other
     // lanes), or a kernel slowed by another lane's hang.
     const auto to = Clock::now();
     const bool beside_another = incidents_.others_overlap(lane, from, to);
-    incidents_.record(lane, from, to);
+    incidents_.record(lane, from, to, aftermath(r));
     if (!beside_another && rule == TimeoutRetry::beside_another) return r;
     const std::string first = r.message;
     r = attempt();
-    if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, from, Clock::now());
+    if (r.verdict == KB_VERDICT_TIMEOUT) incidents_.record(lane, from, Clock::now(), aftermath(r));
     r.retried = beside_another
                     ? "a first attempt timed out while another lane's candidate hung, which slows the whole GPU; "
                       "this is the second attempt. The first: " + first
@@ -268,6 +275,8 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             std::vector<CompareResult> results;
             kb_verdict verdict = KB_VERDICT_PASS;
             std::string message, retried;
+            bool context_lost = false;          // the last case's
+            std::optional<WorkerFacts> worker;  // the last case's
         };
         CaseResults c = with_retry<std::shared_lock<GpuPhaseLock>>(lane, TimeoutRetry::beside_another, [&] {
             CaseResults r;
@@ -276,6 +285,8 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
                 fail(KB_ERR_INTERNAL, "comparing " + kernel->label + " on task '" + t.name + "' gave no result");
             r.verdict = r.results.back().verdict;
             r.message = r.results.back().message;
+            r.context_lost = r.results.back().context_lost;
+            r.worker = r.results.back().worker;
             return r;
         });
         if (!c.retried.empty()) c.results.back().retried = c.retried;

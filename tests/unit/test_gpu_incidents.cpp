@@ -25,6 +25,22 @@ TEST(GpuIncidents, AnotherLanesIncidentOverlapsWithItsAftermathAndAnOwnOneDoesNo
     EXPECT_FALSE(log.others_overlap(1, t + 1s, t + 3s)) << "a lane's own incident is no excuse";
 }
 
+// A timeout that ended in its worker (a checked build's loops stopped
+// themselves) killed nothing: it disturbs the GPU while it runs and for the
+// reply's way back, not for a teardown's second.
+TEST(GpuIncidents, ATimeoutThatEndedInItsWorkerHasAShortAftermath) {
+    kb::GpuIncidents log;
+    const Clock::time_point t = Clock::now();
+    log.record(1, t, t + 250ms, kb::GpuIncidents::kInPlaceAftermath);
+    EXPECT_TRUE(log.others_overlap(0, t + 100ms, t + 400ms)) << "ran beside its spin";
+    EXPECT_TRUE(log.others_overlap(0, t + 250ms + kb::GpuIncidents::kInPlaceAftermath, t + 400ms));
+    EXPECT_FALSE(log.others_overlap(0, t + 250ms + kb::GpuIncidents::kInPlaceAftermath + 1ms, t + 600ms))
+        << "started after its spin was over";
+    EXPECT_FALSE(log.others_overlap(1, t + 100ms, t + 400ms));
+    log.record(2, t, t + 250ms);  // a killed worker's: the full aftermath
+    EXPECT_TRUE(log.others_overlap(0, t + 250ms + kb::GpuIncidents::kInPlaceAftermath + 1ms, t + 600ms));
+}
+
 TEST(GpuIncidents, AnotherLanesLongRequestStillRunningCounts) {
     kb::GpuIncidents log;
     const Clock::time_point t = Clock::now();
