@@ -34,6 +34,7 @@
 #include "cli/run_ray.h"
 #include "cli/run_rebalance.h"
 #include "cli/subcommand.h"
+#include "device/no_device_advice.h"
 #include "engine/batch.h"
 #include "engine/context.h"
 #include "engine/result_json.h"
@@ -187,16 +188,9 @@ Options parse(int argc, char** argv) {
 
 // The failure of a run that found no GPU to score on.
 Failure no_device(const std::string& why) {
-    // The library's advice ("use a compile-only context ...") is for its
-    // callers; this command's is --compile-only.
-    std::string reason = why;
-    for (const char* sep : {"; ", ", or "}) {
-        for (const char* advice : {"use a compile-only context (device = KB_DEVICE_NONE) to validate and compile",
-                                   "use a compile-only context (device = KB_DEVICE_NONE)"}) {
-            size_t at = reason.find(std::string(sep) + advice);
-            if (at != std::string::npos) reason.erase(at, std::string(sep).size() + std::string(advice).size());
-        }
-    }
+    // The library's advice (a compile-only context) is for its callers;
+    // this command's is --compile-only.
+    const std::string reason = without_compile_only_advice(why);
     return Failure("no device", "no CUDA device (" + reason +
                                     "): kbench run needs a GPU to score; use --compile-only to compile only (call "
                                     "accuracy), or run on a machine with a GPU");

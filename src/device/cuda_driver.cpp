@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "device/no_device_advice.h"
 #include "util/error.h"
 
 namespace kb {
@@ -22,8 +23,8 @@ Loaded load() {
     if (!lib) lib = ::dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char* e = ::dlerror();
-        out.error = std::string("no CUDA driver: libcuda.so.1 could not be loaded (") + (e ? e : "unknown") +
-                    "); install the NVIDIA driver, or use a compile-only context (device = KB_DEVICE_NONE)";
+        out.error = with_compile_only_advice(std::string("no CUDA driver: libcuda.so.1 could not be loaded (") +
+                                             (e ? e : "unknown") + "): install the NVIDIA driver");
         return out;
     }
     // The library stays loaded for the life of the process: unloading a

@@ -6,6 +6,7 @@
 
 #include "compiler/compiler.h"
 #include "device/cuda_driver.h"
+#include "device/no_device_advice.h"
 #include "engine/result_json.h"
 #include "engine/verdict.h"
 #include "exec/fault.h"
@@ -551,10 +552,10 @@ void check_device_here(int device) {
     int count = 0;
     cuda_check(drv->cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (device >= count)
-        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(device) + " does not exist: " + std::to_string(count) +
-                                   " device(s) visible" +
-                                   (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()) +
-                                   "; use a compile-only context (device = KB_DEVICE_NONE) to validate and compile");
+        fail(KB_ERR_NO_DEVICE,
+             with_compile_only_advice("CUDA device " + std::to_string(device) + " does not exist: " +
+                                      std::to_string(count) + " device(s) visible" +
+                                      (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string())));
 }
 
 }  // namespace
@@ -582,9 +583,8 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
     deadlines.checked_loop_floor_s =
         floor_from_env("KBENCH_CHECKED_LOOP_FLOOR_S", DeadlinePolicy::kCheckedLoopFloorS);
     if (opts.device < 0)
-        fail(KB_ERR_NO_DEVICE, "CUDA device " + std::to_string(opts.device) +
-                                   " does not exist: device ordinals start at 0; use a compile-only context "
-                                   "(device = KB_DEVICE_NONE) to validate and compile");
+        fail(KB_ERR_NO_DEVICE, with_compile_only_advice("CUDA device " + std::to_string(opts.device) +
+                                                        " does not exist: device ordinals start at 0"));
     // The worker itself answers whether the driver and the device exist: its
     // hello refuses with KB_ERR_NO_DEVICE, and the supervisor passes that on.
     // Asking here as well cost a cuInit in this process before the worker

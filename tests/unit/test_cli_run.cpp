@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "device/no_device_advice.h"
 #include "kbench.h"
 #include "support/temp_dir.h"
 #include "util/json.h"
@@ -207,9 +208,23 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         std::ofstream(d + "/one.jsonl") << "{\"task\": \"vector_add_f32\", \"id\": 1, \"answer\": \"```cuda\\n__global__ void vector_add() {}\\n```\"}\n";
         Outcome r = kbench("run --json --tasks tasks --candidates " + d + "/one.jsonl --out " + d + "/r.jsonl");
         EXPECT_EQ(r.rc, 1) << r.out << r.err;
-        EXPECT_NE(json_of(r).value("error", "").find("use --compile-only"), std::string::npos) << r.out;
+        const std::string error = json_of(r).value("error", "");
+        EXPECT_NE(error.find("use --compile-only"), std::string::npos) << r.out;
+        EXPECT_EQ(error.find(kb::compile_only_advice()), std::string::npos) << "the library's advice, for its callers: " << r.out;
         EXPECT_FALSE(fs::exists(d + "/r.jsonl"));
     }
+}
+
+// The library's no-device advice comes off the reason exactly, wherever it
+// was added (a worker's refusal quoted in the host's message too), and
+// nothing else does.
+TEST(CliRun, TheLibrarysNoDeviceAdviceComesOffTheReasonAlone) {
+    const std::string reason = "GPU 1: CUDA device 1 does not exist: 1 device(s) visible (ordinals 0..0)";
+    EXPECT_EQ(kb::without_compile_only_advice(kb::with_compile_only_advice(reason)), reason);
+    const std::string quoted = "worker: " + kb::with_compile_only_advice("no CUDA driver: install the NVIDIA driver");
+    EXPECT_EQ(kb::without_compile_only_advice(kb::with_compile_only_advice(quoted)),
+              "worker: no CUDA driver: install the NVIDIA driver");
+    EXPECT_EQ(kb::without_compile_only_advice("no GPU; use a GPU"), "no GPU; use a GPU");
 }
 
 TEST(CliRun, CompileOnlyGivesEachLineItsVerdict) {
