@@ -4,7 +4,7 @@
 // at a time on the same stream.
 //
 //   kbench_batch_bench [N=120] [tasks=elementwise/vector_add_f32,softmax/softmax_f32,reductions/sum_f32] [lanes=0]
-//                      [rates|mixed|single]
+//                      [rates|mixed|single|correctness]
 //
 // lanes: kb_batch_options.device_lanes of the batches (0: the library's
 // default); the correctness-only batch is also run with one lane, for the
@@ -13,6 +13,8 @@
 // counting wrong verdicts instead of stopping at the first. `single`: only
 // the kb_score latencies (no batch, no lanes past the first), so that a
 // KBENCH_PROFILE or KBENCH_TRACE of the run holds nothing else.
+// `correctness`: only the correctness-only batch (its lanes warmed by a
+// correctness-only batch too), for a profile of that work alone.
 //
 // Measures, each on a fresh context:
 //   context_create_ms        creating a context with worker isolation
@@ -257,6 +259,15 @@ int main(int argc, char** argv) {
     // three workers' start-up; this warm batch's own rate is reported apart.
     // (0 lanes asks for the library's default, 4: docs/c-api.md.)
     const int warm_jobs = int(tasks.size()) * int(g_lanes ? g_lanes : 4) * 2;
+    if (mode == "correctness") {
+        out["warm_lanes_correctness_per_s"] = run_batch(ctx, clean_jobs(warm_jobs), false, nullptr, g_lanes);
+        kb::Json stages;
+        out["batch_correctness_per_s"] = run_batch(ctx, clean_jobs(n), false, &stages, g_lanes);
+        out["batch_correctness_stages_ms"] = stages;
+        std::printf("%s\n", out.dump().c_str());
+        kb_context_destroy(ctx);
+        return 0;
+    }
     if (mode != "single")
         out["warm_lanes_timed_per_s"] = run_batch(ctx, clean_jobs(warm_jobs), true, nullptr, g_lanes);
 
