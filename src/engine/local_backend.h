@@ -50,6 +50,10 @@ public:
     void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x) override;
 
     Device& device() { return dev_; }
+    // How many sets of case buffers this backend has allocated: a set kept
+    // for a case is reused, so a batch that comes back to a case it has seen
+    // makes none (tests).
+    size_t buffer_sets_made() const { return buffer_sets_made_; }
 
     // The reference's outputs for a case and seed (runs it if not cached).
     // Throws kb::Error(KB_ERR_REFERENCE_FAILED) when the reference fails.
@@ -117,6 +121,7 @@ private:
         uint64_t bytes = 0;  // case_buffer_bytes of the case
     };
     std::list<BufferEntry> buffers_;  // front = most recent
+    size_t buffer_sets_made_ = 0;
     OutputComparer comparer_;
     // KBENCH_REFERENCE_RERUN=0 keeps every large output's comparison on the
     // uploaded host copy (a measuring knob, docs/isolation.md; tests).

@@ -138,6 +138,43 @@ KernelPtr compile_candidate_file(Context& ctx, const TaskPtr& task, const std::s
 
 }  // namespace
 
+// A batch goes round its tasks, candidate after candidate: the sets of case
+// buffers it has made stay for its next visit, over the bench's three tasks
+// (20 cases, perf cases included) as over one. With at most 8 sets kept, two
+// compares in five made a set afresh, and with it an input checksum that
+// waited for the device.
+TEST(CaseBufferSets, ABatchBackAtCasesItHasSeenMakesNoNewSets) {
+    auto ctx = test::in_process_context();
+    LocalBackend& lb = test::local(*ctx);
+    struct Visit {
+        TaskPtr task;
+        TaskBinding tb;
+        KernelPtr kernel;
+    };
+    std::vector<Visit> visits;
+    size_t cases = 0;
+    for (const char* name : {"vector_add_f32", "softmax_f32", "sum_f32"}) {
+        TaskPtr task = load_task(test::task_file(name));
+        TaskBinding tb = ctx->bind(task);
+        visits.push_back({task, tb, compile_candidate_file(*ctx, task, "correct.cu")});
+        cases += task->cases.size();
+    }
+    ASSERT_GE(cases, 16u) << "fewer cases than the old bound of 8 sets would have thrashed on";
+    auto round = [&](uint64_t seed) {
+        for (const Visit& v : visits)
+            for (size_t ci = 0; ci < v.task->cases.size(); ++ci) {
+                CompareResult r = lb.compare(v.tb, v.kernel, int(ci), seed, 1);
+                ASSERT_EQ(r.verdict, KB_VERDICT_PASS) << v.task->name << " case " << ci << ": " << r.message;
+            }
+    };
+    round(11);
+    const size_t made = lb.buffer_sets_made();
+    EXPECT_GE(made, cases) << "a set per case, at least";
+    round(12);
+    round(11);
+    EXPECT_EQ(lb.buffer_sets_made(), made) << "a later round made sets again: the kept ones were dropped";
+}
+
 // A large output is compared against the reference run again on the device
 // after the candidate (vector_add's perf case: 64 MB that would otherwise
 // cross PCIe for every comparison), with the same verdicts and the same
