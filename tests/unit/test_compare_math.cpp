@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "hostdev/compare_math.h"
 #include "compare/comparator.h"
@@ -116,6 +117,102 @@ TEST(Comparator, PassingReportAndNanJson) {
     HostTensor cand = f32_tensor({1, 0}, {2});
     r = compare_host(cand, ref, f32_output(0, 0));
     EXPECT_EQ(to_json(r)["max_abs_err"], "inf");  // JSON has no infinity: kept as a string
+}
+
+namespace {
+
+// compare_host's report as the element rule gives it, one element at a time
+// through the generic accessors: what the comparator's typed loop must equal.
+OutputReport by_the_rule(const HostTensor& cand, const HostTensor& ref, const Arg& arg) {
+    OutputReport r;
+    r.exact = !dtype_is_float(arg.dtype);
+    r.tolerance = tolerance_for(arg);
+    r.elements = ref.count();
+    const uint64_t poison = poison_bits(arg.dtype);
+    bool have_worst = false;
+    for (uint64_t i = 0; i < r.elements; ++i) {
+        uint64_t cb = cand.bits(i), rb = ref.bits(i);
+        double c = cand.at(i), e = ref.at(i);
+        ElementCheck k = r.exact ? kb_check_bits(cb, rb, c, e)
+                                 : kb_check_float(c, e, r.tolerance.atol, r.tolerance.rtol, r.tolerance.equal_nan);
+        if (!k.match) {
+            ++r.mismatches;
+            if (cb == poison) ++r.unwritten;
+        }
+        r.max_abs_err = std::fmax(r.max_abs_err, k.abs_err);
+        r.max_rel_err = std::fmax(r.max_rel_err, k.rel_err);
+        if (!have_worst || k.violation > r.max_violation) {
+            r.max_violation = k.violation;
+            r.worst_flat = i;
+            have_worst = true;
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+// The comparator's loop takes shortcuts (an element whose bits equal the
+// reference's, a decode per width); its report must still be the element
+// rule's, field for field, on every dtype, over bits that are mostly equal,
+// slightly off, wildly off, NaN (equal and not), infinite, zero of either
+// sign and the poison pattern.
+TEST(Comparator, TheTypedLoopGivesTheElementRulesReportOnEveryDtype) {
+    std::mt19937_64 rng(20261128);
+    const DType all[] = {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i8,  DType::u8,  DType::i16,
+                         DType::u16, DType::i32,  DType::u32, DType::i64, DType::u64, DType::boolean};
+    for (DType t : all) {
+        const size_t w = dtype_size(t);
+        for (int trial = 0; trial < 40; ++trial) {
+            const uint64_t n = 1 + rng() % 300;
+            HostTensor ref, cand;
+            ref.dtype = cand.dtype = t;
+            ref.shape = cand.shape = {int64_t(n)};
+            ref.bytes.resize(n * w);
+            cand.bytes.resize(n * w);
+            auto put = [w](HostTensor& h, uint64_t i, uint64_t bits) { std::memcpy(h.bytes.data() + i * w, &bits, w); };
+            auto special = [&](uint64_t pick) -> uint64_t {
+                switch (pick % 5) {
+                    case 0: return poison_bits(t);
+                    case 1: return w == 2 ? (t == DType::f16 ? 0x7c00u : 0x7f80u) : w == 4 ? 0x7f800000u : 0x7ff0000000000000ull;
+                    case 2: return w == 2 ? (t == DType::f16 ? 0x7e00u : 0x7fc0u) : w == 4 ? 0x7fc00000u : 0x7ff8000000000000ull;
+                    case 3: return uint64_t(1) << (8 * w - 1);  // -0.0 for floats
+                    default: return 0;
+                }
+            };
+            for (uint64_t i = 0; i < n; ++i) {
+                uint64_t rb = rng();
+                if (t == DType::boolean) rb &= 1;
+                if (rng() % 10 == 0) rb = special(rng());
+                uint64_t cb = rb;
+                switch (rng() % 8) {
+                    case 0: cb = rb ^ 1; break;                       // the last bit off
+                    case 1: cb = rng(); break;                        // anything
+                    case 2: cb = special(rng()); break;               // NaN, inf, poison, zeros
+                    case 3: cb = rb ^ (uint64_t(1) << (8 * w - 2)); break;  // far off
+                    default: break;                                   // equal bits
+                }
+                if (t == DType::boolean) cb &= 1;
+                put(ref, i, rb);
+                put(cand, i, cb);
+            }
+            Arg arg;
+            arg.name = "out";
+            arg.dtype = t;
+            const double tols[][2] = {{0, 0}, {1e-3, 1e-3}, {1e-6, 0}, {0, 1e-2}};
+            arg.tolerance = Tolerance{tols[trial % 4][0], tols[trial % 4][1], trial % 3 != 0};
+            SCOPED_TRACE(std::string(dtype_name(t)) + " trial " + std::to_string(trial));
+            OutputReport got = compare_host(cand, ref, arg), want = by_the_rule(cand, ref, arg);
+            EXPECT_EQ(got.elements, want.elements);
+            EXPECT_EQ(got.mismatches, want.mismatches);
+            EXPECT_EQ(got.unwritten, want.unwritten);
+            EXPECT_EQ(got.worst_flat, want.worst_flat);
+            // Bitwise: NaN never reaches these, and infinities compare equal.
+            EXPECT_EQ(got.max_abs_err, want.max_abs_err);
+            EXPECT_EQ(got.max_rel_err, want.max_rel_err);
+            EXPECT_EQ(got.max_violation, want.max_violation);
+        }
+    }
 }
 
 TEST(Comparator, PoisonPatternsAreNaNsForFloats) {
