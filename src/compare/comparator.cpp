@@ -24,6 +24,23 @@ uint64_t raw_bits(const uint8_t* p, uint64_t i) {
     return v;
 }
 
+// Element i's check, counted into the report.
+inline void account(OutputReport& r, const ElementCheck& k, uint64_t i, bool cand_is_poison, bool& have_worst) {
+    if (!k.match) {
+        ++r.mismatches;
+        if (cand_is_poison) ++r.unwritten;
+    }
+    // std::fmax's answers (a NaN never wins), without its library call.
+    if (k.abs_err > r.max_abs_err) r.max_abs_err = k.abs_err;
+    if (k.rel_err > r.max_rel_err) r.max_rel_err = k.rel_err;
+    // The lowest index with the largest violation, as the GPU pass picks it.
+    if (!have_worst || k.violation > r.max_violation) {
+        r.max_violation = k.violation;
+        r.worst_flat = i;
+        have_worst = true;
+    }
+}
+
 // compare_host's loop for one element width. Every element's check is
 // kb_check_float's (kb_check_bits' for integers), the rule the GPU pass
 // applies; an element whose bits equal the reference's and are not a NaN
@@ -51,19 +68,21 @@ void scan(const HostTensor& cand, const HostTensor& ref, OutputReport& r, Decode
         }
         const double c = decode(cb), e = decode(rb);
         ElementCheck k = r.exact ? kb_check_bits(cb, rb, c, e) : kb_check_float(c, e, atol, rtol, equal_nan);
-        if (!k.match) {
-            ++r.mismatches;
-            if (cb == poison) ++r.unwritten;
-        }
-        // std::fmax's answers (a NaN never wins), without its library call.
-        if (k.abs_err > r.max_abs_err) r.max_abs_err = k.abs_err;
-        if (k.rel_err > r.max_rel_err) r.max_rel_err = k.rel_err;
-        // The lowest index with the largest violation, as the GPU pass picks it.
-        if (!have_worst || k.violation > r.max_violation) {
-            r.max_violation = k.violation;
-            r.worst_flat = i;
-            have_worst = true;
-        }
+        account(r, k, i, cb == poison, have_worst);
+    }
+}
+
+// The element rule with each tensor read in its own dtype, element by
+// element: the path for a candidate whose dtype is not the reference's.
+void scan_mixed(const HostTensor& cand, const HostTensor& ref, OutputReport& r) {
+    const uint64_t poison = poison_bits(r.dtype);
+    bool have_worst = false;
+    for (uint64_t i = 0; i < r.elements; ++i) {
+        const uint64_t cb = cand.bits(i), rb = ref.bits(i);
+        const double c = cand.at(i), e = ref.at(i);
+        ElementCheck k = r.exact ? kb_check_bits(cb, rb, c, e)
+                                 : kb_check_float(c, e, r.tolerance.atol, r.tolerance.rtol, r.tolerance.equal_nan);
+        account(r, k, i, cb == poison, have_worst);
     }
 }
 
@@ -76,35 +95,36 @@ OutputReport compare_host(const HostTensor& cand, const HostTensor& ref, const A
     r.exact = !dtype_is_float(arg.dtype);
     r.tolerance = tolerance_for(arg);
     r.elements = ref.count();
-    if (cand.bytes.size() < ref.bytes.size())
+    if (cand.count() < r.elements)
         fail(KB_ERR_INTERNAL, "comparing output '" + arg.name + "': the candidate's copy holds " +
-                                  std::to_string(cand.bytes.size()) + " bytes, the reference's " +
-                                  std::to_string(ref.bytes.size()));
+                                  std::to_string(cand.count()) + " elements, the reference's " +
+                                  std::to_string(r.elements));
     const DType t = arg.dtype;
-    auto generic = [t](uint64_t b) { return load_as_double(&b, t, 0); };
-    switch (t) {
-        case DType::f32:
-            scan<4>(cand, ref, r, [](uint64_t b) {
-                float v;
-                const uint32_t w = uint32_t(b);
-                std::memcpy(&v, &w, 4);
-                return double(v);
-            });
-            break;
-        case DType::f64:
-            scan<8>(cand, ref, r, [](uint64_t b) {
-                double v;
-                std::memcpy(&v, &b, 8);
-                return v;
-            });
-            break;
-        default:
-            switch (dtype_size(t)) {
-                case 1: scan<1>(cand, ref, r, generic); break;
-                case 2: scan<2>(cand, ref, r, generic); break;
-                case 4: scan<4>(cand, ref, r, generic); break;
-                default: scan<8>(cand, ref, r, generic); break;
-            }
+    if (cand.dtype != t || ref.dtype != t) {
+        // A program's output in another dtype than the reference's (where
+        // its protocol lets dtypes differ): each element read in its own.
+        scan_mixed(cand, ref, r);
+    } else if (t == DType::f32) {
+        scan<4>(cand, ref, r, [](uint64_t b) {
+            float v;
+            const uint32_t w = uint32_t(b);
+            std::memcpy(&v, &w, 4);
+            return double(v);
+        });
+    } else if (t == DType::f64) {
+        scan<8>(cand, ref, r, [](uint64_t b) {
+            double v;
+            std::memcpy(&v, &b, 8);
+            return v;
+        });
+    } else {
+        auto generic = [t](uint64_t b) { return load_as_double(&b, t, 0); };
+        switch (dtype_size(t)) {
+            case 1: scan<1>(cand, ref, r, generic); break;
+            case 2: scan<2>(cand, ref, r, generic); break;
+            case 4: scan<4>(cand, ref, r, generic); break;
+            default: scan<8>(cand, ref, r, generic); break;
+        }
     }
     if (r.elements) describe_worst(r, ref, cand.at(r.worst_flat));
     return r;

@@ -215,6 +215,57 @@ TEST(Comparator, TheTypedLoopGivesTheElementRulesReportOnEveryDtype) {
     }
 }
 
+// A program's output may come in another dtype than the reference's where
+// its protocol does not check dtypes: each tensor is then read in its own,
+// as the element rule reads it.
+TEST(Comparator, ACandidateInAnotherDtypeIsReadInItsOwn) {
+    std::mt19937_64 rng(7);
+    const std::pair<DType, DType> pairs[] = {{DType::f16, DType::f32}, {DType::f64, DType::f32},
+                                             {DType::i32, DType::f32}, {DType::f32, DType::i32},
+                                             {DType::bf16, DType::f16}};
+    for (auto [ct, rt] : pairs) {
+        const uint64_t n = 64;
+        HostTensor cand, ref;
+        cand.dtype = ct;
+        ref.dtype = rt;
+        cand.shape = ref.shape = {int64_t(n)};
+        cand.bytes.resize(n * dtype_size(ct));
+        ref.bytes.resize(n * dtype_size(rt));
+        for (auto& b : cand.bytes) b = uint8_t(rng());
+        for (auto& b : ref.bytes) b = uint8_t(rng());
+        // Some elements equal in value, so that both outcomes occur.
+        for (uint64_t i = 0; i < n; i += 3) {
+            const float v = float(int(i) - 20);
+            auto put = [&](HostTensor& h, uint64_t k) {
+                const size_t w = dtype_size(h.dtype);
+                uint64_t bits = 0;
+                if (h.dtype == DType::f32) std::memcpy(&bits, &v, 4);
+                else if (h.dtype == DType::f64) { double d = v; std::memcpy(&bits, &d, 8); }
+                else if (h.dtype == DType::f16) bits = kb_float_to_half(v);
+                else if (h.dtype == DType::bf16) { uint32_t f; std::memcpy(&f, &v, 4); bits = f >> 16; }
+                else { int32_t x = int32_t(v); std::memcpy(&bits, &x, 4); }
+                std::memcpy(h.bytes.data() + k * w, &bits, w);
+            };
+            put(cand, i);
+            put(ref, i);
+        }
+        Arg arg;
+        arg.name = "out";
+        arg.dtype = rt;
+        arg.tolerance = Tolerance{1e-3, 1e-3, true};
+        SCOPED_TRACE(std::string(dtype_name(ct)) + " against " + dtype_name(rt));
+        OutputReport got = compare_host(cand, ref, arg), want = by_the_rule(cand, ref, arg);
+        EXPECT_EQ(got.mismatches, want.mismatches);
+        // (An integer reference compares bits, which a float's never equal.)
+        if (dtype_is_float(rt)) EXPECT_LT(got.mismatches, n) << "no element matched: the test's equal values did not land";
+        EXPECT_EQ(got.unwritten, want.unwritten);
+        EXPECT_EQ(got.worst_flat, want.worst_flat);
+        EXPECT_EQ(got.max_abs_err, want.max_abs_err);
+        EXPECT_EQ(got.max_rel_err, want.max_rel_err);
+        EXPECT_EQ(got.max_violation, want.max_violation);
+    }
+}
+
 TEST(Comparator, PoisonPatternsAreNaNsForFloats) {
     float f;
     uint32_t p = kPoisonF32;
