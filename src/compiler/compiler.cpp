@@ -113,8 +113,7 @@ std::string Compiler::cache_key(const CompileRequest& rq) const {
     h.field(expectations_key(rq.expect));
     // Only where it changes the build (NVRTC's, with faults contained:
     // nvrtc_backend.cpp); other keys stay as they were.
-    if (rq.comparisons_only && rq.language == Language::cuda && config_.contain_traps && config_.checked_build)
-        h.field("comparisons-only");
+    if (NvrtcBackend::checked_copies_only(config_, rq)) h.field("comparisons-only");
     if (NvrtcBackend::fast_compiles(config_, rq)) h.field("fast-compile=mid");
     if (rq.language == Language::triton) h.field(rq.triton.key());
     return h.hex();

@@ -247,6 +247,11 @@ bool NvrtcBackend::fast_compiles(const CompilerConfig& config, const CompileRequ
            !rq.force_nvcc;
 }
 
+bool NvrtcBackend::checked_copies_only(const CompilerConfig& config, const CompileRequest& rq) {
+    return config.contain_traps && config.checked_build && rq.comparisons_only && rq.language == Language::cuda &&
+           !rq.emit_ptx;
+}
+
 CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     KB_PROFILE_SPAN("nvrtc.backend_compile");
     PreparedSource prep = [&] { KB_PROFILE_SPAN("nvrtc.prepare_source"); return prepare_cuda_source(rq.code); }();
@@ -347,8 +352,8 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 // of both (bench/RESULTS.md, session 22).
                 if (config_.checked_build) {
                     KB_PROFILE_SPAN("nvrtc.check_faults");
-                    checked = check_faults(nr.image, rq.comparisons_only ? CheckedForm::copies_only
-                                                                         : CheckedForm::beside_plain);
+                    checked = check_faults(nr.image, checked_copies_only(config_, rq) ? CheckedForm::copies_only
+                                                                                       : CheckedForm::beside_plain);
                 }
                 PtxAssembly a;
                 if (!checked.ptx.empty()) {

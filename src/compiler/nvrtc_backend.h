@@ -88,6 +88,11 @@ public:
     // is only compared, under CompilerConfig::comparisons_fast_compile. The
     // cache key names it (compiler.cpp) exactly where this says yes.
     static bool fast_compiles(const CompilerConfig& config, const CompileRequest& request);
+    // Whether the checked build of `request` holds the checked copies alone
+    // (compiler/fault_containment.h): a cubin that is only compared, with
+    // traps contained and the checked build on. The cache key names it
+    // exactly where this says yes.
+    static bool checked_copies_only(const CompilerConfig& config, const CompileRequest& request);
 
 private:
     CompilerConfig config_;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "compiler/compiler.h"
-#include "compiler/image_entries.h"
 #include "compiler/compile_cache.h"
+#include "compiler/image_entries.h"
 #include "compiler/nvrtc_minimal.h"
 #include "protocol/wire.h"
 #include "util/files.h"
