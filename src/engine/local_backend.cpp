@@ -49,7 +49,7 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
     // kernels. Bounded by bytes and count; the least recently used go first.
     // The count is no tighter than the bytes for a batch over a few tasks:
     // with 8 sets, a batch over the bench's three tasks (20 cases) freed and
-    // made a set at two compares in five, each with an input checksum
+    // made a set at up to half its compares, each with an input checksum
     // waiting for the device (bench/RESULTS.md, session 26). The count still
     // bounds what the bytes do not see (scratch, guard zones).
     constexpr size_t kMaxSets = 64;
