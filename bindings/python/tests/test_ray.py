@@ -56,7 +56,7 @@ class SignalWorker(kray.Worker):
     """Holds candidate "victim" for a while after writing its pid, so the test
     can SIGKILL this actor mid-run; dies by itself on every "poison"."""
 
-    def score(self, item, task_doc):
+    def score(self, item, task_doc, task_key=None):
         marker_dir = pathlib.Path(os.environ["KBENCH_RAY_TEST_DIR"])
         key = item["result"]["id"]
         if key == "victim":
@@ -71,7 +71,7 @@ class SignalWorker(kray.Worker):
                 time.sleep(120)
         if key == "poison":
             os._exit(3)
-        return super().score(item, task_doc)
+        return super().score(item, task_doc, task_key)
 
 
 class RayPool(unittest.TestCase):
@@ -154,6 +154,42 @@ class RayPool(unittest.TestCase):
         self.assertEqual(by_id["poison"]["ray_retries"], 2)
         self.assertEqual(by_id["fine"]["verdict"], "compiled")
 
+    def test_a_kept_pool_serves_the_next_run_and_stays_until_stopped(self):
+        name = f"test{os.getpid()}"
+        cands = [{"task": "vector_add_f32", "id": f"k{i}", "answer": answer(40 + i)} for i in range(4)]
+        try:
+            phases = {}
+            lines = list(kray.score_many([TASKS], cands[:2], compile_only=True, actors=1, keep_pool=name,
+                                         phases=phases))
+            self.assertEqual({l["id"]: l["verdict"] for l in lines}, {"k0": "compiled", "k1": "compiled"})
+            # Ray was running: the candidates were prepared beside the pool's start.
+            self.assertIn("prepare_wait_s", phases)
+            self.assertLessEqual(phases["prepare_wait_s"], phases["prepare_s"] + 0.01, phases)
+            self.assertEqual(kray.kept_pools(), {name: [f"{name}/0"]})
+            actor = ray.get_actor(f"{name}/0", namespace=kray.POOL_NAMESPACE)
+            first = ray.get(actor.where.remote())
+            # The next run: the same actor, its task already loaded.
+            lines = list(kray.score_many([TASKS], cands[2:], compile_only=True, actors=1, keep_pool=name))
+            self.assertEqual({l["id"]: l["verdict"] for l in lines}, {"k2": "compiled", "k3": "compiled"})
+            self.assertEqual(ray.get(actor.where.remote()), first)
+            self.assertEqual(len(ray.get(actor.__ray_call__.remote(lambda w: list(w.tasks)))), 1)
+            # Other settings: refused, with the way out.
+            with self.assertRaises(kray.PoolMismatch) as caught:
+                list(kray.score_many([TASKS], cands[:1], compile_only=True, actors=1, keep_pool=name,
+                                     context_options={"timeout_s": 5.0}))
+            self.assertIn("context_options", str(caught.exception))
+            self.assertIn(f"stop --address ADDRESS --pool {name}", str(caught.exception))
+            # A bad candidates file fails before the pool is asked for.
+            with self.assertRaises(kray.PrepareError):
+                list(kray.score_many([TASKS], [{"task": "vector_add_f32", "id": 1, "answr": "x"}],
+                                     compile_only=True, actors=1, keep_pool=name))
+            with self.assertRaises(ValueError):
+                kray.Pool(compile_only=True, actors=1, keep="a/b")
+        finally:
+            stopped = kray.stop_pool(name)
+        self.assertEqual(stopped, 1)
+        self.assertNotIn(name, kray.kept_pools())
+
     def test_pool_without_gpus_refuses_gpu_mode(self):
         with self.assertRaises(kray.RayUnavailable) as caught:
             kray.Pool(compile_only=False)
@@ -191,6 +227,13 @@ class ResultsAndCeilings(unittest.TestCase):
         self.assertAlmostEqual(kray.efficiency(10.0, 2400.0, "f32", ceilings), 0.8)  # bandwidth-bound
         self.assertAlmostEqual(kray.efficiency(10.0, None, "i32", ceilings), 0.2)  # others: the f32 ceiling
         self.assertIsNone(kray.efficiency(10.0, 100.0, "f16", None))
+
+    def test_a_task_key_names_its_content(self):
+        doc = {"name": "t", "args": [{"name": "x"}]}
+        self.assertEqual(kray.task_key_of("/t.json", doc), kray.task_key_of("/t.json", json.loads(json.dumps(doc))))
+        changed = {"name": "t", "args": [{"name": "y"}]}
+        self.assertNotEqual(kray.task_key_of("/t.json", doc), kray.task_key_of("/t.json", changed))
+        self.assertTrue(kray.task_key_of("/t.json", doc).startswith("/t.json#"))
 
     def test_retried_stages_read_as_kbench_runs_do(self):
         score = {"cases": [{"case": "one", "verdict": "pass"},
@@ -292,6 +335,20 @@ class RayCommandLine(unittest.TestCase):
                          "--out", "o.jsonl", "--gpus", "zero")
         self.assertEqual(p.returncode, 2)
         self.assertIn("--gpus", p.stderr)
+        p = self.run_cli("run", "--address", "local", "--tasks", str(TASKS), "--candidates", "x.jsonl",
+                         "--out", "o.jsonl", "--keep-pool", "eval")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--keep-pool needs a running cluster", p.stderr)
+        p = self.run_cli("run", "--address", "auto", "--tasks", str(TASKS), "--candidates", "x.jsonl",
+                         "--out", "o.jsonl", "--keep-pool", "a b")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("letters, digits", p.stderr)
+        p = self.run_cli("stop", "--address", "local", "--pool", "eval")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("running cluster", p.stderr)
+        p = self.run_cli("stop", "--address", "auto")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--pool", p.stderr)
         with tempfile.TemporaryDirectory() as d:
             bad = pathlib.Path(d) / "bad.jsonl"
             bad.write_text('{"task": "vector_add_f32", "id": 1, "answr": "x"}\n')
