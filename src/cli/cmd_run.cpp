@@ -86,6 +86,9 @@ const char* kRunUsage =
     "  --no-progress         no progress display on stderr\n"
     "  --ray auto|ADDRESS    run on a Ray cluster instead: executes\n"
     "                        python3 -m kbench.ray run --address ADDRESS <the other flags>\n"
+    "  --keep-pool NAME      with --ray: score on the kept Ray pool NAME, started by the\n"
+    "                        first such run and left running, warm, for the next one\n"
+    "                        (python3 -m kbench.ray stop --address A --pool NAME ends it)\n"
     "  --json                print the summary (and errors) as JSON on stdout\n"
     "\n"
     "exit status: 0 every candidate has a result line; 1 invalid input (a bad\n"
@@ -97,13 +100,14 @@ const char* kRunUsage =
     "  kbench run --tasks tasks --candidates answers.jsonl --out results.jsonl\n"
     "  kbench run --tasks tasks --candidates answers.jsonl --out results.jsonl --gpus 0,1\n"
     "  kbench run --compile-only --tasks tasks --candidates answers.jsonl --out calls.jsonl\n"
+    "  kbench run --ray auto --keep-pool eval --tasks tasks --candidates answers.jsonl --out results.jsonl\n"
     "  kbench report results.jsonl\n";
 
 const Subcommand kCommand{"run", kRunUsage};
 
 struct Options {
     std::vector<std::string> tasks;
-    std::string candidates, out, gpus, isolation = "worker", ray;
+    std::string candidates, out, gpus, isolation = "worker", ray, keep_pool;
     bool compile_only = false, json = false, include_reasoning = false, progress = true, contain_traps = true;
     unsigned jobs = 0, lanes = 0;
     double timeout_s = 0;
@@ -163,6 +167,7 @@ Options parse(int argc, char** argv) {
         } else if (a == "--include-reasoning") o.include_reasoning = true;
         else if (a == "--no-progress") o.progress = false;
         else if (a == "--no-contain-traps") o.contain_traps = false;
+        else if (a == "--keep-pool") o.keep_pool = value(i);
         else if (a == "--ray") {
             o.ray = value(i);
             continue;  // not passed through
@@ -178,6 +183,12 @@ Options parse(int argc, char** argv) {
     if (o.isolation == "none" && o.lanes > 1)
         throw UsageError{"--lanes above 1 needs --isolation worker (lanes are worker processes)"};
     if (!o.gpus.empty()) parse_gpus(o.gpus, std::numeric_limits<int>::max());  // the syntax, before any device is asked
+    if (!o.keep_pool.empty() && o.ray.empty())
+        throw UsageError{"--keep-pool applies with --ray only (a kept pool is Ray actors); add --ray auto or "
+                         "--ray ADDRESS"};
+    if (!o.keep_pool.empty() && o.ray == "local")
+        throw UsageError{"--keep-pool needs a running Ray cluster (--ray auto or --ray ADDRESS): a local one stops "
+                         "with the run, and its pool with it"};
     if (!o.ray.empty()) {
         for (const char* flag : {"--isolation", "--jobs", "--lanes", "--timeout", "--no-progress", "--no-contain-traps"})
             for (const std::string& p : o.passthrough)

@@ -169,6 +169,10 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         {"run --json --tasks tasks --candidates a --out b --compile-only --lanes 2", 2, "--lanes does not apply"},
         {"run --json --tasks tasks --candidates a --out b --isolation none --lanes 2", 2, "needs --isolation worker"},
         {"run --json --tasks tasks --candidates a --out b --ray auto --lanes 2", 2, "--lanes does not apply with --ray"},
+        {"run --json --tasks tasks --candidates a --out b --keep-pool eval", 2, "--keep-pool applies with --ray only"},
+        {"run --json --tasks tasks --candidates a --out b --ray local --keep-pool eval", 2,
+         "--keep-pool needs a running Ray cluster"},
+        {"run --json --tasks tasks --candidates a --out b --ray auto --keep-pool", 2, "--keep-pool needs a value"},
         {"run --json --tasks tasks --candidates a --out b --compile-only --gpus 0", 2, "--gpus does not apply"},
         {"run --json --tasks tasks --candidates a --out b --gpus 0,x", 2, "--gpus expects 'all' or GPU numbers"},
         {"run --json --tasks tasks --candidates a --out b --gpus 1,1", 2, "names GPU 1 twice"},
@@ -433,12 +437,12 @@ TEST(CliRun, RayExecsTheModuleWithTheOtherFlagsUnchanged) {
     fs::permissions(d + "/py", fs::perms::owner_all);
     std::string cmd = "cd '" + kSource + "' && env -u KBENCH_CLI KBENCH_PYTHON=" + d + "/py '" + kKbench +
                       "' run --tasks tasks extra_tasks --ray 10.0.0.1:6379 --candidates c.jsonl --out r.jsonl --compile-only --json"
-                      " > /dev/null 2>&1";
+                      " --keep-pool eval > /dev/null 2>&1";
     int st = std::system(cmd.c_str());
     EXPECT_EQ(WEXITSTATUS(st), 7) << "the module's exit status is kbench run's";
     EXPECT_EQ(slurp(d + "/argv"),
               "-m\nkbench.ray\nrun\n--address\n10.0.0.1:6379\n--tasks\ntasks\nextra_tasks\n--candidates\nc.jsonl\n"
-              "--out\nr.jsonl\n--compile-only\n--json\n");
+              "--out\nr.jsonl\n--compile-only\n--json\n--keep-pool\neval\n");
     // kbench.ray extracts with this kbench, not whichever PATH holds...
     EXPECT_EQ(fs::canonical(slurp(d + "/cli")), fs::canonical(kKbench));
     // ...unless the caller named one.
