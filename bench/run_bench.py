@@ -80,6 +80,9 @@ def main():
                     help="a check of this script on a machine without a GPU (verdicts then differ from meta)")
     ap.add_argument("--ray", metavar="ADDRESS",
                     help="kbench run --ray ADDRESS ('local': a Ray cluster started here; kbench.ray, an actor per GPU)")
+    ap.add_argument("--keep-pool", metavar="NAME",
+                    help="with --ray: kbench run --keep-pool NAME (the first such run starts the pool, later ones "
+                         "find it warm)")
     ap.add_argument("--no-interrupt", action="store_true",
                     help="the first run only: a rate measured beside another setting, without the resume check")
     a = ap.parse_args()
@@ -102,9 +105,10 @@ def main():
     count = len(metas)
     base = [kbench, "run", "--json", "--tasks", os.path.join(ROOT, "tasks"), "--candidates", answers,
             ] + ([] if a.compile_only else ["--gpus", a.gpus]) + (["--timeout", str(a.timeout)] if a.timeout else []) + \
-        (["--lanes", str(a.lanes)] if a.lanes else []) + (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else [])
+        (["--lanes", str(a.lanes)] if a.lanes else []) + (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else []) + \
+        (["--keep-pool", a.keep_pool] if a.keep_pool else [])
     result = {"n": count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
-              "compile_only": a.compile_only, "ray": a.ray, "lanes": a.lanes, "without": dropped}
+              "compile_only": a.compile_only, "ray": a.ray, "keep_pool": a.keep_pool, "lanes": a.lanes, "without": dropped}
 
     # 1. The whole file, end to end: process start, contexts, workers, every line.
     out1 = os.path.join(a.out, "run_results.jsonl")

@@ -29,9 +29,17 @@ def main():
              for i in range(4)]
     lines.append({"task": "vector_add_f32", "id": "wrong", "answer": f"```cuda\n{wrong.read_text()}```"})
     ray.init(num_gpus=gpus, num_cpus=max(2, gpus), log_to_driver=False, include_dashboard=False)
+    kept = {}
     try:
         results = {r["id"]: r for r in kray.score_many([TASKS], lines)}
+        # A kept pool: the second run finds the first one's actors, warm.
+        for run in range(2):
+            rs = {r["id"]: r for r in kray.score_many([TASKS], lines, keep_pool="gpu_test")}
+            pids = sorted(ray.get(ray.get_actor(n, namespace=kray.POOL_NAMESPACE).where.remote())[1]
+                          for n in kray.kept_pools()["gpu_test"])
+            kept[run] = (rs, pids)
     finally:
+        kray.stop_pool("gpu_test")
         ray.shutdown()
     ok = True
     for key, r in sorted(results.items()):
@@ -42,6 +50,10 @@ def main():
         ok &= r.get("gpu") is not None and bool(r.get("device"))
     ok &= results["wrong"]["verdict"] not in ("pass", "compiled", "error")
     ok &= len(results) == 5
+    for run, (rs, pids) in kept.items():
+        print("kept pool, run", run, {k: r["verdict"] for k, r in sorted(rs.items())}, "actor pids", pids)
+        ok &= {k: r["verdict"] for k, r in rs.items()} == {k: r["verdict"] for k, r in results.items()}
+    ok &= len(kept) == 2 and kept[0][1] == kept[1][1] and len(kept[0][1]) == gpus
     print("ok" if ok else "FAILED")
     return 0 if ok else 1
 
