@@ -328,27 +328,19 @@ class RayCommandLine(unittest.TestCase):
             kray._ray.init, kray._ray.is_initialized = real, real_initialized
 
     def test_usage_and_input_errors(self):
-        p = self.run_cli("run", "--address", "local")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("required", p.stderr)
-        p = self.run_cli("run", "--address", "local", "--tasks", str(TASKS), "--candidates", "x.jsonl",
-                         "--out", "o.jsonl", "--gpus", "zero")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("--gpus", p.stderr)
-        p = self.run_cli("run", "--address", "local", "--tasks", str(TASKS), "--candidates", "x.jsonl",
-                         "--out", "o.jsonl", "--keep-pool", "eval")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("--keep-pool needs a running cluster", p.stderr)
-        p = self.run_cli("run", "--address", "auto", "--tasks", str(TASKS), "--candidates", "x.jsonl",
-                         "--out", "o.jsonl", "--keep-pool", "a b")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("letters, digits", p.stderr)
-        p = self.run_cli("stop", "--address", "local", "--pool", "eval")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("running cluster", p.stderr)
-        p = self.run_cli("stop", "--address", "auto")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("--pool", p.stderr)
+        files = ["--tasks", str(TASKS), "--candidates", "x.jsonl", "--out", "o.jsonl"]
+        usage = [  # (arguments, part of what stderr says); each exits 2
+            (["run", "--address", "local"], "required"),
+            (["run", "--address", "local", *files, "--gpus", "zero"], "--gpus"),
+            (["run", "--address", "local", *files, "--keep-pool", "eval"], "--keep-pool needs a running cluster"),
+            (["run", "--address", "auto", *files, "--keep-pool", "a b"], "letters, digits"),
+            (["stop", "--address", "local", "--pool", "eval"], "running cluster"),
+            (["stop", "--address", "auto"], "--pool"),
+        ]
+        for args, says in usage:
+            p = self.run_cli(*args)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(says, p.stderr, args)
         with tempfile.TemporaryDirectory() as d:
             bad = pathlib.Path(d) / "bad.jsonl"
             bad.write_text('{"task": "vector_add_f32", "id": 1, "answr": "x"}\n')
