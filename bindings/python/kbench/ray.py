@@ -434,6 +434,7 @@ class Pool:
                                   max_concurrency=self.in_flight_per_actor)(worker_cls)
         self._context_options = context_options or {}
         self.keep = _check_pool_name(keep) if keep is not None else None
+        self._refuse_if_kept_pools_hold_the_room(ray, int(actors))
         self._kept = set()  # id() of the kept actors: close() leaves them
         if self.keep is None:
             self.actors = [self._new_actor() for _ in range(int(actors))]
@@ -445,6 +446,31 @@ class Pool:
             self._check_kept(ray, worker_cls)
         self.replacements_left = int(actors) + self.max_retries
         self.deaths = []  # one line per actor death: what was lost and what happened to it
+
+    def _refuse_if_kept_pools_hold_the_room(self, ray, actors):
+        # Ray would keep new actors waiting for as long as another kept pool
+        # holds the GPUs (compile-only: the CPUs) they need, and the run
+        # would wait with them, silently: say so instead. Room held by
+        # anything else (another job) is waited for, as Ray does.
+        resource = "CPU" if self.compile_only else "GPU"
+        new = actors
+        if self.keep is not None:
+            for i in range(actors):
+                try:
+                    ray.get_actor(_actor_name(self.keep, i), namespace=POOL_NAMESPACE)
+                    new -= 1
+                except ValueError:  # not there: this run starts it
+                    pass
+        free = ray.available_resources().get(resource, 0)
+        if new <= free:
+            return
+        others = {name: n for name, n in kept_pools().items() if name != self.keep}
+        if others:
+            held = ", ".join(f"{name!r} ({len(n)} actor(s))" for name, n in sorted(others.items()))
+            raise RayUnavailable(
+                f"{new} new actor(s) need a {resource} each and the cluster has {free:g} free: the kept pool(s) "
+                f"{held} hold the others. Score on one with --keep-pool NAME (keep_pool=NAME), or stop it: "
+                f"python3 -m kbench.ray stop --address ADDRESS --pool NAME")
 
     def _check_kept(self, ray, worker_cls):
         # Waits for new actors to start (their contexts): the time a first
@@ -624,8 +650,10 @@ def kept_pools(address=None):
     return {k: sorted(v) for k, v in pools.items()}
 
 
-def stop_pool(name, address=None):
-    """Ends the actors of the kept pool `name`; returns how many there were."""
+def stop_pool(name, address=None, wait_s=30.0):
+    """Ends the actors of the kept pool `name` and waits (up to wait_s) until
+    the cluster no longer lists them, so that what runs next finds their
+    room free; returns how many there were."""
     ray = _need_ray()
     names = kept_pools(address).get(_check_pool_name(name), [])
     for n in names:
@@ -633,6 +661,9 @@ def stop_pool(name, address=None):
             ray.kill(ray.get_actor(n, namespace=POOL_NAMESPACE))
         except ValueError:  # gone meanwhile
             pass
+    deadline = time.monotonic() + wait_s
+    while names and name in kept_pools() and time.monotonic() < deadline:
+        time.sleep(0.05)
     return len(names)
 
 

@@ -190,6 +190,21 @@ class RayPool(unittest.TestCase):
         self.assertEqual(stopped, 1)
         self.assertNotIn(name, kray.kept_pools())
 
+    def test_a_kept_pool_holding_the_room_is_named_not_waited_for(self):
+        name = f"room{os.getpid()}"
+        try:
+            # Two compile-only actors: both CPUs of this cluster.
+            kray.Pool(compile_only=True, actors=2, keep=name).close()
+            with self.assertRaises(kray.RayUnavailable) as caught:
+                kray.Pool(compile_only=True, actors=1)
+            self.assertIn(f"the kept pool(s) '{name}' (2 actor(s)) hold the others", str(caught.exception))
+            self.assertIn("--keep-pool NAME", str(caught.exception))
+            # The pool itself is welcome.
+            with kray.Pool(compile_only=True, actors=2, keep=name) as pool:
+                self.assertEqual(len(pool.actors), 2)
+        finally:
+            kray.stop_pool(name)
+
     def test_pool_without_gpus_refuses_gpu_mode(self):
         with self.assertRaises(kray.RayUnavailable) as caught:
             kray.Pool(compile_only=False)
