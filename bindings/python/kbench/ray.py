@@ -26,6 +26,7 @@ package but not the task files. Result lines are those of `kbench run`
 """
 import argparse
 import collections
+import contextlib
 import json
 import os
 import pathlib
@@ -942,18 +943,23 @@ def main(argv=None):
             if out.repaired_bytes:
                 print(f"kbench.ray: removed a cut-off last line ({out.repaired_bytes} bytes) from {args.out}",
                       file=sys.stderr)
-            for line in score_many(args.tasks, args.candidates, address=args.address,
-                                   compile_only=args.compile_only, actors=actors, language=args.language,
-                                   include_reasoning=args.include_reasoning, skip=done,
-                                   max_retries=args.max_retries, num_cpus=args.num_cpus, phases=phases,
-                                   keep_pool=args.keep_pool, disconnect=args.address == "local"):
-                out.append(line)
-                counts[line["verdict"]] += 1
-                n = sum(counts.values())
-                rate = n / max(time.monotonic() - start, 1e-9)
-                msg = (f"[{n}] {line['task']} {line['id']} {line['verdict']}  "
-                       f"({rate:.1f}/s, {counts['pass']} pass)")
-                print(("\r" + msg + "\033[K") if tty else msg, file=sys.stderr, end="" if tty else "\n")
+            # closing(): on Ctrl-C the generator's own clean-up (the pool's
+            # actors ended or, kept, their waiting candidates cancelled)
+            # runs here, not whenever it is collected (the process may end
+            # with os._exit before that).
+            with contextlib.closing(score_many(
+                    args.tasks, args.candidates, address=args.address, compile_only=args.compile_only,
+                    actors=actors, language=args.language, include_reasoning=args.include_reasoning, skip=done,
+                    max_retries=args.max_retries, num_cpus=args.num_cpus, phases=phases,
+                    keep_pool=args.keep_pool, disconnect=args.address == "local")) as lines:
+                for line in lines:
+                    out.append(line)
+                    counts[line["verdict"]] += 1
+                    n = sum(counts.values())
+                    rate = n / max(time.monotonic() - start, 1e-9)
+                    msg = (f"[{n}] {line['task']} {line['id']} {line['verdict']}  "
+                           f"({rate:.1f}/s, {counts['pass']} pass)")
+                    print(("\r" + msg + "\033[K") if tty else msg, file=sys.stderr, end="" if tty else "\n")
     except (PrepareError, RayUnavailable, PoolMismatch, FileNotFoundError) as e:
         return _fail(args, 1, str(e))
     except KeyboardInterrupt:
