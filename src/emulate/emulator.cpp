@@ -25,10 +25,11 @@ size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 // Memory the child process writes and the parent reads afterwards
 // (MAP_SHARED), between two inaccessible pages: an access up to a page past
-// either end faults (further out it may land in another mapping). The data starts 16-byte aligned (as vector loads need), so up to 15
-// bytes may lie between its end and the upper guard page, and the rest of the
-// first page before its start: both gaps hold a canary pattern that
-// `intact()` checks, so a write just past either end is found too.
+// either end faults (further out it may land in another mapping). The data
+// starts 16-byte aligned (as vector loads need), so up to 15 bytes may lie
+// between its end and the upper guard page, and the rest of the first page
+// before its start: both gaps hold a canary pattern that `intact()` checks,
+// so a write just past either end is found too.
 class SharedBuffer {
 public:
     explicit SharedBuffer(size_t bytes) : bytes_(bytes) {
