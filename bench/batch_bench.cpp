@@ -250,6 +250,9 @@ int main(int argc, char** argv) {
     double create_ms = 0;
     kb_context* ctx = make_context(0, &create_ms);
     out["context_create_ms"] = create_ms;
+    // What the context contains (the library's default: correctness-only
+    // builds; $KBENCH_CONTAIN_TRAPS=0 or 1 for none or every build).
+    out["containment"] = kb::Json::parse(kb_context_json(ctx)).value("containment", "");
     // Warm: every task's reference compiled and run once, so the figures
     // below are steady state (an RL loop scores thousands per context).
     score_each(ctx, clean_jobs(int(tasks.size())), true);

@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #define KB_VERSION_MAJOR 0
-#define KB_VERSION_MINOR 2
+#define KB_VERSION_MINOR 3
 #define KB_VERSION_PATCH 0
 /* major*10000 + minor*100 + patch, as kb_version_number() returns it. */
 #define KB_VERSION_NUMBER (KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH)
@@ -221,12 +221,22 @@ typedef struct kb_context_options {
 #define KB_CONTEXT_EMIT_PTX 0x1u
 /* Never fall back to nvcc when NVRTC rejects the code. */
 #define KB_CONTEXT_NO_NVCC_FALLBACK 0x2u
-/* Contain a candidate's traps (__trap(), a failed device-side assert()) in
- * its own PTX: the same runtime_error verdict, without the driver's
+/* Contain every build's traps (__trap(), a failed device-side assert()) in
+ * its own PTX, and its faults and endless loops in checked copies of its
+ * kernels, which the comparisons run: the verdict without the driver's
  * machine-wide recovery or the loss of the worker's CUDA context
- * (docs/isolation.md, "Traps"). kb_launch refuses kernels compiled so.
- * $KBENCH_CONTAIN_TRAPS=0 or 1 overrides the flag. */
+ * (docs/isolation.md, "Contained faults and hangs"). Timed builds then hold
+ * both forms and compile longer. kb_launch refuses kernels compiled so.
+ *
+ * Without this flag or the next, a context contains the builds that are
+ * only compared (correctness-only scores, KB_SCORE_SKIP_TIMING) and leaves
+ * timed builds plain (the default since kbench 0.3).
+ * $KBENCH_CONTAIN_TRAPS=1, 0 or comparisons overrides both flags. */
 #define KB_CONTEXT_CONTAIN_TRAPS 0x4u
+/* Contain nothing: every build plain, a crash or a hang ends its worker
+ * (which a standby replaces), as before kbench 0.3. Not with
+ * KB_CONTEXT_CONTAIN_TRAPS. */
+#define KB_CONTEXT_NO_CONTAIN_TRAPS 0x8u
 
 #define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u, NULL }
 

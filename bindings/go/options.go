@@ -29,7 +29,10 @@ type ContextOptions struct {
 	Timeout        time.Duration // deadline of one worker request; 0: from the task
 	EmitPTX        bool          // compile to PTX even with a device
 	NoNVCCFallback bool          // never fall back to nvcc when NVRTC rejects code
-	ContainTraps   bool          // contain a candidate's traps in its own PTX (KB_CONTEXT_CONTAIN_TRAPS)
+	// Containment (docs/isolation.md): neither field set, only
+	// correctness-only builds are contained (the library's default).
+	ContainTraps   bool // every build, timed ones too (KB_CONTEXT_CONTAIN_TRAPS)
+	NoContainTraps bool // none (KB_CONTEXT_NO_CONTAIN_TRAPS); not with ContainTraps
 }
 
 // Language is a candidate's kind of code (kb_language).
@@ -105,6 +108,9 @@ func (o *ContextOptions) toC() capi.Kb_context_options {
 	}
 	if o.ContainTraps {
 		flags |= capi.KB_CONTEXT_CONTAIN_TRAPS
+	}
+	if o.NoContainTraps {
+		flags |= capi.KB_CONTEXT_NO_CONTAIN_TRAPS
 	}
 	c.SetFlags(flags)
 	return c

@@ -434,6 +434,7 @@ int run(const Options& o) {
         co.isolation = o.isolation == "none" ? KB_ISOLATION_IN_PROCESS : KB_ISOLATION_WORKER;
         co.timeout_s = o.timeout_s;
         co.contain_traps = o.contain_traps;
+        co.contain_comparisons = o.contain_traps;  // --no-contain-traps: nothing contained
         if (o.compile_only) {
             co.device = KB_DEVICE_NONE;
             lanes.emplace_back();

@@ -128,9 +128,18 @@ struct CompilerConfig {
     // worker's driver assembles it. ContextOptions::contain_traps;
     // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides it.
     bool contain_traps = false;
+    // Without contain_traps, a build that is only compared (CompileRequest::
+    // comparisons_only: a correctness-only score) is still contained, as its
+    // checked copies alone; a build that may be timed stays plain. In a
+    // correctness-only batch the copies cost about what the plain build does
+    // (150.8 against 150.2 verdicts a second, bench/RESULTS.md, session 25),
+    // and a crash or an endless loop then costs milliseconds and no worker.
+    // ContextOptions::contain_comparisons; $KBENCH_CONTAIN_TRAPS=0 turns both off.
+    bool contain_comparisons = false;
     // With contain_traps: a second, checked build of each kernel for its
     // comparisons (compiler/fault_containment.h). $KBENCH_CHECKED_BUILD=0
-    // leaves it out (for measuring what it changes).
+    // leaves it out (for measuring what it changes), and with it the
+    // containment of contain_comparisons.
     bool checked_build = true;
     // A build that is only compared (CompileRequest::comparisons_only, a
     // correctness-only score) is compiled by NVRTC with -Ofast-compile=mid:

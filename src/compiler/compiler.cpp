@@ -33,9 +33,15 @@ CompilerConfig normalized(CompilerConfig c) {
     while (c.cuda_home.size() > 1 && c.cuda_home.back() == '/') c.cuda_home.pop_back();
     // A switch for measuring it against the full compile (bench/RESULTS.md).
     if (const char* v = std::getenv("KBENCH_NVRTC_MINIMAL"); v && std::string(v) == "0") c.nvrtc_minimal = false;
-    // A switch over every context's choice, for measuring what containment changes.
-    if (const char* v = std::getenv("KBENCH_CONTAIN_TRAPS"); v && (std::string(v) == "1" || std::string(v) == "0"))
-        c.contain_traps = std::string(v) == "1";
+    // A switch over every context's choice, for measuring what containment
+    // changes: 1 every build, "comparisons" the builds only compared, 0 none.
+    if (const char* v = std::getenv("KBENCH_CONTAIN_TRAPS")) {
+        const std::string s = v;
+        if (s == "1" || s == "0" || s == "comparisons") {
+            c.contain_traps = s == "1";
+            c.contain_comparisons = s == "comparisons";
+        }
+    }
     if (const char* v = std::getenv("KBENCH_CHECKED_BUILD"); v && std::string(v) == "0") c.checked_build = false;
     if (const char* v = std::getenv("KBENCH_FAST_COMPILE"); v && std::string(v) == "0") c.comparisons_fast_compile = false;
     return c;
@@ -77,6 +83,12 @@ std::string Compiler::nvrtc_version() {
 }
 
 bool Compiler::traps_contained(const CompilerConfig& config) { return normalized(config).contain_traps; }
+
+std::string Compiler::containment_name(const CompilerConfig& config) {
+    CompilerConfig c = normalized(config);
+    if (c.contain_traps) return c.checked_build ? "all" : "traps";
+    return c.contain_comparisons && c.checked_build ? "comparisons" : "none";
+}
 
 bool Compiler::faults_contained(const CompilerConfig& config) {
     CompilerConfig c = normalized(config);

@@ -56,8 +56,13 @@ public:
     // $KBENCH_CONTAIN_TRAPS's (compiler/trap_containment.h).
     static bool traps_contained(const CompilerConfig& config);
     // Whether candidates' faults and endless loops are contained too (their
-    // comparisons run checked builds, compiler/fault_containment.h).
+    // comparisons run checked builds, compiler/fault_containment.h), in
+    // every build: a timed candidate's crash keeps its worker as well.
     static bool faults_contained(const CompilerConfig& config);
+    // What a compiler of `config` contains, after $KBENCH_CONTAIN_TRAPS and
+    // $KBENCH_CHECKED_BUILD: "all" (traps, faults and loops of every build),
+    // "traps" (traps only), "comparisons" (builds only compared) or "none".
+    static std::string containment_name(const CompilerConfig& config);
     const CompilerConfig& config() const { return config_; }
     // Include directories handed to NVRTC (the toolkit's include and cccl folders).
     std::vector<std::string> include_dirs() const { return nvrtc_.include_dirs(); }

@@ -228,7 +228,7 @@ std::vector<std::string> NvrtcBackend::include_dirs() const {
 std::vector<std::string> NvrtcBackend::options(const CompileRequest& rq) const {
     Arch a = parse_arch(rq.arch);
     std::vector<std::string> o;
-    const bool ptx = rq.emit_ptx || config_.contain_traps;  // contained traps: PTX to rewrite
+    const bool ptx = rq.emit_ptx || contains(config_, rq);  // contained traps: PTX to rewrite
     o.push_back(std::string("--gpu-architecture=") + (ptx ? "compute_" : "sm_") + a.digits + a.suffix);
     o.push_back("-std=" + rq.policy.std);
     if (rq.policy.fast_math) o.push_back("--use_fast_math");
@@ -247,8 +247,14 @@ bool NvrtcBackend::fast_compiles(const CompilerConfig& config, const CompileRequ
            !rq.force_nvcc;
 }
 
+bool NvrtcBackend::contains(const CompilerConfig& config, const CompileRequest& rq) {
+    if (config.contain_traps) return true;
+    return config.contain_comparisons && config.checked_build && rq.comparisons_only &&
+           rq.language == Language::cuda && !rq.emit_ptx;
+}
+
 bool NvrtcBackend::checked_copies_only(const CompilerConfig& config, const CompileRequest& rq) {
-    return config.contain_traps && config.checked_build && rq.comparisons_only && rq.language == Language::cuda &&
+    return contains(config, rq) && config.checked_build && rq.comparisons_only && rq.language == Language::cuda &&
            !rq.emit_ptx;
 }
 
@@ -284,7 +290,8 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     for (const std::string& e : prep.host_launched_templates)
         if (std::find(exprs.begin(), exprs.end(), e) == exprs.end()) exprs.push_back(e);
     std::vector<std::string> opts = options(rq);
-    const bool want_cubin = !rq.emit_ptx && !config_.contain_traps;
+    const bool contained = contains(config_, rq);
+    const bool want_cubin = !rq.emit_ptx && !contained;
     // Compared, never timed: NVVM's costly optimisations left out, ptxas's
     // kept (whether NVRTC assembles here, or kbench does after containing
     // the traps), so register use and what a launch may ask stay close to
@@ -336,7 +343,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         std::string trap_flag;
         CheckedPtx checked;
         std::vector<std::string> contained_entries;
-        if (config_.contain_traps) {
+        if (contained) {
             // NVRTC gave PTX: its traps contained (compiler/trap_containment.h),
             // then assembled here for a cubin target, so that ptxas's errors
             // are compile errors and its work stays off the GPU's lanes.

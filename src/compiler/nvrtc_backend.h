@@ -88,6 +88,11 @@ public:
     // is only compared, under CompilerConfig::comparisons_fast_compile. The
     // cache key names it (compiler.cpp) exactly where this says yes.
     static bool fast_compiles(const CompilerConfig& config, const CompileRequest& request);
+    // Whether NVRTC's PTX for `request` has its traps contained and is
+    // assembled by kbench: every cubin build under contain_traps, and under
+    // contain_comparisons a cubin that is only compared. The cache key
+    // tells the two apart through version() and checked_copies_only().
+    static bool contains(const CompilerConfig& config, const CompileRequest& request);
     // Whether the checked build of `request` holds the checked copies alone
     // (compiler/fault_containment.h): a cubin that is only compared, with
     // traps contained and the checked build on. The cache key names it

@@ -43,6 +43,7 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     cc.timeout_s = opts.compile_timeout_s;
     cc.process_limits = opts.compile_limits;
     cc.contain_traps = opts.contain_traps;
+    cc.contain_comparisons = opts.contain_comparisons;
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
@@ -59,6 +60,7 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["cuda_home"] = cc.cuda_home;
     info_["cache_dir"] = cc.cache_dir;
     info_["contain_traps"] = Compiler::traps_contained(cc);
+    info_["containment"] = Compiler::containment_name(cc);
     if (opts.device == KB_DEVICE_NONE) {
         // No device: validate and compile only, to PTX unless a target was named.
         arch_ = opts.arch.empty() ? "sm_90" : opts.arch;

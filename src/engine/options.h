@@ -59,11 +59,19 @@ struct ContextOptions {
     // caps of every compiler process.
     double compile_timeout_s = 300;
     ProcessLimits compile_limits = default_compile_limits();
-    // Candidates' traps contained in their own PTX (compiler/trap_containment.h):
-    // a trap is a runtime_error that keeps the worker and its context.
-    // `kbench run` turns it on, the C API with KB_CONTEXT_CONTAIN_TRAPS;
-    // $KBENCH_CONTAIN_TRAPS=1 or 0 overrides.
+    // Candidates' traps contained in their own PTX (compiler/trap_containment.h),
+    // and their faults and endless loops in checked copies of their kernels
+    // (compiler/fault_containment.h): a crash or a hang is a verdict that
+    // keeps the worker and its context. `contain_traps`: every build
+    // (`kbench run`'s default; the C API's KB_CONTEXT_CONTAIN_TRAPS).
+    // `contain_comparisons` (the default): only builds that are compared and
+    // never timed, i.e. correctness-only scores, whose checked copies cost
+    // about what the plain build does; a timed build stays plain (kb_launch
+    // can launch it, and its compile is not slowed). Both false (the C API's
+    // KB_CONTEXT_NO_CONTAIN_TRAPS): nothing contained, kbench's behaviour
+    // before containment. $KBENCH_CONTAIN_TRAPS=1, 0 or "comparisons" overrides.
     bool contain_traps = false;
+    bool contain_comparisons = true;
 };
 
 // A candidate as the caller hands it over, before compilation.

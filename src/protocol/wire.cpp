@@ -120,6 +120,7 @@ Json compiler_config_to_json(const CompilerConfig& c) {
             {"cpu_s", c.process_limits.cpu_s},
             {"file_bytes", c.process_limits.file_bytes},
             {"contain_traps", c.contain_traps},
+            {"contain_comparisons", c.contain_comparisons},
             {"comparisons_fast_compile", c.comparisons_fast_compile}};
 }
 
@@ -132,6 +133,7 @@ CompilerConfig compiler_config_from_json(const Json& j) {
     c.process_limits.cpu_s = field<double>(j, "cpu_s");
     c.process_limits.file_bytes = field<uint64_t>(j, "file_bytes");
     c.contain_traps = j.value("contain_traps", false);
+    c.contain_comparisons = j.value("contain_comparisons", false);
     c.comparisons_fast_compile = j.value("comparisons_fast_compile", true);
     return c;
 }

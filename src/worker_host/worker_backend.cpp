@@ -538,6 +538,7 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
     // KBENCH_WORKER_STANDBY=1 keeps one from the start regardless.
     CompilerConfig cc;
     cc.contain_traps = opts.contain_traps;
+    cc.contain_comparisons = opts.contain_comparisons;
     s.standby_after_loss = setting != "1" && Compiler::faults_contained(cc);
     return s;
 }

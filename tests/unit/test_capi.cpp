@@ -121,19 +121,48 @@ TEST(CApi, DefaultContextWithoutDeviceSaysNoDevice) {
     EXPECT_EQ(n, 0);
 }
 
-// KB_CONTEXT_CONTAIN_TRAPS reaches the context (docs/isolation.md,
-// "Traps"), which says so; without it traps are not contained.
-TEST(CApi, TheContainTrapsFlagReachesTheContext) {
+// The containment flags reach the context (docs/isolation.md, "Contained
+// faults and hangs"), which says what it contains: by default the builds
+// only compared, with KB_CONTEXT_CONTAIN_TRAPS every build, with
+// KB_CONTEXT_NO_CONTAIN_TRAPS none. Both at once, or a bit the library does
+// not know, is the caller's error.
+TEST(CApi, TheContainmentFlagsReachTheContext) {
     ::unsetenv("KBENCH_CONTAIN_TRAPS");
-    for (unsigned flags : {0u, unsigned(KB_CONTEXT_CONTAIN_TRAPS)}) {
+    const std::pair<unsigned, const char*> cases[] = {
+        {0u, "comparisons"}, {KB_CONTEXT_CONTAIN_TRAPS, "all"}, {KB_CONTEXT_NO_CONTAIN_TRAPS, "none"}};
+    for (const auto& [flags, name] : cases) {
         kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
         o.device = KB_DEVICE_NONE;
         o.flags = flags;
         kb_context* c = nullptr;
         ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
         kb::Json info = kb::Json::parse(kb_context_json(c));
-        EXPECT_EQ(info["contain_traps"], flags != 0) << info.dump(2);
+        EXPECT_EQ(info["containment"], name) << info.dump(2);
+        EXPECT_EQ(info["contain_traps"], flags == KB_CONTEXT_CONTAIN_TRAPS) << info.dump(2);
         kb_context_destroy(c);
+    }
+    ::setenv("KBENCH_CONTAIN_TRAPS", "0", 1);
+    {
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        kb_context* c = nullptr;
+        ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
+        EXPECT_EQ(kb::Json::parse(kb_context_json(c))["containment"], "none") << "the variable overrides the default";
+        kb_context_destroy(c);
+    }
+    ::unsetenv("KBENCH_CONTAIN_TRAPS");
+
+    const std::pair<unsigned, const char*> refused[] = {
+        {KB_CONTEXT_CONTAIN_TRAPS | KB_CONTEXT_NO_CONTAIN_TRAPS, "keep one"}, {0x100u, "does not know (256)"}};
+    for (const auto& [flags, says] : refused) {
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        o.flags = flags;
+        kb_context* c = nullptr;
+        EXPECT_EQ(kb_context_create(&o, &c), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_EQ(c, nullptr);
+        EXPECT_NE(std::string(kb_last_error()).find(says), std::string::npos) << kb_last_error();
+        EXPECT_NE(std::string(kb_last_error()).find("kb_context_options.flags"), std::string::npos) << kb_last_error();
     }
 }
 

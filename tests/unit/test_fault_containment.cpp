@@ -328,6 +328,58 @@ TEST(FaultContainment, AComparisonsOnlyBuildHoldsTheCopiesAloneUnderAKeyOfItsOwn
     EXPECT_FALSE(second.fast_compiled);
 }
 
+// The library's default (ContextOptions::contain_comparisons): a build that
+// is only compared holds the checked copies alone, with its traps contained;
+// a build that may be timed is the plain one, under the plain build's key.
+TEST(FaultContainment, TheDefaultContainsOnlyTheBuildsThatAreCompared) {
+    kb::CompilerConfig comparisons_cfg;
+    comparisons_cfg.contain_comparisons = true;
+    kb::Compiler comparisons{comparisons_cfg};
+    kb::Compiler plain{kb::CompilerConfig{}};
+    EXPECT_EQ(kb::Compiler::containment_name(comparisons_cfg), "comparisons");
+    EXPECT_EQ(kb::Compiler::containment_name(kb::CompilerConfig{}), "none");
+    EXPECT_FALSE(kb::Compiler::faults_contained(comparisons_cfg)) << "a timed build's crash still costs its worker";
+
+    kb::CompileRequest timed = shapes_request(false);
+    timed.code += "// the default's timed build\n";
+    kb::CompiledImage t = comparisons.compile(timed);
+    EXPECT_EQ(t.trap_flag, "") << "a timed build stays plain";
+    EXPECT_EQ(t.checked_arm, "");
+    EXPECT_FALSE(t.checked_only);
+    EXPECT_EQ(t.kind, kb::ImageKind::cubin);
+    EXPECT_EQ(t.hash, plain.compile(timed).hash) << "the same build under the same key as without containment";
+
+    kb::CompileRequest compared = timed;
+    compared.comparisons_only = true;
+    kb::CompiledImage c = comparisons.compile(compared);
+    if (c.kind == kb::ImageKind::ptx) GTEST_SKIP() << "no nvJitLink in the toolkit: " << c.log;
+    EXPECT_NE(c.trap_flag, "") << c.log;
+    ASSERT_NE(c.checked_arm, "") << c.log;
+    EXPECT_TRUE(c.checked_only);
+    EXPECT_TRUE(c.fast_compiled);
+    std::vector<std::string> ce = c.entries, te = t.entries;
+    std::sort(ce.begin(), ce.end());
+    std::sort(te.begin(), te.end());
+    EXPECT_EQ(ce, te) << "the entries named are the candidate's";
+    EXPECT_EQ(c.symbols, t.symbols);
+    kb::CompiledImage p = plain.compile(compared);
+    EXPECT_NE(c.hash, p.hash) << "a plain compared build is not the contained one";
+    EXPECT_EQ(p.trap_flag, "");
+    EXPECT_FALSE(p.checked_only);
+
+    // Without the checked build there is nothing to contain faults with:
+    // the default leaves the build plain rather than half contained.
+    kb::CompilerConfig no_checks = comparisons_cfg;
+    no_checks.checked_build = false;
+    EXPECT_EQ(kb::Compiler::containment_name(no_checks), "none");
+    EXPECT_EQ(kb::Compiler(no_checks).compile(compared).trap_flag, "");
+
+    // Compile workers get the choice over the wire.
+    kb::CompilerConfig back = kb::wire::compiler_config_from_json(kb::wire::compiler_config_to_json(comparisons_cfg));
+    EXPECT_TRUE(back.contain_comparisons);
+    EXPECT_FALSE(back.contain_traps);
+}
+
 // A device function called from a kernel: its checked copy is called from
 // the kernel's checked copy, declared before it, and ptxas accepts the whole.
 TEST(FaultContainment, CallsBetweenCheckedCopiesStayInTheCheckedBuild) {

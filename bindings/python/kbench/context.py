@@ -9,12 +9,28 @@ from .kernel import Kernel
 from .result import Result
 
 
+def _containment_flag(contain_traps):
+    """None: the library's default (correctness-only builds contained);
+    True: every build (KB_CONTEXT_CONTAIN_TRAPS); False: none."""
+    if contain_traps is None:
+        return 0
+    if not isinstance(contain_traps, bool):
+        raise TypeError("contain_traps must be None (correctness-only builds contained), True (every build) or "
+                        "False (none), not %r" % (contain_traps,))
+    return capi.KB_CONTEXT_CONTAIN_TRAPS if contain_traps else capi.KB_CONTEXT_NO_CONTAIN_TRAPS
+
+
 class Context(Handle):
     """Where kernels are compiled and run.
 
     Context(device=kbench.DEVICE_NONE) is a compile-only context: it validates
     and compiles (to PTX) on a machine without a GPU. Creating a context for a
     device that is not there raises KbenchError with status NO_DEVICE.
+
+    contain_traps: None (the default) contains the builds of correctness-only
+    scores, whose crashes and endless loops then keep the worker; True every
+    build, timed ones too; False none (docs/isolation.md, "Contained faults
+    and hangs"). info["containment"] says which.
 
     Threads: compile() may run on several threads at once (it releases the
     GIL, so compilations overlap each other and the GPU work of another
@@ -23,7 +39,7 @@ class Context(Handle):
     """
 
     def __init__(self, device=0, *, isolation="default", arch=None, cache_dir=None, cuda_home=None,
-                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True, contain_traps=False):
+                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True, contain_traps=None):
         self._state = threading.Condition()  # guards _ptr and _in_flight
         self._in_flight = 0
         self._run_lock = threading.Lock()    # one non-compile verb at a time
@@ -36,7 +52,7 @@ class Context(Handle):
         o.worker_path = None if worker_path is None else str(worker_path)
         o.timeout_s = float(timeout_s)
         o.flags = ((capi.KB_CONTEXT_EMIT_PTX if emit_ptx else 0) | (0 if nvcc_fallback else capi.KB_CONTEXT_NO_NVCC_FALLBACK) |
-                   (capi.KB_CONTEXT_CONTAIN_TRAPS if contain_traps else 0))
+                   _containment_flag(contain_traps))
         super().__init__(capi.kb_context_create(o))
 
     @contextlib.contextmanager

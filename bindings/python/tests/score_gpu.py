@@ -65,24 +65,44 @@ def worker_pid(doc):
     return ((doc.get("cases") or [{}])[-1].get("worker") or {}).get("pid")
 
 
+FAR_WRITE = ("__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "    if (i < n) c[i + (size_t(1) << 40)] = a[i] + b[i];\n}\n")
+
+
 def check_contained_faults():
-    """Context(contain_traps=True) (KB_CONTEXT_CONTAIN_TRAPS): a write far
-    outside every buffer is a runtime_error found by the kernel's checked
-    build, and the worker keeps its context (no replacement)."""
+    """Context(contain_traps=True) (KB_CONTEXT_CONTAIN_TRAPS) and the default
+    Context() (correctness-only builds contained): a write far outside every
+    buffer is a runtime_error found by the kernel's checked build, and the
+    worker keeps its context (no replacement). With contain_traps=False it
+    costs the worker."""
     failures = 0
-    far = ("__global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
-           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-           "    if (i < n) c[i + (size_t(1) << 40)] = a[i] + b[i];\n}\n")
-    with kbench.Context(contain_traps=True) as ctx, kbench.Task(TASK_DIR / "task.json") as task:
-        with ctx.score(task, variant(2000), skip_timing=True) as r:
+    for contain in (True, None):
+        failures += check_contained_far_write(contain)
+    with kbench.Context(contain_traps=False) as ctx, kbench.Task(TASK_DIR / "task.json") as task:
+        with ctx.score(task, FAR_WRITE, skip_timing=True) as r:
+            doc = r.json()
+            case = (doc.get("cases") or [{}])[-1]
+            print(f"plain far write: {r.verdict}: {r.message[:160]}")
+            if r.verdict != "runtime_error" or not case.get("context_lost") or doc["compile"].get("checked_only"):
+                print("  expected a runtime_error that lost the worker's context, from a plain build")
+                failures += 1
+    return failures
+
+
+def check_contained_far_write(contain):
+    failures = 0
+    with kbench.Context(contain_traps=contain) as ctx, kbench.Task(TASK_DIR / "task.json") as task:
+        print(f"contain_traps={contain}: containment {ctx.info['containment']}")
+        with ctx.score(task, variant(2000 + (contain is None)), skip_timing=True) as r:
             first_pid = worker_pid(r.json())
             if r.verdict != "pass":
                 print(f"contained: a correct kernel got {r.verdict}: {r.message}")
                 failures += 1
-        with ctx.score(task, far, skip_timing=True) as r:
+        with ctx.score(task, FAR_WRITE, skip_timing=True) as r:
             doc = r.json()
             print(f"contained far write: {r.verdict}: {r.message[:160]}")
-            if r.verdict != "runtime_error" or "checked build" not in r.message:
+            if r.verdict != "runtime_error" or "checked build" not in r.message or not doc["compile"].get("checked_only"):
                 print("  expected a runtime_error found by the checked build")
                 failures += 1
             case = (doc.get("cases") or [{}])[-1]

@@ -101,12 +101,18 @@ class CompileOnly(unittest.TestCase):
         self.assertEqual(len(kernels), 4)
 
     def test_contain_traps_reaches_the_context(self):
-        # KB_CONTEXT_CONTAIN_TRAPS (docs/isolation.md, "Traps"); off by default.
-        if os.environ.get("KBENCH_CONTAIN_TRAPS") in ("0", "1"):
+        # docs/isolation.md, "Contained faults and hangs": None (the default)
+        # contains the builds only compared, True every build, False none.
+        if os.environ.get("KBENCH_CONTAIN_TRAPS") is not None:
             self.skipTest("$KBENCH_CONTAIN_TRAPS overrides the option")
         self.assertFalse(self.ctx.info["contain_traps"])
-        with kbench.Context(device=kbench.DEVICE_NONE, contain_traps=True) as ctx:
-            self.assertTrue(ctx.info["contain_traps"])
+        self.assertEqual(self.ctx.info["containment"], "comparisons")
+        for given, name in ((True, "all"), (False, "none"), (None, "comparisons")):
+            with kbench.Context(device=kbench.DEVICE_NONE, contain_traps=given) as ctx:
+                self.assertEqual(ctx.info["containment"], name)
+                self.assertEqual(ctx.info["contain_traps"], given is True)
+        with self.assertRaisesRegex(TypeError, "contain_traps must be None"):
+            kbench.Context(device=kbench.DEVICE_NONE, contain_traps="yes")
 
     def test_version(self):
         self.assertRegex(kbench.version(), r"^\d+\.\d+\.\d+$")

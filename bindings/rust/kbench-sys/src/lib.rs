@@ -15,7 +15,7 @@ use std::ptr;
 // --- version -----------------------------------------------------------------
 
 pub const KB_VERSION_MAJOR: c_uint = 0;
-pub const KB_VERSION_MINOR: c_uint = 2;
+pub const KB_VERSION_MINOR: c_uint = 3;
 pub const KB_VERSION_PATCH: c_uint = 0;
 pub const KB_VERSION_NUMBER: c_uint =
     KB_VERSION_MAJOR * 10000 + KB_VERSION_MINOR * 100 + KB_VERSION_PATCH;
@@ -147,6 +147,7 @@ pub struct kb_context_options {
 pub const KB_CONTEXT_EMIT_PTX: c_uint = 0x1;
 pub const KB_CONTEXT_NO_NVCC_FALLBACK: c_uint = 0x2;
 pub const KB_CONTEXT_CONTAIN_TRAPS: c_uint = 0x4;
+pub const KB_CONTEXT_NO_CONTAIN_TRAPS: c_uint = 0x8;
 pub const KB_CONTEXT_OPTIONS_INIT: kb_context_options = kb_context_options {
     version: KB_CONTEXT_OPTIONS_VERSION,
     device: 0,

@@ -47,8 +47,12 @@ pub struct ContextOptions {
     pub emit_ptx: bool,
     /// Never fall back to nvcc when NVRTC rejects the code.
     pub no_nvcc_fallback: bool,
-    /// Contain a candidate's traps in its own PTX (KB_CONTEXT_CONTAIN_TRAPS).
+    /// Contain every build's traps, faults and endless loops, timed builds
+    /// too (KB_CONTEXT_CONTAIN_TRAPS). Neither this nor `no_contain_traps`:
+    /// only correctness-only builds are contained (the library's default).
     pub contain_traps: bool,
+    /// Contain nothing (KB_CONTEXT_NO_CONTAIN_TRAPS); not with `contain_traps`.
+    pub no_contain_traps: bool,
 }
 
 impl ContextOptions {
@@ -112,6 +116,10 @@ impl ContextOptions {
             0
         }) | (if self.contain_traps {
             sys::KB_CONTEXT_CONTAIN_TRAPS
+        } else {
+            0
+        }) | (if self.no_contain_traps {
+            sys::KB_CONTEXT_NO_CONTAIN_TRAPS
         } else {
             0
         });
