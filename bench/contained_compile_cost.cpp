@@ -6,10 +6,7 @@
 // checked copies alone (compiler/fault_containment.h, CheckedForm::
 // copies_only: all a score's comparisons run; the timing and the recheck
 // after it run the functions themselves), at ptxas's default level and at
-// -O1 and -O0, to size what such a build would save, and as kbench builds
-// them (ptxas --Ofast-compile=max, at most 64 registers); and a
-// correctness-only score's whole compile, contained (the library's
-// default) and plain. No GPU is needed.
+// -O1 and -O0, to size what such a build would save. No GPU is needed.
 //
 //   kbench_contained_compile_cost [REPEATS=5] FILE.cu...
 //
@@ -36,11 +33,6 @@ int main(int argc, char** argv) {
     }
     NvrtcPair nvrtc;
     kb::NvrtcBackend &to_ptx = nvrtc.to_ptx, &to_cubin = nvrtc.to_cubin;
-    // A correctness-only score's whole compile, as a context builds it: the
-    // library's default (its checked copies alone) and with containment off.
-    kb::CompilerConfig compared_cfg = NvrtcPair::config(false);
-    compared_cfg.contain_comparisons = true;
-    kb::NvrtcBackend contained_compared{compared_cfg, false};
     const std::string arch = "sm_90";
     for (int f = first; f < argc; ++f) {
         const std::string code = read_file(argv[f]);
@@ -54,17 +46,6 @@ int main(int argc, char** argv) {
             double t = now_ms();
             to_cubin.compile(rq);
             ms["plain_nvrtc_cubin"].push_back(now_ms() - t);
-            kb::CompileRequest compared = rq;
-            compared.comparisons_only = true;
-            compared.code = "// compared plain " + std::to_string(r) + "\n" + code;
-            t = now_ms();
-            to_cubin.compile(compared);
-            ms["compared_build_plain"].push_back(now_ms() - t);
-            compared.code = "// compared contained " + std::to_string(r) + "\n" + code;
-            t = now_ms();
-            kb::CompiledImage c = contained_compared.compile(compared);
-            ms["compared_build_contained"].push_back(now_ms() - t);
-            if (!c.checked_only) die((std::string(argv[f]) + ": the compared build is not the checked copies").c_str(), KB_ERR_INTERNAL);
             rq.code = "// ptx " + std::to_string(r) + "\n" + code;
             rq.emit_ptx = true;  // NVRTC's PTX with its traps contained, not yet assembled
             t = now_ms();
@@ -89,8 +70,6 @@ int main(int argc, char** argv) {
             assemble("assemble_copies_only", copies, {}, &copies_bytes);
             assemble("assemble_copies_only_O1", copies, {"-Xptxas=-O1"}, nullptr);
             assemble("assemble_copies_only_O0", copies, {"-Xptxas=-O0"}, nullptr);
-            // What kbench assembles for a correctness-only score (nvrtc_backend.cpp).
-            assemble("assemble_copies_only_as_built", copies, {"-Xptxas=--Ofast-compile=max", "-maxrregcount=64"}, nullptr);
         }
         kb::Json out;
         out["file"] = argv[f];

@@ -247,10 +247,6 @@ bool NvrtcBackend::fast_compiles(const CompilerConfig& config, const CompileRequ
            !rq.force_nvcc;
 }
 
-// The register cap of checked copies only compared, where the task gives
-// none: 64 x 1024 threads fill an SM's 65536 registers (sm_70 and later).
-constexpr int kCopiesRegisterCap = 64;
-
 bool NvrtcBackend::contains(const CompilerConfig& config, const CompileRequest& rq) {
     if (config.contain_traps) return true;
     return config.contain_comparisons && config.checked_build && rq.comparisons_only &&
@@ -368,28 +364,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 }
                 PtxAssembly a;
                 if (!checked.ptx.empty()) {
-                    // Copies that are only compared, never timed, are
-                    // assembled for speed: ptxas's --Ofast-compile=max took
-                    // 22-37% off their assembly (the three bench tasks'
-                    // correct kernels, bench/RESULTS.md, session 28), which
-                    // brings a contained compile to about a plain one's. Its
-                    // register use may grow (sum_f32: 34 against 24), so
-                    // without a cap of the task's the copies get 64, the
-                    // most a 1024-thread block can have: any block the plan
-                    // may launch stays launchable (spilling if need be).
-                    std::vector<std::string> fast;
-                    int registers = rq.policy.max_registers;
-                    if (checked_copies_only(config_, rq)) {
-                        fast.push_back("-Xptxas=--Ofast-compile=max");
-                        if (registers <= 0) registers = kCopiesRegisterCap;
-                    }
-                    a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, registers, fast);
-                    if (!a.ok && a.available && !fast.empty()) {
-                        // A toolkit older than 12.8 has no --Ofast-compile:
-                        // the copies at full optimisation, as before.
-                        nr.ms += a.ms;
-                        a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, registers);
-                    }
+                    a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers);
                     if (!a.ok && a.available) {
                         // ptxas refused the checked copies, not necessarily the code:
                         // the build without them decides, and stands alone.
