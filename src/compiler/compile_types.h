@@ -131,9 +131,11 @@ struct CompilerConfig {
     // Without contain_traps, a build that is only compared (CompileRequest::
     // comparisons_only: a correctness-only score) is still contained, as its
     // checked copies alone; a build that may be timed stays plain. In a
-    // correctness-only batch the copies cost about what the plain build does
-    // (150.8 against 150.2 verdicts a second, bench/RESULTS.md, session 25),
-    // and a crash or an endless loop then costs milliseconds and no worker.
+    // correctness-only batch the copies cost a few percent (153.5 against
+    // 159.3 verdicts a second on an H200 host, bench/RESULTS.md, session
+    // 28), and a crash or an endless loop then costs milliseconds and no
+    // worker: a stream with 10% crashing and 2% hanging candidates kept
+    // 0.64-0.68 of its clean rate, against 0.14-0.15 plain.
     // ContextOptions::contain_comparisons; $KBENCH_CONTAIN_TRAPS=0 turns both off.
     bool contain_comparisons = false;
     // With contain_traps: a second, checked build of each kernel for its
@@ -144,7 +146,9 @@ struct CompilerConfig {
     // A build that is only compared (CompileRequest::comparisons_only, a
     // correctness-only score) is compiled by NVRTC with -Ofast-compile=mid:
     // NVVM leaves out its costly optimisations, ptxas still optimises fully
-    // (-Xptxas --Ofast-compile=0, so registers stay near the full build's).
+    // (-Xptxas --Ofast-compile=0, so registers stay near the full build's);
+    // where the build is checked copies alone (contained), ptxas works at
+    // --Ofast-compile=mid, since the copies' registers differ anyway.
     // It costs the three small bench tasks' compiles about a fifth less
     // CPU time. The optimisations left out keep the program's meaning; the
     // rounding of a result may differ where NVVM fuses fewer multiply-adds
