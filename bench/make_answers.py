@@ -15,7 +15,13 @@ is and what kbench should make of it:
 
 Deterministic: the same --seed and --count give the same file.
 
-usage: python3 bench/make_answers.py [--count 500] [--seed 1] [--tasks tasks] [-o answers.jsonl]
+The answers share their kernels (a task's correct.cu is in many of them), so
+a run's compile cache, and a kept Ray pool's from an earlier file, answers
+most compiles. --distinct gives every answer's code an empty kernel of a
+name of its own (seed and line), so that no two answers, in one file or
+across seeds, compile to the same PTX.
+
+usage: python3 bench/make_answers.py [--count 500] [--seed 1] [--distinct] [--tasks tasks] [-o answers.jsonl]
 """
 import argparse
 import json
@@ -195,9 +201,13 @@ NO_CODE = [
 ]
 
 
-def make_line(rng, tasks, kind, index, samples):
+def make_line(rng, tasks, kind, index, samples, tag=None):
     task = rng.choice(tasks)
     entry, cands = task["entry"], task["candidates"]
+    if tag is not None:
+        # An empty kernel of the answer's own name: new PTX, same verdict.
+        own = "\n__global__ void kb_distinct_%s() {}\n" % tag
+        cands = {f: (code.rstrip("\n") + "\n" + own, verdict) for f, (code, verdict) in cands.items()}
     correct = cands["correct.cu"][0]
     meta = {"shape": None, "kernel": "correct.cu", "variant": None, "expect_extraction": "ok", "expect_verdict": "pass"}
     if kind == "good":
@@ -244,6 +254,8 @@ def main():
     ap.add_argument("--count", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tasks", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tasks"))
+    ap.add_argument("--distinct", action="store_true",
+                    help="no two answers compile to the same PTX (an empty kernel named after the seed and line)")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -255,7 +267,7 @@ def main():
     out = sys.stdout if args.output == "-" else open(args.output, "w")
     for i in range(args.count):
         kind = rng.choices(names, weights)[0]
-        line = make_line(rng, tasks, kind, i, samples)
+        line = make_line(rng, tasks, kind, i, samples, "s%d_%d" % (args.seed, i) if args.distinct else None)
         line["meta"]["kind"] = kind
         out.write(json.dumps(line) + "\n")
     if out is not sys.stdout:

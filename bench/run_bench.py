@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--keep-pool", metavar="NAME",
                     help="with --ray: kbench run --keep-pool NAME (the first such run starts the pool, later ones "
                          "find it warm)")
+    ap.add_argument("--distinct", action="store_true",
+                    help="make_answers.py --distinct: no two answers compile to the same PTX (no compile cache hits)")
     ap.add_argument("--no-interrupt", action="store_true",
                     help="the first run only: a rate measured beside another setting, without the resume check")
     a = ap.parse_args()
@@ -90,7 +92,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     answers = os.path.join(a.out, "run_answers.jsonl")
     subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_answers.py"), "--count", str(a.count),
-                    "--seed", str(a.seed), "-o", answers], check=True)
+                    "--seed", str(a.seed), "-o", answers] + (["--distinct"] if a.distinct else []), check=True)
     dropped = [k for k in a.without.split(",") if k]
     if dropped:
         with open(answers) as f:
@@ -107,7 +109,7 @@ def main():
             ] + ([] if a.compile_only else ["--gpus", a.gpus]) + (["--timeout", str(a.timeout)] if a.timeout else []) + \
         (["--lanes", str(a.lanes)] if a.lanes else []) + (["--compile-only"] if a.compile_only else []) + (["--ray", a.ray] if a.ray else []) + \
         (["--keep-pool", a.keep_pool] if a.keep_pool else [])
-    result = {"n": count, "seed": a.seed, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
+    result = {"n": count, "seed": a.seed, "distinct": a.distinct, "gpus": a.gpus, "isolation": "worker", "timeout_s": a.timeout,
               "compile_only": a.compile_only, "ray": a.ray, "keep_pool": a.keep_pool, "lanes": a.lanes, "without": dropped}
 
     # 1. The whole file, end to end: process start, contexts, workers, every line.

@@ -7,7 +7,10 @@ that each line's extraction outcome is the one the generator meant
 each `ok` line compiles (NVRTC, no device) exactly when its expected verdict
 is not compile_error.
 
-usage: check_make_answers.py --kbench BUILD/kbench --source SRC [--count 50] [--seed 7] [--compile]
+usage: check_make_answers.py --kbench BUILD/kbench --source SRC [--count 50] [--seed 7] [--compile] [--distinct]
+
+--distinct: the answers of make_answers.py --distinct, which must also hold no
+two equal pieces of code (so that none hits a compile cache).
 """
 import argparse
 import json
@@ -24,6 +27,7 @@ def main():
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--distinct", action="store_true")
     args = ap.parse_args()
     tasks = os.path.join(args.source, "tasks")
     # Answers name their task; the tasks live in tasks/<family>/<task>/.
@@ -36,7 +40,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cands = os.path.join(tmp, "answers.jsonl")
         subprocess.run([sys.executable, os.path.join(args.source, "bench", "make_answers.py"), "--count",
-                        str(args.count), "--seed", str(args.seed), "--tasks", tasks, "-o", cands], check=True)
+                        str(args.count), "--seed", str(args.seed), "--tasks", tasks, "-o", cands] +
+                       (["--distinct"] if args.distinct else []), check=True)
         with open(cands) as f:
             lines = [json.loads(l) for l in f]
         assert len(lines) == args.count, "expected %d lines, got %d" % (args.count, len(lines))
@@ -48,6 +53,14 @@ def main():
         if report["candidates"] != args.count:
             failures.append("kbench extract saw %d candidates of %d" % (report["candidates"], args.count))
         compiled = 0
+        if args.distinct:
+            # Every answer with code holds a kernel named after its line, once.
+            for i, src in enumerate(lines):
+                own = "kb_distinct_s%d_%d()" % (args.seed, i)
+                if src["meta"]["shape"] not in ("no_code", "truncated", "reasoning_cut") and own not in src["answer"]:
+                    failures.append("line %d: no %s in its code" % (i + 1, own))
+                if any(own in other["answer"] for j, other in enumerate(lines) if j != i):
+                    failures.append("line %d: %s appears in another answer" % (i + 1, own))
         for row, src in zip(report["lines"], lines):
             meta = src["meta"]
             where = "line %d (%s, %s, %s)" % (row["line"], src["task"], meta["kind"], meta["shape"])
