@@ -293,10 +293,11 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     const bool contained = contains(config_, rq);
     const bool want_cubin = !rq.emit_ptx && !contained;
     // Compared, never timed: NVVM's costly optimisations left out, ptxas's
-    // kept (whether NVRTC assembles here, or kbench does after containing
-    // the traps), so register use and what a launch may ask stay close to
-    // the full build's. Measured on the three small bench tasks: a fifth
-    // less time to a cubin (bench/RESULTS.md, session 25).
+    // kept where NVRTC assembles, so register use and what a launch may ask
+    // stay close to the full build's. Measured on the three small bench
+    // tasks: a fifth less time to a cubin (bench/RESULTS.md, session 25).
+    // (Checked copies, which kbench assembles after containing the traps,
+    // get ptxas at =mid: below.)
     std::vector<std::string> fast_opts;
     if (fast_compiles(config_, rq)) {
         fast_opts.push_back("--Ofast-compile=mid");

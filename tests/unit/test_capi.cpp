@@ -6,6 +6,7 @@
 
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "kbench.h"
 #include "capi/versioned.h"
@@ -141,13 +142,17 @@ TEST(CApi, TheContainmentFlagsReachTheContext) {
         EXPECT_EQ(info["contain_traps"], flags == KB_CONTEXT_CONTAIN_TRAPS) << info.dump(2);
         kb_context_destroy(c);
     }
-    ::setenv("KBENCH_CONTAIN_TRAPS", "0", 1);
-    {
+    // The variable overrides the flags: 0 the default, comparisons a context that asked for none.
+    const std::tuple<const char*, unsigned, const char*> overrides[] = {
+        {"0", 0u, "none"}, {"comparisons", KB_CONTEXT_NO_CONTAIN_TRAPS, "comparisons"}, {"1", 0u, "all"}};
+    for (const auto& [value, flags, name] : overrides) {
+        ::setenv("KBENCH_CONTAIN_TRAPS", value, 1);
         kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
         o.device = KB_DEVICE_NONE;
+        o.flags = flags;
         kb_context* c = nullptr;
         ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
-        EXPECT_EQ(kb::Json::parse(kb_context_json(c))["containment"], "none") << "the variable overrides the default";
+        EXPECT_EQ(kb::Json::parse(kb_context_json(c))["containment"], name) << "KBENCH_CONTAIN_TRAPS=" << value;
         kb_context_destroy(c);
     }
     ::unsetenv("KBENCH_CONTAIN_TRAPS");
