@@ -36,11 +36,14 @@ inline TaskPtr task(const std::string& name) {
     return loaded[name] = load_task(task_file(name));
 }
 
-inline std::unique_ptr<Context> worker_context(double timeout_s = 0) {
+// `contain_comparisons`: the library's default (correctness-only builds
+// contained); false is KB_CONTEXT_NO_CONTAIN_TRAPS.
+inline std::unique_ptr<Context> worker_context(double timeout_s = 0, bool contain_comparisons = true) {
     ContextOptions o;
     o.device = 0;
     o.isolation = KB_ISOLATION_WORKER;
     o.timeout_s = timeout_s;
+    o.contain_comparisons = contain_comparisons;
     return std::make_unique<Context>(o, worker_isolation());
 }
 

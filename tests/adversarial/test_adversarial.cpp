@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -73,15 +72,6 @@ void expect_verdict(const Adversary& a, const Scored& s, bool contained) {
     EXPECT_FALSE(s.message.empty()) << a.name;
 }
 
-// The library's default, or containment off.
-std::unique_ptr<Context> context_for(bool plain) {
-    ContextOptions o;
-    o.device = 0;
-    o.isolation = KB_ISOLATION_WORKER;
-    o.contain_comparisons = !plain;
-    return std::make_unique<Context>(o, worker_isolation());
-}
-
 // Whether this score ran a contained build: a correctness-only score under
 // the default, unless $KBENCH_CONTAIN_TRAPS overrides the context's choice.
 bool ran_contained(const Scored& s) { return s.json.value("compile", Json::object()).value("checked_only", false); }
@@ -103,7 +93,7 @@ bool overridden() { return std::getenv("KBENCH_CONTAIN_TRAPS") != nullptr; }
 
 TEST_P(Adversarial, GetsItsVerdict) {
     const auto& [a, plain] = GetParam();
-    auto ctx = context_for(plain);
+    auto ctx = worker_context(0, !plain);
     Scored s = run(*ctx, a);
     expect_verdict(a, s, ran_contained(s));
     const Json compile = s.json.value("compile", Json::object());
@@ -126,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Adversarial, ::testing::Combine(::testing::Val
                          });
 
 void all_through_one_context(bool plain) {
-    auto ctx = context_for(plain);
+    auto ctx = worker_context(0, !plain);
     auto& backend = dynamic_cast<WorkerBackend&>(ctx->backend());
     int failures = 0;
     for (const Adversary& a : adversaries()) {
