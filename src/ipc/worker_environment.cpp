@@ -46,4 +46,12 @@ std::vector<std::string> device_worker_environment(const char* const* env) {
     return out;
 }
 
+void check_worker_heap_setting(const char* const* env) {
+    const char* v = lookup(env, "KBENCH_WORKER_HEAP");
+    if (!v || !*v || std::strcmp(v, "keep") == 0 || std::strcmp(v, "release") == 0) return;
+    fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_WORKER_HEAP is '") + v +
+                                      "': give 'keep' (the default: a worker keeps freed memory for its next "
+                                      "request) or 'release' (freed memory goes back to the system at once)");
+}
+
 }  // namespace kb

@@ -27,4 +27,11 @@ namespace kb {
 // $KBENCH_WORKER_CUDA_CONNECTIONS is neither a count from 1 to 32 nor "inherit".
 std::vector<std::string> device_worker_environment(const char* const* env);
 
+// Every kbench worker (device or compile) keeps its freed heap for the next
+// request unless $KBENCH_WORKER_HEAP is `release` (worker_server/worker_heap.h).
+// The worker cannot report a bad value where anyone would see it, so the host
+// checks it before a start: throws kb::Error(KB_ERR_INVALID_ARGUMENT) naming
+// the two values when it is set to anything else.
+void check_worker_heap_setting(const char* const* env);
+
 }  // namespace kb

@@ -97,6 +97,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     std::vector<std::string> env_store;
     std::vector<char*> envp;
     char** env = environ;
+    if (!custom) check_worker_heap_setting(environ);
     if (!custom && opts.device >= 0) {
         env_store = device_worker_environment(environ);
         for (std::string& e : env_store) envp.push_back(&e[0]);

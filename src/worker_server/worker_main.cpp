@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "worker_server/worker_heap.h"
 #include "worker_server/worker_server.h"
 
 namespace {
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     if (o.fd < 3) usage("--fd must name the socket to the host (3 or above)");
     if (!device_given) usage("give --device ORDINAL or --no-device");
     kb::prepare_worker_process(o.fd, o.parent);
+    kb::keep_worker_heap();
     try {
         kb::WorkerServer server(o);
         return server.run();

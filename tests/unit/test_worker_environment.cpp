@@ -1,6 +1,6 @@
 // A device worker's environment (src/ipc/worker_environment.h): one CUDA
 // hardware queue unless asked otherwise, the host's variables kept, and a
-// bad setting refused with the fix. And that WorkerProcess::spawn gives it
+// bad setting (of the queues or of the workers' heap) refused with the fix. And that WorkerProcess::spawn gives it
 // to device workers only: a stand-in script reports what it got.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -70,6 +70,30 @@ TEST(WorkerEnvironment, ABadSettingIsRefusedWithTheFix) {
     }
 }
 
+TEST(WorkerEnvironment, TheHeapSettingIsKeepOrRelease) {
+    auto check = [](std::vector<const char*> vars) {
+        vars.push_back(nullptr);
+        kb::check_worker_heap_setting(vars.data());
+    };
+    EXPECT_NO_THROW(check({}));
+    EXPECT_NO_THROW(check({"KBENCH_WORKER_HEAP=keep"}));
+    EXPECT_NO_THROW(check({"KBENCH_WORKER_HEAP=release"}));
+    EXPECT_NO_THROW(check({"KBENCH_WORKER_HEAP="}));  // empty: as if unset
+    EXPECT_NO_THROW(check({"KBENCH_WORKER_HEAPX=1"}));
+    for (const char* bad : {"KBENCH_WORKER_HEAP=Keep", "KBENCH_WORKER_HEAP=1", "KBENCH_WORKER_HEAP=released"}) {
+        try {
+            check({bad});
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const kb::Error& e) {
+            EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT) << bad;
+            const std::string m = e.what();
+            EXPECT_NE(m.find("KBENCH_WORKER_HEAP"), std::string::npos) << m;
+            EXPECT_NE(m.find("'keep'"), std::string::npos) << m;
+            EXPECT_NE(m.find("'release'"), std::string::npos) << m;
+        }
+    }
+}
+
 // What a process started by WorkerProcess::spawn finds in its environment:
 // a script stands in for kbench-worker and writes the variable to a file.
 std::string spawned_value(int device, bool as_command) {
@@ -123,6 +147,17 @@ TEST(WorkerEnvironment, SpawnGivesItToDeviceWorkersOnly) {
         EXPECT_NE(std::string(e.what()).find("'lots'"), std::string::npos) << e.what();
     }
     ::unsetenv("KBENCH_WORKER_CUDA_CONNECTIONS");
+    // A bad heap setting fails every worker's start, a compile worker's too.
+    ASSERT_EQ(::setenv("KBENCH_WORKER_HEAP", "most", 1), 0);
+    o.device = -1;
+    try {
+        kb::WorkerProcess::spawn(o);
+        ADD_FAILURE() << "a bad heap setting started a worker";
+    } catch (const kb::Error& e) {
+        EXPECT_EQ(e.status(), KB_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(e.what()).find("'most'"), std::string::npos) << e.what();
+    }
+    ::unsetenv("KBENCH_WORKER_HEAP");
 }
 
 }  // namespace
