@@ -42,6 +42,7 @@ Json DeviceProps::to_json() const {
     j["memory_bus_bits"] = memory_bus_bits;
     j["peak_dram_gbps"] = peak_dram_gbps();
     j["driver_version"] = driver_version;
+    j["pci_bus_id"] = pci_bus_id;
     return j;
 }
 
@@ -110,6 +111,12 @@ Device::Device(int ordinal) : drv_(&CudaDriver::get()) {
     p.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
     p.memory_bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
     p.driver_version = drv_->driver_version;
+    // Where the GPU sits: the same card whatever a process's
+    // CUDA_VISIBLE_DEVICES numbers it (a device worker sees its own alone).
+    char pci[32];
+    std::snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", unsigned(attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)),
+                  unsigned(attr(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)), unsigned(attr(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)));
+    p.pci_bus_id = pci;
     size_t total = 0;
     cuda_check(drv_->cuDeviceTotalMem(&total, dev_), "cuDeviceTotalMem");
     p.total_memory_bytes = int64_t(total);

@@ -37,6 +37,7 @@ struct DeviceProps {
     int memory_clock_khz = 0;
     int memory_bus_bits = 0;
     int driver_version = 0;
+    std::string pci_bus_id;  // "0000:1b:00.0": PCI domain, bus and device, in hex
 
     std::string arch() const;  // "sm_90"
     // Theoretical DRAM bandwidth from the memory clock and bus width (DDR: x2).

@@ -1,5 +1,6 @@
 // The environment a device worker starts with: the host's, with its CUDA
-// context limited to one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1).
+// context limited to one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1)
+// and its GPU the only one it sees (CUDA_VISIBLE_DEVICES).
 //
 // Why: the driver creates CUDA contexts one at a time across the whole
 // machine (docs/isolation.md, "Standby after a loss"), and a context's
@@ -15,6 +16,14 @@
 // when unset): both for measuring. Python program workers are not device
 // workers here: a program may use several streams, and keeps the host's
 // environment.
+//
+// Why one GPU: cuInit sets up every device a process sees, and the line the
+// driver keeps for starts is machine-wide, so on a host with several GPUs
+// each device worker's start waited for the set-up of GPUs it never uses. A
+// worker for the host's device N gets the host's N-th CUDA_VISIBLE_DEVICES
+// entry (N itself when the host has none), and is told to use its device 0.
+// $KBENCH_WORKER_DEVICES=all lets it see every GPU the host sees, as before
+// (for measuring).
 #pragma once
 
 #include <string>
@@ -22,10 +31,19 @@
 
 namespace kb {
 
-// `env` is a NULL-terminated array of "NAME=value" (the host's environ).
+struct DeviceWorkerEnvironment {
+    std::vector<std::string> env;  // "NAME=value"
+    int ordinal = 0;               // the device the worker is to open: 0 when it sees only its own
+};
+
+// `env` is a NULL-terminated array of "NAME=value" (the host's environ);
+// `ordinal` is the host's CUDA ordinal of the worker's device. When the
+// host's CUDA_VISIBLE_DEVICES has no entry at that place, the worker sees
+// what the host sees and opens `ordinal` (CUDA reports the error it would).
 // Throws kb::Error(KB_ERR_INVALID_ARGUMENT) naming the fix when
-// $KBENCH_WORKER_CUDA_CONNECTIONS is neither a count from 1 to 32 nor "inherit".
-std::vector<std::string> device_worker_environment(const char* const* env);
+// $KBENCH_WORKER_CUDA_CONNECTIONS is neither a count from 1 to 32 nor
+// "inherit", or $KBENCH_WORKER_DEVICES neither "own" nor "all".
+DeviceWorkerEnvironment device_worker_environment(const char* const* env, int ordinal);
 
 // Every kbench worker (device or compile) keeps its freed heap for the next
 // request unless $KBENCH_WORKER_HEAP is `release` (worker_server/worker_heap.h).

@@ -91,15 +91,19 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
                               "this library, or use KB_ISOLATION_IN_PROCESS for trusted kernels";
     const bool custom = !opts.command.empty();
     const std::string program = custom ? opts.command[0] : opts.executable;
-    // A device worker's context gets one hardware queue: its start waits in
-    // the driver's machine-wide line for less (ipc/worker_environment.h).
+    // A device worker's context gets one hardware queue, and it sees its own
+    // GPU alone: its start waits in the driver's machine-wide line for less
+    // (ipc/worker_environment.h).
     // Built before anything needs closing: a bad setting throws here.
     std::vector<std::string> env_store;
     std::vector<char*> envp;
     char** env = environ;
     if (!custom) check_worker_heap_setting(environ);
+    int worker_ordinal = opts.device;
     if (!custom && opts.device >= 0) {
-        env_store = device_worker_environment(environ);
+        DeviceWorkerEnvironment dwe = device_worker_environment(environ, opts.device);
+        env_store = std::move(dwe.env);
+        worker_ordinal = dwe.ordinal;
         for (std::string& e : env_store) envp.push_back(&e[0]);
         envp.push_back(nullptr);
         env = envp.data();
@@ -146,7 +150,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
         args.push_back(std::move(a));
     if (opts.device >= 0) {
         args.push_back("--device");
-        args.push_back(std::to_string(opts.device));
+        args.push_back(std::to_string(worker_ordinal));
     } else {
         args.push_back("--no-device");
     }

@@ -153,6 +153,9 @@ Json WorkerBackend::device_info() {
     sup_.ensure_ready();
     Json j = sup_.hello().value("device", Json());
     if (!j.is_object()) j = Json::object();
+    // The worker sees its GPU alone, as its device 0 (ipc/worker_environment.h):
+    // the host's ordinal is the one its callers know.
+    if (sup_.settings().spawn.device >= 0) j["ordinal"] = sup_.settings().spawn.device;
     j["isolation"] = "worker";
     j["worker"] = {{"path", sup_.settings().spawn.executable},
                    {"pid", sup_.pid()},

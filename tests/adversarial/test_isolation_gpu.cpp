@@ -10,6 +10,7 @@
 
 #include "adversarial_util.h"
 #include "kbench.h"
+#include "device/device.h"
 #include "exec/run_guarded.h"
 #include "worker_host/worker_backend.h"
 
@@ -66,6 +67,29 @@ TEST(IsolationGpu, ContextsIsolateByDefault) {
     EXPECT_EQ(info["compile_isolation"], "worker");
     EXPECT_GT(info["device"]["worker"]["pid"].get<int>(), 0);
     kb_context_destroy(c);
+}
+
+// A device worker sees its own GPU alone, as its device 0
+// (ipc/worker_environment.h): on every GPU of the host, the worker's device
+// is the card the host's ordinal names, and the context reports the host's
+// ordinal. With two or more GPUs this is what a wrong mapping would fail.
+TEST(IsolationGpu, EachWorkerOpensTheHostsGpuAndSeesItAlone) {
+    int count = 0;
+    ASSERT_EQ(kb_device_count(&count), KB_OK) << kb_last_error();
+    ASSERT_GT(count, 0);
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+        const std::string pci = Device(ordinal).props().pci_bus_id;
+        ASSERT_FALSE(pci.empty());
+        ContextOptions o;
+        o.device = ordinal;
+        o.isolation = KB_ISOLATION_WORKER;
+        Context ctx(o, worker_isolation());
+        const Json& dev = ctx.info()["device"];
+        EXPECT_EQ(dev["pci_bus_id"], pci) << "ordinal " << ordinal << ": " << dev.dump();
+        EXPECT_EQ(dev["ordinal"], ordinal);
+        Scored r = score(ctx, kTask, kCorrect);
+        EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << "ordinal " << ordinal << ": " << r.message;
+    }
 }
 
 TEST(IsolationGpu, HangIsReportedWithinItsDeadlinePlusHalfASecond) {
