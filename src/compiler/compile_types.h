@@ -148,7 +148,9 @@ struct CompilerConfig {
     // NVVM leaves out its costly optimisations, ptxas still optimises fully
     // (-Xptxas --Ofast-compile=0, so registers stay near the full build's);
     // where the build is checked copies alone (contained), ptxas works at
-    // --Ofast-compile=mid, since the copies' registers differ anyway.
+    // --Ofast-compile=mid. Either may use more registers than the full
+    // build; one that a block of its launches could not hold is compiled
+    // again in full (NvrtcBackend::compile).
     // It costs the three small bench tasks' compiles about a fifth less
     // CPU time. The optimisations left out keep the program's meaning; the
     // rounding of a result may differ where NVVM fuses fewer multiply-adds

@@ -345,6 +345,62 @@ bool cubin_entry_params(const std::string& bytes, const std::string& entry, std:
     return false;
 }
 
+std::map<std::string, int> cubin_registers(const std::string& bytes) {
+    std::map<std::string, int> out;
+    Elf e;
+    if (!parse_header(bytes, e).empty()) return out;
+    uint16_t shstrndx = 0;
+    if (!read_le(bytes, e.is64 ? 0x3E : 0x32, shstrndx) || shstrndx >= e.shnum) return out;
+    Section names;
+    if (!section(bytes, e, shstrndx, names) || !in_file(bytes, names.offset, names.size)) return out;
+    Section symtab, strtab;
+    bool have_symtab = false;
+    for (uint32_t i = 0; i < e.shnum && !have_symtab; ++i)
+        have_symtab = section(bytes, e, i, symtab) && symtab.type == kShtSymtab && symtab.link < e.shnum &&
+                      section(bytes, e, symtab.link, strtab) && in_file(bytes, strtab.offset, strtab.size) &&
+                      in_file(bytes, symtab.offset, symtab.size);
+    if (!have_symtab) return out;
+    const size_t ent = std::max<size_t>(e.is64 ? 24 : 16, symtab.entsize);
+    auto symbol_name = [&](uint32_t index) -> std::string {
+        if (uint64_t(index) * ent + ent > symtab.size) return "";
+        uint32_t name = 0;
+        if (!read_le(bytes, symtab.offset + size_t(index) * ent, name) || name >= strtab.size) return "";
+        size_t b = strtab.offset + name, end = bytes.find('\0', b);
+        if (end == std::string::npos || end > strtab.offset + strtab.size) return "";
+        return bytes.substr(b, end - b);
+    };
+    static const char kInfo[] = ".nv.info";
+    for (uint32_t i = 0; i < e.shnum; ++i) {
+        Section s;
+        uint32_t name = 0;
+        size_t base = e.shoff + size_t(i) * e.shentsize;
+        if (!section(bytes, e, i, s) || !read_le(bytes, base, name) || name >= names.size) continue;
+        if (bytes.compare(names.offset + name, sizeof kInfo, kInfo, sizeof kInfo) != 0) continue;
+        if (!in_file(bytes, s.offset, s.size)) return out;
+        // The module-wide attributes, as cubin_entry_params reads an entry's:
+        // EIATTR_REGCOUNT (0x2f) is u32 symbol index, u32 registers a thread.
+        for (uint64_t off = 0; off + 4 <= s.size;) {
+            uint8_t format = 0, attr = 0;
+            uint16_t value = 0;
+            read_le(bytes, s.offset + off, format);
+            read_le(bytes, s.offset + off + 1, attr);
+            read_le(bytes, s.offset + off + 2, value);
+            off += 4;
+            if (format != 0x04) continue;
+            if (off + value > s.size) break;
+            if (attr == 0x2f && value >= 8) {
+                uint32_t sym = 0, regs = 0;
+                read_le(bytes, s.offset + off, sym);
+                read_le(bytes, s.offset + off + 4, regs);
+                std::string fn = symbol_name(sym);
+                if (!fn.empty()) out[fn] = int(regs);
+            }
+            off += value;
+        }
+    }
+    return out;
+}
+
 std::string demangle(const std::string& symbol) {
     if (symbol.compare(0, 2, "_Z") != 0) return symbol;
     int status = 0;

@@ -22,6 +22,10 @@ std::string cubin_problem(const std::string& bytes);
 std::vector<std::string> cubin_entries(const std::string& bytes);
 // The SM version a cubin was built for (90 for sm_90/sm_90a), 0 if unknown.
 int cubin_sm(const std::string& bytes);
+// The registers a thread of each function uses, by symbol name, as ptxas
+// recorded them (the module's .nv.info); empty when the bytes are not a
+// cubin or hold no such record.
+std::map<std::string, int> cubin_registers(const std::string& bytes);
 
 // Why `text` is not PTX, or "" if it looks like PTX (a .version and a .target).
 std::string ptx_problem(const std::string& text);

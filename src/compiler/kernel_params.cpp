@@ -1,5 +1,6 @@
 #include "compiler/kernel_params.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "compiler/compile_types.h"
@@ -208,6 +209,19 @@ LaunchExpectations launch_expectations(const Task& task, const Program& program)
             }
             spec.params.push_back(p);
         }
+        for (const Case& c : task.cases) {
+            int64_t threads = 1;
+            try {
+                for (const Expr& b : step.block) threads *= std::max<int64_t>(b.eval(c.dims), 1);
+            } catch (const ExprError&) {
+                threads = 0;
+            }
+            if (threads <= 0) {
+                spec.max_block_threads = 0;
+                break;
+            }
+            spec.max_block_threads = std::max(spec.max_block_threads, threads);
+        }
         if (complete) e.kernels[step.kernel].push_back(std::move(spec));
     }
     return e;
@@ -220,7 +234,7 @@ std::string expectations_key(const LaunchExpectations& e) {
             k += kv.first + "@" + s.where + "(";
             for (const ParamSpec& p : s.params)
                 k += p.arg + ":" + dtype_name(p.dtype) + (p.buffer ? (p.read_only ? "*r" : "*") : "") + ",";
-            k += ");";
+            k += ")" + std::to_string(s.max_block_threads) + ";";
         }
     }
     return k;

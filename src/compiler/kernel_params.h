@@ -37,6 +37,10 @@ struct ParamSpec {
 struct KernelSpec {
     std::vector<ParamSpec> params;
     std::string where;  // the launch step that passes them, e.g. "candidate.launch[0]"
+    // The most threads a block of this step has over the task's cases
+    // (block x * y * z): what the kernel's register use must allow. 0 when a
+    // case's block cannot be evaluated (the launch reports that).
+    int64_t max_block_threads = 0;
 };
 
 struct LaunchExpectations {
@@ -49,7 +53,8 @@ struct LaunchExpectations {
     bool plan_from_task = false;
 };
 
-// What `program`'s launch steps pass, with `task`'s argument types.
+// What `program`'s launch steps pass, with `task`'s argument types, and the
+// largest block each launches over the task's cases.
 LaunchExpectations launch_expectations(const Task& task, const Program& program);
 // A canonical text of the expectations, for cache keys.
 std::string expectations_key(const LaunchExpectations& e);

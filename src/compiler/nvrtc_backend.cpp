@@ -258,7 +258,75 @@ bool NvrtcBackend::checked_copies_only(const CompilerConfig& config, const Compi
            !rq.emit_ptx;
 }
 
+int registers_for_block(int64_t threads) {
+    if (threads <= 0 || threads > 1024) threads = 1024;
+    // 64K registers a block, given out a warp at a time in units of 256.
+    const int64_t warps = (threads + 31) / 32;
+    return int(std::min<int64_t>(255, (65536 / warps / 256) * 8));
+}
+
+std::string launch_misfit(const CompiledImage& img, const LaunchExpectations& expect, bool copies_alone) {
+    if (img.kind != ImageKind::cubin) return "";
+    const std::map<std::string, int> regs = cubin_registers(img.bytes);
+    for (const auto& [plan_name, symbol] : img.symbols) {
+        int64_t threads = 0;
+        auto it = expect.kernels.find(plan_name);
+        if (it == expect.kernels.end() || it->second.empty()) threads = 1024;  // unknown: the most there is
+        else
+            for (const KernelSpec& k : it->second)
+                threads = k.max_block_threads > 0 ? std::max(threads, k.max_block_threads) : int64_t(1024);
+        const int limit = registers_for_block(threads);
+        auto too_many = [&](const std::string& fn) {
+            auto r = regs.find(fn);
+            return r != regs.end() && r->second > limit ? r->second : 0;
+        };
+        const int own = too_many(symbol), copy = too_many(symbol + kCheckedSuffix);
+        // A function that cannot launch is the candidate's own launch error:
+        // without its copy the build would not launch either.
+        if (copies_alone && (!copy || own)) continue;
+        if (!own && !copy) continue;
+        return std::string(copies_alone || !own ? "its checked copy of " : "its build of ") + plan_name + " uses " +
+               std::to_string(own ? own : copy) + " registers a thread, more than a block of " +
+               std::to_string(threads) + " threads may have (" + std::to_string(limit) + ")";
+    }
+    return "";
+}
+
 CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
+    CompiledImage img = compile_with(rq, true, true);
+    // A fast build may use more registers than the full one (NVVM's fast
+    // mode keeps more values live, and ptxas at =mid allocates more), and a
+    // block the full build launches may then not launch: a correct kernel
+    // would fail as a launch error in a correctness-only score alone. Such a
+    // build is made again at full optimisation, as a timed score's is.
+    if (fast_compiles(config_, rq)) {
+        const std::string misfit = launch_misfit(img, rq.expect, false);
+        if (!misfit.empty()) {
+            KB_PROFILE_SPAN("nvrtc.full_after_fast");
+            CompiledImage full = compile_with(rq, false, true);
+            full.nvrtc_ms += img.nvrtc_ms;
+            full.log = join_log(full.log, "kbench: built again at full optimisation: " + misfit);
+            img = std::move(full);
+        }
+    }
+    // A checked copy carries its checks in registers too: where one still
+    // needs more than its block may have and the function would not, the
+    // function is built alone (no checked build, as when ptxas refuses the
+    // copies) so that the launch is the candidate's own.
+    if (!img.checked_arm.empty()) {
+        const std::string misfit = launch_misfit(img, rq.expect, true);
+        if (!misfit.empty()) {
+            KB_PROFILE_SPAN("nvrtc.without_checked_copies");
+            CompiledImage plain = compile_with(rq, false, false);
+            plain.nvrtc_ms += img.nvrtc_ms;
+            plain.log = join_log(plain.log, "kbench: no checked build of this kernel: " + misfit);
+            img = std::move(plain);
+        }
+    }
+    return img;
+}
+
+CompiledImage NvrtcBackend::compile_with(const CompileRequest& rq, bool allow_fast, bool allow_checked) {
     KB_PROFILE_SPAN("nvrtc.backend_compile");
     PreparedSource prep = [&] { KB_PROFILE_SPAN("nvrtc.prepare_source"); return prepare_cuda_source(rq.code); }();
     reject_framework_includes(prep.includes, rq.source_name);
@@ -299,7 +367,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     // (Checked copies, which kbench assembles after containing the traps,
     // get ptxas at =mid: below.)
     std::vector<std::string> fast_opts;
-    if (fast_compiles(config_, rq)) {
+    if (allow_fast && fast_compiles(config_, rq)) {
         fast_opts.push_back("--Ofast-compile=mid");
         if (want_cubin) fast_opts.push_back("-Xptxas=--Ofast-compile=0");
         opts.insert(opts.end(), fast_opts.begin(), fast_opts.end());
@@ -358,7 +426,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                 // assembled once. An image that is only compared holds the
                 // copies alone, which ptxas assembled in 55-93% of the time
                 // of both (bench/RESULTS.md, session 22).
-                if (config_.checked_build) {
+                if (config_.checked_build && allow_checked) {
                     KB_PROFILE_SPAN("nvrtc.check_faults");
                     checked = check_faults(nr.image, checked_copies_only(config_, rq) ? CheckedForm::copies_only
                                                                                        : CheckedForm::beside_plain);
@@ -374,7 +442,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
                     // GPU, and the batch fell to 120-123 (bench/RESULTS.md,
                     // session 28).
                     std::vector<std::string> ptxas_fast;
-                    if (checked_copies_only(config_, rq) && fast_compiles(config_, rq))
+                    if (allow_fast && checked_copies_only(config_, rq) && fast_compiles(config_, rq))
                         ptxas_fast.push_back("-Xptxas=--Ofast-compile=mid");
                     a = assemble_ptx(config_.cuda_home, checked.ptx, rq.arch, rq.policy.max_registers, ptxas_fast);
                     if (!a.ok && a.available && !ptxas_fast.empty()) {

@@ -45,6 +45,18 @@ std::string nvrtc_version_string();
 // Two logs as one, separated by a newline.
 std::string join_log(const std::string& a, const std::string& b);
 
+// The most registers a thread may use for a block of `threads` to launch
+// (64K registers a block, given out a warp at a time in units of 256): 64
+// for 1024 threads, 72 for 896, 128 for 512, 255 for 256 or fewer. 0 (not
+// known) or more than 1024: as for 1024.
+int registers_for_block(int64_t threads);
+// "" when each kernel the plan launches from `img` (a cubin; its checked
+// copy too) uses no more registers than the largest block its launch steps
+// give it allows (KernelSpec::max_block_threads); else, in words, the first
+// that does. `copies_alone`: only a checked copy that does where its function
+// (when the image holds it) does not. A PTX image: "" (the driver assembles it).
+std::string launch_misfit(const CompiledImage& img, const LaunchExpectations& expect, bool copies_alone = false);
+
 // Thrown by NvrtcBackend when nvcc should give the verdict instead: the
 // source uses something NVRTC cannot judge as nvcc would, NVRTC rejected it,
 // or a kernel the plan names is only instantiated by host code. Only thrown
@@ -77,6 +89,14 @@ public:
     bool out_of_process() const override { return false; }
     // Throws CompileError (the code's verdict), NvrtcDefers (ask nvcc), or
     // kb::Error when NVRTC itself failed and there is no fallback.
+    //
+    // Builds that fit their launches: a build under fast_compiles() whose
+    // registers a block of its launches could not hold (launch_misfit) is
+    // compiled again at full optimisation, which uses what a timed score's
+    // build uses, so a correctness-only score launches whatever a timed one
+    // does. A checked copy that still needs more than its block may have,
+    // where its function would not, is left out: the function is built
+    // alone. The image's log says which happened and why.
     CompiledImage compile(const CompileRequest& request) override;
 
     // The options NVRTC gets for `request` (policy flags, architecture,
@@ -100,6 +120,10 @@ public:
     static bool checked_copies_only(const CompilerConfig& config, const CompileRequest& request);
 
 private:
+    // One compile; `allow_fast` false leaves fast_compiles()'s options out,
+    // `allow_checked` false the checked copies.
+    CompiledImage compile_with(const CompileRequest& request, bool allow_fast, bool allow_checked);
+
     CompilerConfig config_;
     bool nvcc_available_;
 };

@@ -51,7 +51,7 @@ Json expectations_to_json(const LaunchExpectations& e) {
             Json params = Json::array();
             for (const ParamSpec& p : s.params)
                 params.push_back({{"arg", p.arg}, {"buffer", p.buffer}, {"read_only", p.read_only}, {"dtype", dtype_name(p.dtype)}});
-            steps.push_back({{"where", s.where}, {"params", params}});
+            steps.push_back({{"where", s.where}, {"params", params}, {"max_block_threads", s.max_block_threads}});
         }
         kernels[kv.first] = steps;
     }
@@ -66,6 +66,7 @@ LaunchExpectations expectations_from_json(const Json& j) {
         for (const Json& step : kv.value()) {
             KernelSpec s;
             s.where = field<std::string>(step, "where");
+            s.max_block_threads = step.value("max_block_threads", int64_t(0));
             const Json params = field<Json>(step, "params");
             for (const Json& p : params) {
                 ParamSpec ps;

@@ -528,6 +528,42 @@ TEST(IsolationGpu, CheckedBuildsContainFaultsAndHangsAndKeepTheWorker) {
                                                  << cached.json.dump(2);
 }
 
+// A correct kernel whose full build fills a 1024-thread block's registers
+// (64 a thread), launched in such blocks: its fast builds use more (NVRTC's
+// -Ofast-compile=mid), which no such block could launch. Correctness-only
+// scores build it again in full (compiler/nvrtc_backend.h) and pass it, as a
+// timed score does: under the library's default (checked copies alone) and
+// with containment off (the plain fast build). Before, both were launch errors.
+// And a kernel whose checked copy alone is too big for such a block.
+TEST(IsolationGpu, AKernelThatFillsABlocksRegistersPassesCorrectnessOnlyToo) {
+    const std::string launch =
+        R"J({"launch":[{"kernel":"vector_add","grid":"ceil_div(n, 1024)","block":1024,"args":["a","b","c","n"]}]})J";
+    for (bool contained : {true, false}) {
+        auto ctx = worker_context(0, contained);
+        Scored only = score(*ctx, kTask, "kernels/register_heavy_1024.cu", launch);
+        EXPECT_EQ(only.verdict, KB_VERDICT_PASS) << "contained " << contained << ": " << only.json.dump(2);
+        EXPECT_EQ(only.json["compile"].value("checked_only", false), contained) << only.json["compile"].dump(2);
+        EXPECT_FALSE(only.json["compile"].contains("fast_compile")) << only.json["compile"].dump(2);
+        EXPECT_TRUE(has(only.json["compile"].value("log", ""), "built again at full optimisation"))
+            << only.json["compile"].dump(2);
+        Scored timed = score(*ctx, kTask, "kernels/register_heavy_1024.cu", launch, true);
+        EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << "contained " << contained << ": " << timed.json.dump(2);
+    }
+    // Every build contained (kbench run's default): a kernel whose checked
+    // copy needs more registers than a 1024-thread block may have, even in
+    // full, while the function does not, is built without the copy, and passes.
+    ContainmentOn all;
+    auto ctx = worker_context();
+    Scored timed = score(*ctx, kTask, "kernels/checked_copy_heavy_1024.cu", launch, true);
+    EXPECT_EQ(timed.verdict, KB_VERDICT_PASS) << timed.json.dump(2);
+    EXPECT_TRUE(has(timed.json["compile"].value("log", ""), "no checked build of this kernel"))
+        << timed.json["compile"].dump(2);
+    // (Its fast copy, for a correctness-only score, is smaller: 48 registers
+    // with CUDA 13.0. Whichever build it gets, it passes.)
+    Scored only = score(*ctx, kTask, "kernels/checked_copy_heavy_1024.cu", launch);
+    EXPECT_EQ(only.verdict, KB_VERDICT_PASS) << only.json.dump(2);
+}
+
 // A correctness-only score with faults contained compiles the checked copies
 // alone (CompileRequest::comparisons_only) and runs them for its comparisons
 // and its recheck: the same verdicts as both builds give, faults and hangs
