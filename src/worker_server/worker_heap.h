@@ -1,15 +1,18 @@
 // The worker's heap: kept instead of handed back to the kernel after each
 // request.
 //
-// Why: NVRTC, NVVM and nvJitLink allocate and free the same few hundred MiB
-// of working memory for every compile. glibc's default hands the top of the
-// heap back to the kernel once 128 KiB of it is free, so the next compile
-// touches fresh pages again: about 1550 page faults for an empty kernel's
-// NVRTC compile to a cubin, 20.7 against 16.3 ms with the heap kept, on the
-// development machine (Firecracker). Under gVisor, where the device hosts of
-// this project's one-GPU machines run, a page fault costs far more. A worker
-// is a process of kbench's own, so its heap policy is ours to choose; the
-// host process (the application linking kbench) is never changed.
+// Why: NVRTC, NVVM and nvJitLink allocate and free the same working memory
+// for every compile. glibc's default hands the top of the heap back to the
+// kernel once 128 KiB of it is free, so the next compile touches fresh pages
+// again: on the development machine (Firecracker) about 1550 page faults for
+// an empty kernel's NVRTC compile to a cubin, 20.7 against 16.3 ms with the
+// heap kept. On the one-GPU H200 hosts (gVisor) a single kb_score took
+// 9.6-23.5 ms less correctness-only and 1.9-15.8 ms less timed (medians, five
+// alternated pairs; the difference is in its compile stage); a batch, 14
+// compiles at once, did not change
+// (bench/RESULTS.md, session 29). A worker is a process of kbench's own, so
+// its heap policy is ours to choose; the host process (the application
+// linking kbench) is never changed.
 #pragma once
 
 namespace kb {
