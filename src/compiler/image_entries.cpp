@@ -88,6 +88,43 @@ bool section(const std::string& b, const Elf& e, uint32_t i, Section& s) {
 
 bool in_file(const std::string& b, uint64_t off, uint64_t size) { return off <= b.size() && size <= b.size() - off; }
 
+// The section named `wanted` (".nv.info", ".nv.info.<entry>"), within the file.
+bool named_section(const std::string& b, const Elf& e, const std::string& wanted, Section& out) {
+    uint16_t shstrndx = 0;
+    if (!read_le(b, e.is64 ? 0x3E : 0x32, shstrndx) || shstrndx >= e.shnum) return false;
+    Section names;
+    if (!section(b, e, shstrndx, names) || !in_file(b, names.offset, names.size)) return false;
+    for (uint32_t i = 0; i < e.shnum; ++i) {
+        uint32_t name = 0;
+        size_t base = e.shoff + size_t(i) * e.shentsize;
+        if (!section(b, e, i, out) || !read_le(b, base, name) || name >= names.size) continue;
+        if (b.compare(names.offset + name, wanted.size() + 1, wanted.c_str(), wanted.size() + 1) != 0) continue;
+        return in_file(b, out.offset, out.size);
+    }
+    return false;
+}
+
+// Calls fn(attribute, payload offset, payload size) for each attribute of an
+// .nv.info section that carries a payload. Attributes: u8 format, u8
+// attribute, u16 value or payload size; format 0x04 (EIFMT_SVAL) is followed
+// by that many payload bytes. False when a payload runs past the section.
+template <class Fn>
+bool each_info_payload(const std::string& b, const Section& s, Fn fn) {
+    for (uint64_t off = 0; off + 4 <= s.size;) {
+        uint8_t format = 0, attr = 0;
+        uint16_t value = 0;
+        read_le(b, s.offset + off, format);
+        read_le(b, s.offset + off + 1, attr);
+        read_le(b, s.offset + off + 2, value);
+        off += 4;
+        if (format != 0x04) continue;
+        if (off + value > s.size) return false;
+        fn(attr, size_t(s.offset + off), size_t(value));
+        off += value;
+    }
+    return true;
+}
+
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 std::string normalize_space(const std::string& s) {
@@ -297,62 +334,35 @@ bool ptx_entry_params(const std::string& text, const std::string& entry, std::ve
 bool cubin_entry_params(const std::string& bytes, const std::string& entry, std::vector<EntryParam>& out) {
     out.clear();
     Elf e;
-    if (!parse_header(bytes, e).empty()) return false;
-    uint16_t shstrndx = 0;
-    if (!read_le(bytes, e.is64 ? 0x3E : 0x32, shstrndx) || shstrndx >= e.shnum) return false;
-    Section names;
-    if (!section(bytes, e, shstrndx, names) || !in_file(bytes, names.offset, names.size)) return false;
-    const std::string wanted = ".nv.info." + entry;
-    for (uint32_t i = 0; i < e.shnum; ++i) {
-        Section s;
-        uint32_t name = 0;
-        size_t base = e.shoff + size_t(i) * e.shentsize;
-        if (!section(bytes, e, i, s) || !read_le(bytes, base, name) || name >= names.size) continue;
-        if (bytes.compare(names.offset + name, wanted.size() + 1, wanted.c_str(), wanted.size() + 1) != 0) continue;
-        if (!in_file(bytes, s.offset, s.size)) return false;
-        // Attributes: u8 format, u8 attribute, u16 value or payload size;
-        // format 0x04 (EIFMT_SVAL) is followed by that many payload bytes.
-        // EIATTR_KPARAM_INFO (0x17) describes one parameter: u32 index,
-        // u16 ordinal, u16 offset, u32 whose bits 18..31 are its size.
-        std::vector<std::pair<uint16_t, size_t>> params;  // (ordinal, size)
-        for (uint64_t off = 0; off + 4 <= s.size;) {
-            uint8_t format = 0, attr = 0;
-            uint16_t value = 0;
-            read_le(bytes, s.offset + off, format);
-            read_le(bytes, s.offset + off + 1, attr);
-            read_le(bytes, s.offset + off + 2, value);
-            off += 4;
-            if (format != 0x04) continue;
-            if (off + value > s.size) return false;
-            if (attr == 0x17 && value >= 12) {
-                uint16_t ordinal = 0;
-                uint32_t info = 0;
-                read_le(bytes, s.offset + off + 4, ordinal);
-                read_le(bytes, s.offset + off + 8, info);
-                params.emplace_back(ordinal, size_t((info >> 18) & 0x3fff));
-            }
-            off += value;
-        }
-        std::sort(params.begin(), params.end());
-        for (size_t k = 0; k < params.size(); ++k) {
-            if (params[k].first != k) return false;  // ordinals not 0..n-1: not what this reader expects
-            EntryParam prm;
-            prm.size = params[k].second;
-            out.push_back(prm);
-        }
-        return true;
+    Section s;
+    if (!parse_header(bytes, e).empty() || !named_section(bytes, e, ".nv.info." + entry, s)) return false;
+    // EIATTR_KPARAM_INFO (0x17) describes one parameter: u32 index, u16
+    // ordinal, u16 offset, u32 whose bits 18..31 are its size.
+    std::vector<std::pair<uint16_t, size_t>> params;  // (ordinal, size)
+    const bool whole = each_info_payload(bytes, s, [&](uint8_t attr, size_t at, size_t size) {
+        if (attr != 0x17 || size < 12) return;
+        uint16_t ordinal = 0;
+        uint32_t info = 0;
+        read_le(bytes, at + 4, ordinal);
+        read_le(bytes, at + 8, info);
+        params.emplace_back(ordinal, size_t((info >> 18) & 0x3fff));
+    });
+    if (!whole) return false;
+    std::sort(params.begin(), params.end());
+    for (size_t k = 0; k < params.size(); ++k) {
+        if (params[k].first != k) return false;  // ordinals not 0..n-1: not what this reader expects
+        EntryParam prm;
+        prm.size = params[k].second;
+        out.push_back(prm);
     }
-    return false;
+    return true;
 }
 
 std::map<std::string, int> cubin_registers(const std::string& bytes) {
     std::map<std::string, int> out;
     Elf e;
-    if (!parse_header(bytes, e).empty()) return out;
-    uint16_t shstrndx = 0;
-    if (!read_le(bytes, e.is64 ? 0x3E : 0x32, shstrndx) || shstrndx >= e.shnum) return out;
-    Section names;
-    if (!section(bytes, e, shstrndx, names) || !in_file(bytes, names.offset, names.size)) return out;
+    Section info;
+    if (!parse_header(bytes, e).empty() || !named_section(bytes, e, ".nv.info", info)) return out;
     Section symtab, strtab;
     bool have_symtab = false;
     for (uint32_t i = 0; i < e.shnum && !have_symtab; ++i)
@@ -369,35 +379,16 @@ std::map<std::string, int> cubin_registers(const std::string& bytes) {
         if (end == std::string::npos || end > strtab.offset + strtab.size) return "";
         return bytes.substr(b, end - b);
     };
-    static const char kInfo[] = ".nv.info";
-    for (uint32_t i = 0; i < e.shnum; ++i) {
-        Section s;
-        uint32_t name = 0;
-        size_t base = e.shoff + size_t(i) * e.shentsize;
-        if (!section(bytes, e, i, s) || !read_le(bytes, base, name) || name >= names.size) continue;
-        if (bytes.compare(names.offset + name, sizeof kInfo, kInfo, sizeof kInfo) != 0) continue;
-        if (!in_file(bytes, s.offset, s.size)) return out;
-        // The module-wide attributes, as cubin_entry_params reads an entry's:
-        // EIATTR_REGCOUNT (0x2f) is u32 symbol index, u32 registers a thread.
-        for (uint64_t off = 0; off + 4 <= s.size;) {
-            uint8_t format = 0, attr = 0;
-            uint16_t value = 0;
-            read_le(bytes, s.offset + off, format);
-            read_le(bytes, s.offset + off + 1, attr);
-            read_le(bytes, s.offset + off + 2, value);
-            off += 4;
-            if (format != 0x04) continue;
-            if (off + value > s.size) break;
-            if (attr == 0x2f && value >= 8) {
-                uint32_t sym = 0, regs = 0;
-                read_le(bytes, s.offset + off, sym);
-                read_le(bytes, s.offset + off + 4, regs);
-                std::string fn = symbol_name(sym);
-                if (!fn.empty()) out[fn] = int(regs);
-            }
-            off += value;
-        }
-    }
+    // The module-wide attributes: EIATTR_REGCOUNT (0x2f) is u32 symbol
+    // index, u32 registers a thread.
+    each_info_payload(bytes, info, [&](uint8_t attr, size_t at, size_t size) {
+        if (attr != 0x2f || size < 8) return;
+        uint32_t sym = 0, regs = 0;
+        read_le(bytes, at, sym);
+        read_le(bytes, at + 4, regs);
+        std::string fn = symbol_name(sym);
+        if (!fn.empty()) out[fn] = int(regs);
+    });
     return out;
 }
 

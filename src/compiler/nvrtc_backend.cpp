@@ -294,6 +294,13 @@ std::string launch_misfit(const CompiledImage& img, const LaunchExpectations& ex
 
 CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
     CompiledImage img = compile_with(rq, true, true);
+    // Builds `img` again as asked, its time counted, its log saying why.
+    auto again = [&](bool allow_fast, bool allow_checked, const std::string& why) {
+        CompiledImage next = compile_with(rq, allow_fast, allow_checked);
+        next.nvrtc_ms += img.nvrtc_ms;
+        next.log = join_log(next.log, why);
+        img = std::move(next);
+    };
     // A fast build may use more registers than the full one (NVVM's fast
     // mode keeps more values live, and ptxas at =mid allocates more), and a
     // block the full build launches may then not launch: a correct kernel
@@ -303,10 +310,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         const std::string misfit = launch_misfit(img, rq.expect, false);
         if (!misfit.empty()) {
             KB_PROFILE_SPAN("nvrtc.full_after_fast");
-            CompiledImage full = compile_with(rq, false, true);
-            full.nvrtc_ms += img.nvrtc_ms;
-            full.log = join_log(full.log, "kbench: built again at full optimisation: " + misfit);
-            img = std::move(full);
+            again(false, true, "kbench: built again at full optimisation: " + misfit);
         }
     }
     // A checked copy carries its checks in registers too: where one still
@@ -317,10 +321,7 @@ CompiledImage NvrtcBackend::compile(const CompileRequest& rq) {
         const std::string misfit = launch_misfit(img, rq.expect, true);
         if (!misfit.empty()) {
             KB_PROFILE_SPAN("nvrtc.without_checked_copies");
-            CompiledImage plain = compile_with(rq, false, false);
-            plain.nvrtc_ms += img.nvrtc_ms;
-            plain.log = join_log(plain.log, "kbench: no checked build of this kernel: " + misfit);
-            img = std::move(plain);
+            again(false, false, "kbench: no checked build of this kernel: " + misfit);
         }
     }
     return img;
