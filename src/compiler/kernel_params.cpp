@@ -212,7 +212,9 @@ LaunchExpectations launch_expectations(const Task& task, const Program& program)
         for (const Case& c : task.cases) {
             int64_t threads = 1;
             try {
-                for (const Expr& b : step.block) threads *= std::max<int64_t>(b.eval(c.dims), 1);
+                // Each side clamped (a device allows 1024 threads a block):
+                // an absurd plan must not overflow here; its launch says why.
+                for (const Expr& b : step.block) threads *= std::clamp<int64_t>(b.eval(c.dims), 1, 1 << 16);
             } catch (const ExprError&) {
                 threads = 0;
             }
