@@ -166,8 +166,23 @@ bool parse_access(const std::string& opcode, const std::string& operands, const 
 }
 
 struct Names {
-    std::string flag, bounds, deadline, arm, reg;  // reg: prefix of the checks' registers
+    std::string flag, arm, reg;  // reg: prefix of the checks' registers
+    // The module declares variables besides the flag's: its code may reach
+    // them through a register, so their span is a second range an access may
+    // lie in. Without any, that range holds kbench's state alone, which the
+    // candidate's code has no business reaching, and the checks leave it out.
+    bool own_vars = true;
 };
+
+// The checks' state lives in the trap flag's own variable, widened past the
+// flag (TrapFlag, 16 bytes): the buffers' bounds [lo, hi) at +16, the span
+// of the module's variables at +32, the deadline at +48. One symbol rather
+// than three: ptxas's work on a checked copy grows with the module symbols
+// its checks and the arming entry name (bench/RESULTS.md, session 30).
+constexpr int kBoundsAt = 16, kVarsAt = 32, kDeadlineAt = 48;
+constexpr uint64_t kStateBytes = 64;
+
+std::string at(const std::string& symbol, int offset) { return "[" + symbol + "+" + std::to_string(offset) + "]"; }
 
 // The checks' registers in each checked function.
 std::string check_registers(const Names& n) {
@@ -193,13 +208,15 @@ std::string access_check(const Access& a, const std::string& guard, const Names&
         line("not.pred " + G + ", " + G);
     }
     line("add.s64 " + E + ", " + A + ", " + std::to_string(a.bytes));
-    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "]");
+    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, " + at(n.flag, kBoundsAt));
     line("setp.ge.u64 " + P + ", " + A + ", " + L);
     line("setp.le.and.u64 " + P + ", " + E + ", " + H + ", " + P);
-    line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, [" + n.bounds + "+16]");
-    line("setp.ge.u64 " + Q + ", " + A + ", " + L);
-    line("setp.le.and.u64 " + Q + ", " + E + ", " + H + ", " + Q);
-    line("or.pred " + P + ", " + P + ", " + Q);
+    if (n.own_vars) {
+        line("ld.global.nc.v2.u64 {" + L + ", " + H + "}, " + at(n.flag, kVarsAt));
+        line("setp.ge.u64 " + Q + ", " + A + ", " + L);
+        line("setp.le.and.u64 " + Q + ", " + E + ", " + H + ", " + Q);
+        line("or.pred " + P + ", " + P + ", " + Q);
+    }
     line("not.pred " + P + ", " + P);  // P: outside
     const bool pow2 = (a.bytes & (a.bytes - 1)) == 0;
     line("and.b64 " + E + ", " + A + ", " + std::to_string(pow2 ? a.bytes - 1 : 0));
@@ -219,40 +236,47 @@ std::string access_check(const Access& a, const std::string& guard, const Names&
         line("and.pred " + P + ", " + P + ", " + pred);
         line("and.pred " + Q + ", " + Q + ", " + pred);
     }
-    for (const auto& [pred, kind] : {std::pair<std::string, unsigned>{P, kFaultOutOfBounds}, {Q, kFaultMisaligned}}) {
-        line("@" + pred + " st.volatile.global.u64 [" + n.flag + "+8], " + A);
-        line("@" + pred + " st.volatile.global.u32 [" + n.flag + "], " + std::to_string(kind));
-        line("@" + pred + " exit");
-    }
+    // One way out for both failures (P and Q never hold together): the kind
+    // and the address in one 16-byte store (TrapFlag's line, unused by
+    // faults, becomes 0), then exit. Two stores and an exit for each cost
+    // ptxas a fifth more work on a small kernel's checked copy.
+    line("selp.b64 " + E + ", " + std::to_string(kFaultOutOfBounds) + ", " + std::to_string(kFaultMisaligned) + ", " + P);
+    line("or.pred " + P + ", " + P + ", " + Q);
+    line("@" + P + " st.volatile.global.v2.u64 [" + n.flag + "], {" + E + ", " + A + "}");
+    line("@" + P + " exit");
     return s;
 }
 
 // The check before a backward branch: past the deadline, the thread ends.
 std::string loop_check(const Names& n) {
     const std::string A = n.reg + "a", L = n.reg + "l", P = n.reg + "p";
-    return "\tmov.u64 " + A + ", %globaltimer;\n\tld.global.nc.u64 " + L + ", [" + n.deadline + "];\n\tsetp.gt.u64 " +
+    return "\tmov.u64 " + A + ", %globaltimer;\n\tld.global.nc.u64 " + L + ", " + at(n.flag, kDeadlineAt) + ";\n\tsetp.gt.u64 " +
            P + ", " + A + ", " + L + ";\n\t@" + P + " st.volatile.global.u32 [" + n.flag + "], " +
            std::to_string(kFaultOverTime) + ";\n\t@" + P + " exit;\n";
 }
 
 // The arming entry: bounds [lo, hi) from the host, the module's variables'
-// span from their own addresses, the deadline from %globaltimer, the flag cleared.
+// span from their own addresses (the state's variable among them), the
+// deadline from %globaltimer, the flag cleared.
 std::string arm_entry(const Names& n, const std::vector<ModuleVar>& vars) {
     const std::string p = n.arm + "_param_";
     std::string s = "\n.visible .entry " + n.arm + "(\n\t.param .u64 " + p + "0,\n\t.param .u64 " + p + "1,\n\t.param .u64 " +
                     p + "2\n)\n{\n\t.reg .b64 %kbarm<8>;\n\t.reg .b32 %kbzero;\n";
     s += "\tld.param.u64 %kbarm0, [" + p + "0];\n\tld.param.u64 %kbarm1, [" + p + "1];\n\tld.param.u64 %kbarm2, [" + p +
          "2];\n";
-    s += "\tst.global.v2.u64 [" + n.bounds + "], {%kbarm0, %kbarm1};\n";
-    s += "\tmov.u64 %kbarm3, -1;\n\tmov.u64 %kbarm4, 0;\n";
-    for (const ModuleVar& v : vars) {
-        s += "\tmov.u64 %kbarm5, " + v.name + ";\n\tcvta." + (v.is_const ? "const" : "global") +
-             ".u64 %kbarm5, %kbarm5;\n\tmin.u64 %kbarm3, %kbarm3, %kbarm5;\n\tadd.s64 %kbarm5, %kbarm5, " +
-             std::to_string(v.bytes) + ";\n\tmax.u64 %kbarm4, %kbarm4, %kbarm5;\n";
+    s += "\tst.global.v2.u64 " + at(n.flag, kBoundsAt) + ", {%kbarm0, %kbarm1};\n";
+    // The first variable sets the span, the others widen it (a module with
+    // no variable of the candidate's names the state's alone).
+    for (size_t i = 0; i < vars.size(); ++i) {
+        const ModuleVar& v = vars[i];
+        const std::string lo = i == 0 ? "%kbarm3" : "%kbarm5", hi = i == 0 ? "%kbarm4" : "%kbarm6";
+        s += "\tmov.u64 " + lo + ", " + v.name + ";\n\tcvta." + (v.is_const ? "const" : "global") + ".u64 " + lo + ", " + lo +
+             ";\n\tadd.s64 " + hi + ", " + lo + ", " + std::to_string(v.bytes) + ";\n";
+        if (i > 0) s += "\tmin.u64 %kbarm3, %kbarm3, %kbarm5;\n\tmax.u64 %kbarm4, %kbarm4, %kbarm6;\n";
     }
-    s += "\tst.global.v2.u64 [" + n.bounds + "+16], {%kbarm3, %kbarm4};\n";
-    s += "\tmov.u64 %kbarm5, %globaltimer;\n\tadd.s64 %kbarm5, %kbarm5, %kbarm2;\n\tst.global.u64 [" + n.deadline +
-         "], %kbarm5;\n";
+    s += "\tst.global.v2.u64 " + at(n.flag, kVarsAt) + ", {%kbarm3, %kbarm4};\n";
+    s += "\tmov.u64 %kbarm5, %globaltimer;\n\tadd.s64 %kbarm5, %kbarm5, %kbarm2;\n\tst.global.u64 " +
+         at(n.flag, kDeadlineAt) + ", %kbarm5;\n";
     s += "\tmov.u32 %kbzero, 0;\n\tst.volatile.global.v4.u32 [" + n.flag + "], {%kbzero, %kbzero, %kbzero, %kbzero};\n";
     s += "\tret;\n}\n";
     return s;
@@ -269,15 +293,23 @@ CheckedPtx check_faults(const std::string& ptx, CheckedForm form) {
     const std::string flag = trap_flag_symbol(ptx);
     if (flag.empty()) return out;
     const std::string hex = flag.substr(flag.rfind('_') + 1);
-    Names n{flag, "__kb_bounds_" + hex, "__kb_deadline_" + hex, "__kb_arm_" + hex, "%kb" + hex + "_"};
+    Names n{flag, "__kb_arm_" + hex, "%kb" + hex + "_"};
 
-    // Code that reaches memory kbench did not hand out (the device heap,
-    // the runtime's grid-sync workspace, a parameter's address, another
-    // block's shared memory in a cluster) cannot be given bounds: only its
-    // loops are checked.
+    // Whether the module declares a variable besides the flag
+    // (Names::own_vars). And code that reaches memory kbench did not hand
+    // out (the device heap, the runtime's grid-sync workspace, a parameter's
+    // address, another block's shared memory in a cluster) cannot be given
+    // bounds: only its loops are checked.
     std::vector<std::string> lines = split(ptx, '\n');
+    n.own_vars = false;
     for (const std::string& raw : lines) {
         std::string l = without_comment(raw);
+        const std::string stmt = trim(l);
+        ModuleVar v;
+        if (!n.own_vars && !stmt.empty() && stmt[0] == '.' && l.find(flag) == std::string::npos &&
+            (stmt.find(".global") != std::string::npos || stmt.find(".const") != std::string::npos) &&
+            parse_module_var(stmt, &v) != 0)
+            n.own_vars = true;
         if (l.find("%envreg") != std::string::npos || l.find("cvta.param") != std::string::npos ||
             l.find("shared::cluster") != std::string::npos || has_word(l, "mapa") ||
             (l.find(".extern") != std::string::npos && l.find(".func") != std::string::npos && !has_word(l, "vprintf")))
@@ -380,6 +412,18 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedForm 
         std::string l = trim(without_comment(raw));
         int opens = 0, closes = 0;
         for (char c : l) opens += c == '{', closes += c == '}';
+        if (depth == 0 && !flag_seen && l.find(flag) != std::string::npos) {
+            // The flag's declaration (contain_traps puts it first), widened
+            // to hold the checks' state.
+            flag_seen = true;
+            const std::string state =
+                ".visible .global .align 16 .b32 " + flag + "[" + std::to_string(kStateBytes / 4) + "];\n";
+            plain += state;
+            held += state;
+            keep_held();
+            vars.push_back({false, flag, kStateBytes});
+            continue;
+        }
         if (depth == 0) {
             plain += raw + "\n";
             held += raw + "\n";
@@ -400,17 +444,6 @@ void rewrite(const std::vector<std::string>& lines, const Names& n, CheckedForm 
                 int r = parse_module_var(l, &v);
                 if (r > 0) vars.push_back(v);
                 if (r < 0) out.bounds_checked = false;
-            }
-            if (!flag_seen && l.find(flag) != std::string::npos) {
-                // Right after the flag: the bounds and the deadline.
-                flag_seen = true;
-                keep_held();
-                for (std::string* m : {&plain, &decls}) {
-                    *m += ".visible .global .align 16 .b64 " + n.bounds + "[4];\n";
-                    *m += ".visible .global .align 8 .b64 " + n.deadline + ";\n";
-                }
-                vars.push_back({false, n.bounds, 32});
-                vars.push_back({false, n.deadline, 8});
             }
             if (l.find(".entry") != std::string::npos || l.find(".func") != std::string::npos) header.clear();
             if (opens > closes) {

@@ -26,7 +26,7 @@ std::string read(const std::string& path) {
     return ss.str();
 }
 
-// The fixture keeps 48 values live: its full build uses 64 registers a
+// The fixture keeps 44 values live: its full build uses 64 registers a
 // thread, the most a 1024-thread block may have.
 const std::string kHeavy = std::string(KB_SOURCE_DIR) + "/tests/adversarial/kernels/register_heavy_1024.cu";
 // This one keeps 16 pointers live: its full build uses 56 registers, its

@@ -93,9 +93,15 @@ TEST(FaultContainment, ChecksGlobalAndGenericAccessesAndLoopsOnly) {
     EXPECT_EQ(count_of(c.ptx, "isspacep.shared"), 1u) << "only the generic access asks its space";
     EXPECT_EQ(count_of(c.ptx, "%globaltimer"), 2u) << "one loop check and the arming entry";
     // The module's variables are measured by the arming entry: the candidate's
-    // three and kbench's own three (flag, bounds, deadline).
-    EXPECT_EQ(count_of(c.ptx, "cvta.global.u64 %kbarm5"), 5u) << c.ptx;
-    EXPECT_EQ(count_of(c.ptx, "cvta.const.u64 %kbarm5"), 1u) << c.ptx;
+    // three and kbench's one, the flag's, widened to hold the checks' state.
+    EXPECT_EQ(count_of(c.ptx, "cvta.global.u64 %kbarm"), 3u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, "cvta.const.u64 %kbarm"), 1u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, ".visible .global .align 16 .b32 __kb_trap_flag_0000000000000abc[16];"), 1u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, "__kb_bounds"), 0u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, "__kb_deadline"), 0u) << c.ptx;
+    // A failed access check leaves by one store of kind and address, and one exit.
+    EXPECT_EQ(count_of(c.ptx, " st.volatile.global.v2.u64 [__kb_trap_flag_0000000000000abc], {"), 6u) << c.ptx;
+    EXPECT_EQ(count_of(c.ptx, "_p exit;"), 7u) << "six accesses and one loop: " << c.ptx;
     EXPECT_PTXAS_ACCEPTS(c.ptx);
 }
 

@@ -1,11 +1,13 @@
-// A correct vector add that keeps 48 values live in registers, launched in
+// A correct vector add that keeps 44 values live in registers, launched in
 // blocks of 1024 threads: its full build uses 64 registers a thread, the
 // most a 1024-thread block may have. NVRTC's fast compile (-Ofast-compile=mid,
-// for builds that are only compared) gives it 67 to 107 (CUDA 13.0), which no
-// 1024-thread block can launch; kbench must notice and build it in full, so
-// that a correctness-only score passes it as a timed one does
+// for builds that are only compared) gives its checked copy 78 and its plain
+// build 96 (CUDA 13.0), which no 1024-thread block can launch; kbench must
+// notice and build it in full (the checked copy: 63), so that a
+// correctness-only score passes it as a timed one does
 // (compiler/nvrtc_backend.h, "Fast builds that fit their launches").
-// The loop never runs (n >= 1), but the compiler cannot know it.
+// The loop never runs (n >= 1), but the compiler cannot know it; the store
+// in it is what keeps the checked copy's fast build over 64.
 __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -53,10 +55,6 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
     float v41 = a[(i + 40057) % n];
     float v42 = a[(i + 41034) % n];
     float v43 = a[(i + 42011) % n];
-    float v44 = a[(i + 42988) % n];
-    float v45 = a[(i + 43965) % n];
-    float v46 = a[(i + 44942) % n];
-    float v47 = a[(i + 45919) % n];
     for (int r = 0; r < -n; ++r) {
         float f = v0;
         v0 = v0 * 0.5f + v1;
@@ -102,12 +100,9 @@ __global__ void vector_add(const float* a, const float* b, float* c, int n) {
         v40 = v40 * 0.5f + v41;
         v41 = v41 * 0.5f + v42;
         v42 = v42 * 0.5f + v43;
-        v43 = v43 * 0.5f + v44;
-        v44 = v44 * 0.5f + v45;
-        v45 = v45 * 0.5f + v46;
-        v46 = v46 * 0.5f + v47;
-        v47 = v47 * 0.5f + f;
+        v43 = v43 * 0.5f + f;
+        if (r & 1) c[r % n] = v0;
     }
-    float s = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7 + v8 + v9 + v10 + v11 + v12 + v13 + v14 + v15 + v16 + v17 + v18 + v19 + v20 + v21 + v22 + v23 + v24 + v25 + v26 + v27 + v28 + v29 + v30 + v31 + v32 + v33 + v34 + v35 + v36 + v37 + v38 + v39 + v40 + v41 + v42 + v43 + v44 + v45 + v46 + v47;
+    float s = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7 + v8 + v9 + v10 + v11 + v12 + v13 + v14 + v15 + v16 + v17 + v18 + v19 + v20 + v21 + v22 + v23 + v24 + v25 + v26 + v27 + v28 + v29 + v30 + v31 + v32 + v33 + v34 + v35 + v36 + v37 + v38 + v39 + v40 + v41 + v42 + v43;
     c[i] = a[i] + b[i] + 0.0f * s;  // s is finite: adds a zero
 }
