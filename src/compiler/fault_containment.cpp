@@ -238,8 +238,8 @@ std::string access_check(const Access& a, const std::string& guard, const Names&
     }
     // One way out for both failures (P and Q never hold together): the kind
     // and the address in one 16-byte store (TrapFlag's line, unused by
-    // faults, becomes 0), then exit. Two stores and an exit for each cost
-    // ptxas a fifth more work on a small kernel's checked copy.
+    // faults, becomes 0), then exit. Two stores and an exit for each made
+    // ptxas work a tenth more on vector_add's copies (callgrind, session 30).
     line("selp.b64 " + E + ", " + std::to_string(kFaultOutOfBounds) + ", " + std::to_string(kFaultMisaligned) + ", " + P);
     line("or.pred " + P + ", " + P + ", " + Q);
     line("@" + P + " st.volatile.global.v2.u64 [" + n.flag + "], {" + E + ", " + A + "}");
