@@ -15,7 +15,11 @@
 #            (compile latency, kbench vs do_bench), the torch
 #            load_inline / Triton JIT comparison, and `kbench run` over 500
 #            mixed answers, interrupted and resumed (bench/run_bench.py)
-#     full:  both: far more than the device tool's 10 minutes per command
+#     programs: build, the program-candidate GPU tests (torch and Triton
+#            ModelNew answers, adversarial programs), the program-throughput
+#            benchmark (bench/kernelbench/program_bench.py) and the kernel
+#            batch benchmark beside it (kernel rates must not move)
+#     full:  both tests and bench: far more than 10 minutes per command
 #            (in session 22 `tests` alone, with RUN_UNIT=0 RUN_SUITE=0, ran
 #            138 of 217 GPU tests in the 8 minutes after an H100's build)
 #   GPU_PART=K/N: only every N-th GPU test from the K-th, one part per call:
@@ -29,7 +33,8 @@
 set -u
 MODE=${1:-full}
 run_tests=0; run_bench=0
-case "$MODE" in tests) run_tests=1 ;; bench) run_bench=1 ;; *) run_tests=1; run_bench=1 ;; esac
+run_programs=0
+case "$MODE" in tests) run_tests=1 ;; bench) run_bench=1 ;; programs) run_programs=1 ;; *) run_tests=1; run_bench=1 ;; esac
 RETURN_DIR=${OUT:-}
 OUT=${RUN_DIR:-$PWD/out}
 mkdir -p "$OUT"
@@ -64,7 +69,35 @@ cmake -S . -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release -DKBENCH_DEPS_DIR="$PWD/.
       -DKBENCH_BUILTIN_ARCHS="${KBENCH_BUILTIN_ARCHS:-90}" >"$OUT/cmake.log" 2>&1 || { tail -40 "$OUT/cmake.log"; exit 1; }
 grep -iE "swig|python binding|bindings" "$OUT/cmake.log" | head -5
 step build
-cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
+# The programs mode builds what it runs, not every test.
+[ $run_programs = 1 ] && BUILD_TARGETS=${BUILD_TARGETS:-kbench_cli kbench_worker kbench_python kbench_gpu_compare kbench_cupti kbench_torch_gpu_tests kbench_batch_bench}
+cmake --build "$BUILD" -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
+
+if [ $run_programs = 1 ]; then
+  # Figures first, then the tests: a call stopped at its limit still
+  # returns the benchmarks' JSON.
+  step "program throughput (bench/kernelbench/program_bench.py)"
+  env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=$OUT/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
+    --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
+    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} --out "$OUT/program_bench.json" >/dev/null 2>"$OUT/program_bench.err"
+  PBENCH_RC=$?
+  tail -12 "$OUT/program_bench.err"
+  [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "$OUT/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
+  if [ "${RUN_BATCH:-1}" = 1 ]; then
+    step "kernel batch throughput (bench/batch_bench.cpp)"
+    "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
+    tail -3 "$OUT/batch_bench.err"
+  fi
+  step "program-candidate GPU tests"
+  GPU_LOG=${RETURN_DIR:-$OUT}/ctest_programs.log
+  (cd "$BUILD" && ctest -j ${PROGRAM_TEST_JOBS:-1} -L gpu -R "${PROGRAM_TESTS:-Adversarial|KernelAgainstPython|TritonBench|programs_}" \
+     --timeout 300 --output-on-failure >"$GPU_LOG" 2>&1)
+  PROG_RC=$?
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped" "$GPU_LOG" | head -40
+  step done
+  echo "program tests rc=$PROG_RC program bench rc=$PBENCH_RC"
+  exit 0
+fi
 
 UNIT_RC=-; GPU_RC=-; SUITE_RC=-; BIND_RC=-; TORCH_RC=-; VALIDATE_RC=-
 if [ $run_tests = 1 ]; then

@@ -1,6 +1,25 @@
 #include "compare/judge.h"
 
+#include <algorithm>
+#include <set>
+
 namespace kb {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& s) {
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+std::string list_text(const std::vector<std::string>& v, size_t max = 6) {
+    std::string t;
+    for (size_t i = 0; i < v.size() && i < max; ++i) t += (i ? ", " : "") + v[i];
+    if (v.size() > max) t += ", ... (" + std::to_string(v.size()) + " in all)";
+    return t;
+}
+
+}  // namespace
 
 bool needs_comparison(const RunObservation& later) {
     return !later.identical_to_first || !later.inputs_modified.empty() || !later.breaches.empty();
@@ -89,6 +108,138 @@ Judgement judge_runs(const std::vector<RunObservation>& runs, const JudgeRules& 
 Judgement judge_recheck(Judgement recheck) {
     if (recheck.verdict != KB_VERDICT_PASS) recheck.message = "after timing, on fresh inputs: " + recheck.message;
     return recheck;
+}
+
+std::vector<std::string> output_mismatches(const std::vector<ProgramOutputMeta>& reference,
+                                           const std::vector<ProgramOutputMeta>& candidate, const ProgramRules& rules) {
+    std::vector<std::string> out;
+    if (reference.size() != candidate.size()) {
+        out.push_back("the candidate returned " + std::to_string(candidate.size()) + " output" +
+                      (candidate.size() == 1 ? "" : "s") + ", the reference returns " +
+                      std::to_string(reference.size()));
+        return out;
+    }
+    for (size_t i = 0; i < reference.size(); ++i) {
+        const ProgramOutputMeta& r = reference[i];
+        const ProgramOutputMeta& c = candidate[i];
+        const std::string label = r.label.empty() ? "output " + std::to_string(i) : r.label;
+        if (c.label != r.label && !c.label.empty() && !r.label.empty()) {
+            out.push_back("the candidate's output " + std::to_string(i) + " is " + c.label + ", the reference's is " +
+                          r.label + " (a different structure)");
+            continue;
+        }
+        if (!c.is_tensor && !c.type.empty()) {
+            out.push_back(label + " is a " + c.type + ", expected a tensor of " + r.dtype + " " + shape_text(r.shape));
+            continue;
+        }
+        if (c.shape != r.shape) {
+            out.push_back(label + " has shape " + shape_text(c.shape) + ", expected " + shape_text(r.shape));
+            continue;
+        }
+        if (rules.check_dtype && c.dtype != r.dtype)
+            out.push_back(label + " has dtype " + c.dtype + ", expected " + r.dtype);
+        if (rules.check_device && c.device != r.device && r.is_tensor)
+            out.push_back(label + " is on " + c.device + ", expected " + r.device);
+    }
+    return out;
+}
+
+Judgement judge_program_run(const ProgramRunObservation& run, const ProgramRules& rules) {
+    const std::string at = " at case '" + rules.case_name + "'";
+    Judgement j;
+    if (run.error) {
+        j.verdict = KB_VERDICT_RUNTIME_ERROR;
+        const std::string stage = run.error_stage == "definition"     ? "the candidate's definitions are incomplete"
+                                  : run.error_stage == "construction" ? "constructing the candidate's model failed"
+                                                                      : "the candidate raised";
+        j.message = stage + at + ": " + *run.error;
+        j.context_lost = run.context_lost;
+        return j;
+    }
+    std::vector<std::string> mm = output_mismatches(run.reference_outputs, run.candidate_outputs, rules);
+    if (!mm.empty()) {
+        j.verdict = KB_VERDICT_WRONG_ANSWER;
+        j.message = list_text(mm, 3) + at;
+        return j;
+    }
+    if (rules.check_inputs && !run.inputs_modified.empty()) {
+        j.verdict = KB_VERDICT_INPUT_MODIFIED;
+        j.message = "the candidate modified its input(s) " + list_text(run.inputs_modified) + at +
+                    " (their checksums changed over the call); a model must leave its inputs as it found them";
+        return j;
+    }
+    RunObservation obs;
+    obs.outputs = run.outputs;
+    JudgeRules jr;
+    jr.case_name = rules.case_name;
+    Judgement v = judge_run(obs, jr);
+    if (v.verdict == KB_VERDICT_OUTPUT_NOT_WRITTEN)
+        v.message += " (the output's memory still holds the pattern kbench filled free device memory with: the "
+                     "candidate allocated it and never wrote it)";
+    return v;
+}
+
+std::vector<ProgramFinding> program_findings(const ProgramAttribution& a, const ProgramIntegrity& integrity,
+                                             const ProgramPolicyRules& rules) {
+    std::vector<ProgramFinding> out;
+    auto sev = [&](bool fails) { return fails && rules.enforce ? "fail" : "report"; };
+    if (!integrity.patched.empty())
+        out.push_back({"patched", sev(true),
+                       "the candidate replaced " + list_text(integrity.patched) +
+                           ": functions a measurement relies on must stay as the worker found them",
+                       0});
+    if (!integrity.threads_left.empty())
+        out.push_back({"thread_left_running", sev(true),
+                       "the candidate left " + std::to_string(integrity.threads_left.size()) +
+                           " thread(s) running after its call (" + list_text(integrity.threads_left) +
+                           "): work after the call returns escapes timing and checking",
+                       0});
+    std::vector<std::string> declared = a.triton_declared;
+    declared.insert(declared.end(), a.cuda_declared.begin(), a.cuda_declared.end());
+    if (a.decoy)
+        out.push_back({"decoy", sev(rules.torch_compute != "allow"),
+                       "the candidate defines " + list_text(declared) + " but none of them ran" +
+                           (a.torch_compute_ops.empty() ? "" : "; the work was done by torch (" +
+                                                                   list_text(a.torch_compute_ops) + ")"),
+                       0});
+    if (!a.torch_compute_ops.empty()) {
+        std::string share;
+        double s = 0;
+        for (const char* o : {"torch", "cublas", "cudnn"}) {
+            auto it = a.share.find(o);
+            if (it != a.share.end()) s += it->second;
+        }
+        if (a.cupti) share = " (" + std::to_string(int(s * 100 + 0.5)) + "% of its kernel time in torch, cuBLAS or cuDNN)";
+        const bool fails = rules.torch_compute == "forbid";
+        out.push_back({"torch_compute", sev(fails),
+                       "the candidate computes with torch: " + list_text(a.torch_compute_ops) + share +
+                           (fails ? "; this task forbids torch compute in candidates" : ""),
+                       0});
+    }
+    if (a.streams > 1)
+        out.push_back({"several_streams", "report",
+                       "its work ran on " + std::to_string(a.streams) +
+                           " streams; the time of each call counts every kernel on every stream",
+                       0});
+    if (a.records_outside_calls > 0)
+        out.push_back({"work_outside_calls", "report",
+                       std::to_string(a.records_outside_calls) +
+                           " device operations were recorded outside the candidate's calls",
+                       0});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ProgramFinding& x, const ProgramFinding& y) { return x.severity == "fail" && y.severity != "fail"; });
+    return out;
+}
+
+Judgement judge_policy(const std::vector<ProgramFinding>& findings) {
+    Judgement j;
+    for (const ProgramFinding& f : findings)
+        if (f.severity == "fail") {
+            j.verdict = KB_VERDICT_POLICY_VIOLATION;
+            j.message = f.message;
+            return j;
+        }
+    return j;
 }
 
 }  // namespace kb

@@ -1,10 +1,12 @@
-// The decision rules of a candidate's run, as one pure function: from what
-// the runs left behind (each output compared against the reference, inputs
-// checksummed, guard zones checked, a fault if the kernel had one) and the
-// task's rules, to a verdict and a message a model or a person can act on.
-// No device calls: every rule has a CPU unit test (tests/unit/test_judge.cpp).
+// The decision rules of a candidate's run, as pure functions: from what
+// the runs left behind and the task's rules, to a verdict and a message a
+// model or a person can act on. One judge for every kind of candidate; no
+// device calls: every rule has a CPU unit test (tests/unit/test_judge.cpp,
+// tests/unit/test_program_judge.cpp).
 //
-// The rules, in the order they decide:
+// A kernel's run (each output compared against the reference, inputs
+// checksummed, guard zones checked, a fault if the kernel had one), the
+// rules in the order they decide:
 //   1. a fault in the run (launch refused, crash)   -> launch_error / runtime_error
 //   2. a guard zone around a buffer changed          -> out_of_bounds_write
 //   3. an `in` buffer's checksum changed             -> input_modified
@@ -19,13 +21,30 @@
 // `nondeterministic` where the task requires determinism, a note otherwise.
 // After timing, the recheck on inputs from a secret seed is judged by the same
 // rules (a kernel that caches results across calls fails it).
+//
+// A program candidate's run (a Python module that launches its own kernels,
+// judged against a PyTorch reference; docs/programs.md) on one case, the
+// rules in the order they decide:
+//   1. the candidate raised (defining, constructing or calling its model)  -> runtime_error
+//   2. its outputs differ from the reference's in number, kind, shape,
+//      dtype or device (dtype and device where the protocol checks them)   -> wrong_answer
+//   3. an input's checksum changed over the call (where checked)            -> input_modified
+//   4. an output element still holds the poison of freed memory             -> output_not_written
+//   5. an output element outside the tolerance (NaN never matches)          -> wrong_answer
+//   6. otherwise                                                            -> pass
+// Then, over all runs, the policy (program_findings): torch compute where
+// the task forbids it, declared kernels that never ran (a decoy), functions
+// a measurement relies on replaced, threads left running -> policy_violation
+// where the protocol enforces its rules; findings that inform otherwise.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "compare/attribution.h"
 #include "compare/comparator.h"
 #include "kbench.h"
 
@@ -87,5 +106,72 @@ Judgement judge_runs(const std::vector<RunObservation>& runs, const JudgeRules& 
 
 // The recheck after timing: the same verdict, its message saying when.
 Judgement judge_recheck(Judgement recheck);
+
+// ---- program candidates ------------------------------------------------------
+
+// Something a program candidate's source or behaviour showed: "fail"
+// findings decide the verdict, "report" ones inform.
+struct ProgramFinding {
+    std::string rule;      // "torch_compute", "decoy", "patched", "thread_left_running", "gc_search", ...
+    std::string severity;  // "fail" | "report"
+    std::string message;
+    int line = 0;          // in the candidate's source, when known
+};
+
+// One output of a model, as its worker described it.
+struct ProgramOutputMeta {
+    std::string label;       // "output", "output[1]", "output['test_case_1']"
+    bool is_tensor = true;   // false: the model returned something else there
+    std::string type;        // the Python type when not a tensor or number
+    std::string dtype;       // kbench dtype name ("f32", "i64")
+    std::vector<int64_t> shape;
+    std::string device;      // "cuda:0", "cpu"
+};
+
+struct ProgramRunObservation {
+    // The candidate raised: where ("definition", "construction", "call",
+    // "cuda") and its message (the exception and the candidate's lines).
+    std::optional<std::string> error;
+    std::string error_stage;
+    bool context_lost = false;
+    std::vector<ProgramOutputMeta> reference_outputs, candidate_outputs;
+    std::vector<std::string> inputs_modified;  // "input 0 (x)"
+    // Every output compared against the reference (when the metadata agree).
+    std::vector<OutputReport> outputs;
+};
+
+struct ProgramRules {
+    std::string case_name;
+    bool check_dtype = true;    // strict: an output's dtype must be the reference's
+    bool check_device = true;   // strict: outputs on the reference's device
+    bool check_inputs = true;   // strict: inputs unchanged by the call
+};
+
+// Differences in the outputs' number, kind, shape, dtype or device, in words;
+// empty when they agree (and the values can be compared).
+std::vector<std::string> output_mismatches(const std::vector<ProgramOutputMeta>& reference,
+                                           const std::vector<ProgramOutputMeta>& candidate, const ProgramRules& rules);
+
+Judgement judge_program_run(const ProgramRunObservation& run, const ProgramRules& rules);
+
+// ---- the policy ---------------------------------------------------------------
+
+struct ProgramPolicyRules {
+    std::string torch_compute = "report";  // "allow" | "report" | "forbid"
+    bool enforce = true;                   // false (the kernelbench protocol): everything is reported only
+};
+
+// What the candidate changed or left behind, over its calls.
+struct ProgramIntegrity {
+    std::vector<std::string> patched;              // functions replaced ("torch.cuda.Event")
+    std::vector<std::string> threads_left;         // threads still running after a call
+};
+
+// The policy's findings over a candidate's runs, "fail" first.
+std::vector<ProgramFinding> program_findings(const ProgramAttribution& a, const ProgramIntegrity& integrity,
+                                             const ProgramPolicyRules& rules);
+
+// policy_violation from the first "fail" finding; pass otherwise.
+Judgement judge_policy(const std::vector<ProgramFinding>& findings);
 
 }  // namespace kb

@@ -1,7 +1,10 @@
-// Where kernels run. The verbs of the C API become calls on a Backend:
-// LocalBackend runs them in this process; the worker backend
+// Where candidates run. The stages of a score (engine/score.cpp) and the
+// verbs of the C API become calls on a Backend, one interface for every kind
+// of candidate: LocalBackend runs kernels in this process; the worker backend
 // (src/worker_host/) forwards them to a kbench-worker process that a crash or
-// hang cannot escape. Every call returns a typed result (result.h).
+// hang cannot escape; the program backend (engine/program_backend.h) runs
+// Python program candidates in a lane's Python worker against the Python
+// reference. Every call returns a typed result (result.h).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +16,7 @@
 #include "exec/kernel.h"
 #include "compiler/compiler.h"
 #include "engine/options.h"
-#include "engine/program_backend.h"
+#include "engine/python_workers.h"
 #include "engine/result.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -33,6 +36,15 @@ public:
     virtual ~Backend() = default;
     // Device facts (DeviceProps::to_json plus anything the backend adds).
     virtual Json device_info() = 0;
+    // Readies `kernel` here before its first case: the score's load stage.
+    // A kernel was compiled ahead (Context::prepare_score) and needs nothing;
+    // a program candidate is imported in the lane's Python worker, which is
+    // its compilation. A verdict other than pass ends the score.
+    virtual LoadResult load(const TaskBinding& tb, const KernelPtr& kernel) {
+        (void)tb;
+        (void)kernel;
+        return {};
+    }
     virtual ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) = 0;
     // `runs` > 1 runs the candidate again on the same inputs and reports
     // whether the outputs were bit-identical.
@@ -40,7 +52,8 @@ public:
                                   unsigned runs) = 0;
     // compare() on each case in turn, up to and including the first whose
     // verdict is not pass: the results of the cases that ran. A worker
-    // backend makes it one request instead of one per case.
+    // backend makes it one request instead of one per case; the program
+    // backend runs its protocol's plan (cases and seeds) instead.
     struct CaseRuns {
         int case_index;
         unsigned runs;
@@ -80,8 +93,9 @@ struct Isolation {
     std::function<std::shared_ptr<CompileSandbox>(const ContextOptions&, const CompilerConfig&)> compile_sandbox;
     // The Python workers of program candidates (docs/programs.md), whatever
     // the isolation asked for: a Python candidate never runs in the caller's
-    // process. Created on a context's first program candidate.
-    std::function<std::unique_ptr<ProgramBackend>(const ContextOptions&)> program_backend;
+    // process. The reference worker starts on a context's first program
+    // candidate, a lane's candidate worker on the lane's first.
+    std::function<std::unique_ptr<PythonWorkers>(const ContextOptions&, ProgramRole)> python_workers;
 };
 
 }  // namespace kb

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -76,10 +77,11 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
     }
     compilers_.reserve(opts_.compile_threads);
     for (unsigned i = 0; i < opts_.compile_threads; ++i) compilers_.emplace_back([this] { compile_loop(); });
-    // A compile-only context has no device: its jobs finish in the compile
-    // threads, and one device thread waits in vain, harmlessly.
+    // A compile-only context has no device: its kernel jobs finish in the
+    // compile threads; its lanes take program candidates, whose import is
+    // their compile (Python workers without a device).
     if (opts_.device_lanes == 0) opts_.device_lanes = default_lanes(ctx_);
-    size_t lanes = ctx_.has_device() ? ctx_.ensure_lanes(opts_.device_lanes) : 1;
+    size_t lanes = ctx_.ensure_lanes(opts_.device_lanes);
     opts_.device_lanes = unsigned(lanes);
     for (size_t lane = 0; lane < lanes; ++lane) devices_.emplace_back([this, lane] { device_loop(lane); });
 }
@@ -87,12 +89,15 @@ Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {
 unsigned Batch::default_lanes(const Context& ctx) {
     constexpr unsigned kLanes = 4;
     // A lane holds two CUDA contexts (its worker and the worker's standby)
-    // and a task's buffers: about a GiB or two. Small GPUs get fewer.
+    // and a task's buffers, and for program candidates a Python worker with
+    // torch (about a GiB or two): small GPUs get fewer. Its imports and JIT
+    // compiles take a CPU core each: hosts of few cores get fewer too.
     Json dev = ctx.info().value("device", Json());
     uint64_t total = dev.is_object() ? dev.value("total_memory_bytes", uint64_t(0)) : 0;
     if (total == 0) return 1;
     uint64_t per_lane = uint64_t(10) << 30;
-    return unsigned(std::max<uint64_t>(1, std::min<uint64_t>(kLanes, total / per_lane)));
+    const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return unsigned(std::max<uint64_t>(1, std::min<uint64_t>({kLanes, total / per_lane, std::max<uint64_t>(1, cores / 2)})));
 }
 
 Batch::~Batch() {
@@ -370,8 +375,10 @@ void Batch::device_loop(size_t lane) {
         }
         KB_PROFILE_SPAN("engine.lane_work");
         Running r{job, ctx_.start_device_stages(job->task, std::move(*job->prepared), job->opts)};
-        advance(r, lane, false);  // correctness
-        if (r.score.next == DeviceScore::Next::timing && backlog_.may_keep()) {
+        // Load and correctness; a passed candidate may then wait to be timed.
+        while (r.score.next == DeviceScore::Next::load || r.score.next == DeviceScore::Next::correctness)
+            advance(r, lane, false);
+        if (r.score.next == DeviceScore::Next::timing && backlog_.may_keep() && r.score.may_wait_to_time()) {
             waiting.push_back(std::move(r));
             continue;
         }

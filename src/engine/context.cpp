@@ -102,26 +102,50 @@ Context::~Context() {
         for (auto& lane : lanes_)
             if (lane->backend) lane->backend->let_go();
         if (backend_) backend_->let_go();
+        for (auto& lane : lanes_)
+            if (lane->programs) lane->programs->let_go();
         if (programs_) programs_->let_go();
+        if (program_refs_) program_refs_->let_go();
         if (compiler_) compiler_->let_go();
     }
     std::vector<std::shared_ptr<void>> owners;
     for (auto& lane : lanes_)
         if (lane->backend) owners.emplace_back(std::move(lane->backend));
     if (backend_) owners.emplace_back(std::move(backend_));
+    for (auto& lane : lanes_)
+        if (lane->programs) owners.emplace_back(std::move(lane->programs));
     if (programs_) owners.emplace_back(std::move(programs_));
+    if (program_refs_) owners.emplace_back(program_refs_->release());
     if (compiler_) owners.emplace_back(std::move(compiler_));
     release_together(std::move(owners));
 }
 
-ProgramBackend& Context::program_backend() {
-    if (!programs_) {
-        if (!isolation_.program_backend)
+Backend& Context::lane_programs(size_t lane) {
+    // The caller holds the lane's mutex: only it makes the lane's backend.
+    std::unique_ptr<Backend>* slot = &programs_;
+    if (lane > 0) {
+        std::lock_guard<std::mutex> lock(lanes_mutex_);
+        if (lane > lanes_.size()) fail(KB_ERR_INTERNAL, "lane " + std::to_string(lane) + " does not exist");
+        slot = &lanes_[lane - 1]->programs;
+    }
+    if (!*slot) {
+        if (!isolation_.python_workers)
             fail(KB_ERR_WORKER, "this context was created without the Python workers' host side; create it through "
                                 "kb_context_create to score program candidates");
-        programs_ = isolation_.program_backend(opts_);
+        {
+            std::lock_guard<std::mutex> lock(lanes_mutex_);
+            if (!program_refs_)
+                program_refs_ = std::make_unique<ProgramReferences>(
+                    [this] { return isolation_.python_workers(opts_, ProgramRole::reference); });
+        }
+        *slot = std::make_unique<ProgramBackend>(
+            *program_refs_, [this] { return isolation_.python_workers(opts_, ProgramRole::candidate); });
     }
-    return *programs_;
+    return **slot;
+}
+
+Backend& Context::stage_backend(const DeviceScore& s, size_t lane) {
+    return s.kernel && s.kernel->host_program ? lane_programs(lane) : lane_backend(lane);
 }
 
 Backend& Context::backend() {
@@ -312,7 +336,14 @@ TaskBinding Context::bind(const TaskPtr& task) {
 }
 
 size_t Context::ensure_lanes(size_t wanted) {
-    backend();  // a compile-only context has none: KB_ERR_NO_DEVICE
+    if (!has_device()) {
+        // Lanes for program candidates alone: their Python workers run
+        // without a device (torch on the CPU, for tests).
+        if (!isolation_.python_workers) return 1;
+        std::lock_guard<std::mutex> lock(lanes_mutex_);
+        while (lanes_.size() + 1 < wanted) lanes_.push_back(std::make_unique<Lane>());
+        return std::max<size_t>(1, std::min(wanted, lanes_.size() + 1));
+    }
     // Lanes need workers: in one process, two lanes would share one CUDA
     // stream and one set of buffers.
     if (info_.value("isolation", std::string()) != "worker" || !isolation_.backend) return 1;
@@ -330,7 +361,7 @@ std::mutex& Context::lane_mutex(size_t lane) {
 }
 
 void Context::start_lane(size_t lane) {
-    if (lane == 0) return;  // the context started lane 0's worker
+    if (lane == 0 || !has_device()) return;  // the context started lane 0's worker
     try {
         std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
         lane_backend(lane);
@@ -341,7 +372,7 @@ void Context::start_lane(size_t lane) {
 }
 
 Backend& Context::lane_backend(size_t lane) {
-    if (lane == 0) return backend();
+    if (lane == 0 || !has_device()) return backend();  // without a device: KB_ERR_NO_DEVICE
     Lane* l;
     {
         std::lock_guard<std::mutex> lock(lanes_mutex_);

@@ -20,7 +20,7 @@
 #include "engine/gpu_phase.h"
 #include "engine/options.h"
 #include "engine/result.h"
-#include "engine/program_reference_cache.h"
+#include "engine/program_backend.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -28,28 +28,31 @@
 namespace kb {
 
 // A score whose compile stage has run: either finished (a compile error, a
-// bad plan, compile-only) or holding the kernel for the device stages.
+// bad plan, compile-only) or holding the kernel for the device stages (a
+// program candidate's kernel carries the candidate: engine/program_backend.h).
 struct PreparedScore {
     ScoreResult result;
     KernelPtr kernel;
     bool done = false;
     std::chrono::steady_clock::time_point started;
-    std::optional<CandidateInput> program_input;  // a program candidate: scored whole in finish_score
 };
 
-// A score between its device stages. kb_score runs them back to back
+// A score between its stages on a lane: load, correctness, timing,
+// recheck, for every kind of candidate. kb_score runs them back to back
 // (finish_score); a batch lane may check other jobs' correctness while a
 // passed one waits for the GPU alone to time (engine/timing_backlog.h).
 struct DeviceScore {
-    enum class Next { correctness, timing, recheck, done };
+    enum class Next { load, correctness, timing, recheck, done };
     TaskPtr task;
     ScoreOptions opts;
     ScoreResult result;
     KernelPtr kernel;
     TaskBinding binding;  // bound at the first stage
     std::chrono::steady_clock::time_point started;
-    std::optional<CandidateInput> program_input;
-    Next next = Next::correctness;
+    Next next = Next::load;
+    // Whether its lane may take other jobs before timing it: not for a
+    // program candidate, which its lane's Python worker holds loaded.
+    bool may_wait_to_time() const { return !kernel || !kernel->host_program; }
 };
 
 class Context {
@@ -92,8 +95,9 @@ public:
     TimeResult time(const TaskPtr& task, const KernelPtr& kernel, const TimeRequest& req);
     // kb_launch: `kernel`'s plan on the caller's memory and stream (in-process contexts only).
     void launch(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x);
-    // Compile, check every case, time against the baseline, recheck, verdict.
-    // A task whose reference is Python takes program candidates (score_program).
+    // Compile (or import), check every case, time against the baseline,
+    // recheck, verdict. A task whose reference is Python takes program
+    // candidates (docs/programs.md) through the same stages.
     ScoreResult score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
     // kb_score in its two halves, so a batch compiles on CPU threads ahead of
     // the device: prepare_score compiles (thread-safe, no device work);
@@ -125,20 +129,18 @@ public:
     // kbench-worker process, with its standby), an in-process one has one.
     // Correctness work of several lanes overlaps on the GPU; timing takes the
     // GPU alone (no other lane's kernel runs while one lane times), so speedups
-    // stay what a lone score would measure. Returns how many lanes there are
-    // now (<= wanted, >= 1); the new lanes' workers start on first use.
+    // stay what a lone score would measure. Each lane has its own Python
+    // candidate worker for program candidates, so their imports and JIT
+    // compiles run side by side; a context without a device has lanes for
+    // program candidates alone (torch on the CPU, for tests). Returns how
+    // many lanes there are now (<= wanted, >= 1); the new lanes' workers
+    // start on first use.
     size_t ensure_lanes(size_t wanted);
     // Starts lane `lane`'s worker now if it has none, rather than at the
     // lane's first score (a batch's lane calls it once a job for it is
     // submitted, so the worker starts while the job compiles). A worker
     // that cannot start is left for that first score to meet and report.
     void start_lane(size_t lane);
-    // A program candidate (Python source) against a Python reference, under
-    // the protocol opts.protocol names (docs/programs.md; program_score.cpp).
-    ScoreResult score_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts);
-    // The Python workers, started on first use. Throws kb::Error
-    // (KB_ERR_WORKER, KB_ERR_NOT_FOUND, KB_ERR_NO_DEVICE) when they cannot start.
-    ProgramBackend& program_backend();
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per
@@ -148,6 +150,16 @@ public:
     TaskBinding bind(const TaskPtr& task);
 
 private:
+    // prepare_score of a program candidate (a task whose reference is Python):
+    // the source resolved, a kernel candidate compiled, the protocol made
+    // (engine/program_prepare.cpp).
+    PreparedScore prepare_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts,
+                                  PreparedScore ps);
+    // The backend that runs `s` on `lane`: the lane's kernel worker, or its
+    // program backend (created on the lane's first program candidate).
+    Backend& stage_backend(const DeviceScore& s, size_t lane);
+    Backend& lane_programs(size_t lane);
+
     ContextOptions opts_;
     std::string arch_;
     bool end_without_waiting_ = false;
@@ -166,6 +178,7 @@ private:
     struct Lane {
         std::mutex mutex;
         std::unique_ptr<Backend> backend;
+        std::unique_ptr<Backend> programs;  // its program backend: the lane's own candidate worker
     };
     std::vector<std::unique_ptr<Lane>> lanes_;
     std::mutex lanes_mutex_;  // guards lanes_ (the vector, not the lanes)
@@ -205,9 +218,11 @@ private:
     // lanes' time on one GPU, 13.2 s of eight on two (bench/RESULTS.md,
     // session 20).
     std::map<std::string, std::shared_future<TaskBinding>> bindings_;
-    Isolation isolation_;                          // kept: the program backend starts on first use
-    std::unique_ptr<ProgramBackend> programs_;
-    ProgramReferenceCache program_references_;
+    Isolation isolation_;                          // kept: the Python workers start on first use
+    // The reference worker and runs every lane's program backend shares, and
+    // lane 0's program backend (the other lanes' are in lanes_).
+    std::unique_ptr<ProgramReferences> program_refs_;
+    std::unique_ptr<Backend> programs_;
 };
 
 }  // namespace kb

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "engine/options.h"
-#include "engine/program_backend.h"
+#include "engine/python_workers.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"

@@ -1,181 +1,138 @@
-// Where program candidates and their Python references run
-// (docs/programs.md): two Python worker processes per context, one for the
-// problem's own code (the reference) and one for candidates, so expected
-// outputs never exist in a candidate's address space. The engine cannot name
-// the workers' host side (src/worker_host/ sits above it), so a context gets
-// a ProgramBackend from its Isolation factories (engine/backend.h).
+// The backend of program candidates (docs/programs.md): a Python module that
+// launches its own kernels, scored against a task whose reference is Python.
+// It implements the one Backend interface, so a program candidate goes
+// through the same stages as a kernel (engine/score.cpp), on the same lanes
+// and queue (engine/batch.h):
+//
+//   load         the candidate imported in the lane's candidate worker (its
+//                "compile"; a kernel candidate's, its ModelNew's making)
+//   correctness  the protocol's cases and seeds; the reference runs in the
+//                context's one reference worker, its outputs cached; outputs
+//                compared by the C core's comparator (on the GPU where both
+//                workers share them), with the protocol's tolerances; then
+//                the policy over what the runs showed (torch compute, decoys,
+//                replaced timers, threads left running)
+//   timing       candidate and reference alternating, the protocol's method
+//   recheck      inputs from a secret seed
+//
+// Each lane has a ProgramBackend with its own candidate worker, so imports
+// and Triton JIT compiles of several candidates run side by side while the
+// GPU phases keep the lanes' rules (correctness shared, timing alone).
 #pragma once
 
-#include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "compare/program_judge.h"
+#include "engine/backend.h"
 #include "engine/program_protocol.h"
+#include "engine/program_reference_cache.h"
+#include "engine/python_workers.h"
 #include "engine/result.h"
-#include "exec/host_tensor.h"
-#include "task/task.h"
-#include "util/json.h"
 
 namespace kb {
 
-enum class ProgramRole { reference, candidate };
-const char* program_role_name(ProgramRole r);
-
-// A worker that did not answer (it hung past its deadline or died): the
-// verdict that is the candidate's, in words, with the worker's facts.
-struct ProgramWorkerFailure {
-    kb_verdict verdict = KB_VERDICT_RUNTIME_ERROR;  // timeout or runtime_error
-    std::string message;
-    std::optional<double> deadline_s;
-    std::string signal;
-    std::optional<int> exit_code;
-    WorkerFacts worker;
+// A program candidate ready for its backend: what prepare_score resolved on
+// a CPU thread (the source, a kernel candidate's compiled image and table,
+// the protocol). It rides in Kernel::host_program.
+struct ProgramCandidate : HostProgram {
+    std::string source, source_name;
+    std::optional<KernelCandidate> kernel;  // a kernel candidate run as a program (engine/kernel_program.h)
+    ProgramProtocol protocol;
+    ProgramPolicyRules policy;
 };
 
-struct ProgramLoadReply {
-    bool loaded = false;
-    std::string error, where;       // why the import failed, and the candidate's lines in the traceback
-    int line = 0;
-    double import_ms = 0;
-    std::vector<ProgramFinding> findings;  // the source scan's (severity "report")
-    std::vector<std::string> triton_kernels, cuda_kernels;
-    ProgramIntegrity integrity;
-    std::optional<ProgramWorkerFailure> failure;
-};
+// The program candidate a kernel carries, or null for a kernel.
+const ProgramCandidate* program_candidate(const Kernel& k);
 
-// One input as the worker made it.
-struct ProgramInput {
-    int index = 0;
-    bool is_tensor = true;
-    std::string dtype;
-    std::vector<int64_t> shape;
-    std::string checksum;   // kbench_problem.checksum: equal bytes, equal checksum, in every process
-    std::string value;      // a non-tensor input, as repr() wrote it
-};
+// Makes the kernel that carries a program candidate (Language::python), its
+// id a hash of everything the candidate worker is sent.
+KernelPtr make_program_kernel(const std::string& label, ProgramCandidate candidate);
 
-struct ProgramRunRequest {
-    int case_index = 0;
-    SeedSpec seed, model_seed;
-    std::string mode = "strict";   // how inputs are made (program_protocol.h)
-    bool clone_inputs = true;
-    bool record_ops = false, record_kernels = false;
-    bool want_outputs = true;
-    std::string poison_dtype;      // the candidate worker fills this much free device memory
-    uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first,
-    std::vector<uint64_t> poison_sizes;  // and blocks of each reference output's size (see poison_plan)
-    // GPU comparison (docs/programs.md, "Processes"): the candidate worker
-    // exports its CUDA outputs as IPC handles instead of copying them to the
-    // host; the reference worker keeps its outputs on the device for
-    // compare_on_gpu, and sends their bytes only up to data_limit in all.
-    bool share_outputs = false;
-    bool keep_outputs = false;
-    std::optional<uint64_t> data_limit;
-};
-
-// An output another process exported (CUDA IPC): the 64-byte handle of its
-// allocation, in hex, where in it the output starts, and its size.
-struct SharedOutput {
-    std::string handle;
-    uint64_t offset = 0;
-    uint64_t bytes = 0;
-};
-
-struct ProgramRunReply {
-    std::vector<ProgramInput> inputs;
-    std::vector<std::pair<int, std::string>> inputs_after;  // index, checksum after the call (candidate)
-    std::vector<ProgramOutputMeta> outputs;
-    std::vector<HostTensor> data;  // host copies of the tensor outputs that were sent
-    std::vector<int> data_of;      // per output: its index in `data`, or -1
-    std::vector<std::optional<SharedOutput>> shared;  // per output: exported for a GPU comparison
-    bool gpu_compare = false;      // reference: its outputs are kept on the device for compare_on_gpu
-    std::optional<uint64_t> seed_value;  // the seed the worker resolved
-    std::optional<std::string> error;  // the model raised
-    std::string error_stage, error_where;
-    bool context_lost = false;
-    double run_ms = 0;
-    std::optional<double> span_ms;
-    ProgramAttribution attribution;  // raw: kernels, operators, launches (program_judge.h's attribute() fills the rest)
-    ProgramIntegrity integrity;
-    std::optional<ProgramWorkerFailure> failure;
-    // The reference's: its model's parameters and buffers, by name (a kernel
-    // candidate, which gets only the inputs, cannot take such a problem).
-    std::vector<std::string> model_state;
-    size_t bytes() const {
-        size_t n = 0;
-        for (const HostTensor& t : data) n += t.bytes.size();
-        return n;
-    }
-};
-
-struct ProgramTimeRequest {
-    ProgramTimingPlan plan;
-    SeedSpec model_seed;
-    std::string mode = "strict";
-};
-
-struct ProgramTimeReply {
-    std::vector<double> event_ms, span_ms, wall_ms;  // per sample
-    bool events = false, cupti = false;
-    unsigned warmup_calls = 0;
-    double wall_total_ms = 0;
-    ProgramAttribution attribution;
-    ProgramIntegrity integrity;
-    std::optional<std::string> error;
-    std::string error_where;
-    std::optional<ProgramWorkerFailure> failure;
-};
-
-// One candidate output to compare on the GPU against the reference output at
-// position `output` (of the reference's outputs) of the same run.
-struct GpuCompareItem {
-    size_t output = 0;
-    SharedOutput candidate;
-    Tolerance tolerance;
-};
-
-// The C core's comparator's statistics (Device::compare), or why there are none.
-struct GpuCompareStats {
-    std::optional<std::string> error;
-    uint64_t mismatches = 0, unwritten = 0;
-    double max_abs_err = 0, max_rel_err = 0, max_violation = 0;
-    uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
-};
-
-// A kernel candidate run as a program (engine/kernel_program.h): the table
-// its ModelNew launches by, and the compiled image (CUDA, PTX, cubin; empty
-// for Triton, which Triton's JIT compiles in the worker).
-struct KernelCandidate {
-    Json table;
-    std::string image;
-};
-
-class ProgramBackend {
+// The reference side of a context's program candidates, shared by its lanes:
+// the reference worker (one process, one request at a time) and its runs,
+// cached host-side per task, case, seed, input mode and model seed.
+class ProgramReferences {
 public:
-    virtual ~ProgramBackend() = default;
-    // The workers' facts (interpreter, torch, triton, CUPTI, device).
-    virtual Json info() = 0;
-    // Imports a candidate in the candidate worker (replacing the previous one).
-    // With `kernel`, the candidate is a kernel: `source` is its code (Triton's
-    // is imported; CUDA's only names its kernels) and the worker builds the
-    // candidate's ModelNew from the table.
-    virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
-                                            const std::string& source_name,
-                                            const KernelCandidate* kernel = nullptr) = 0;
-    // The reference (the problem's model) or the loaded candidate at one case.
-    // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
-    virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;
-    virtual ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) = 0;
-    // The reference worker compares the candidate's exported outputs with
-    // its own of the run `req` names (run again when it no longer holds
-    // them), on the GPU. One result per item; kb::Error when the reference
-    // worker fails.
-    virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
-                                                        const std::vector<GpuCompareItem>& items) = 0;
-    // As Backend::let_go.
-    virtual void let_go() {}
+    using Start = std::function<std::unique_ptr<PythonWorkers>()>;
+    explicit ProgramReferences(Start start) : start_(std::move(start)) {}
+
+    // Runs `f` with the reference worker (started on first use), one caller
+    // at a time.
+    template <class F>
+    auto with_worker(F f) -> decltype(f(std::declval<PythonWorkers&>())) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!workers_) workers_ = start_();
+        return f(*workers_);
+    }
+    ProgramReferenceCache& cache() { return cache_; }
+    // As Backend::let_go, and the owner to release (Context's destructor).
+    std::unique_ptr<PythonWorkers> release() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::move(workers_);
+    }
+    void let_go() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (workers_) workers_->let_go();
+    }
+    Json info() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return workers_ ? workers_->info() : Json();
+    }
+
+private:
+    Start start_;
+    std::mutex mutex_;
+    std::unique_ptr<PythonWorkers> workers_;
+    ProgramReferenceCache cache_;
+};
+
+class ProgramBackend : public Backend {
+public:
+    using Start = std::function<std::unique_ptr<PythonWorkers>()>;
+    // `references`: the context's; `start_candidate` starts this lane's
+    // candidate worker (on the lane's first program candidate).
+    ProgramBackend(ProgramReferences& references, Start start_candidate)
+        : refs_(references), start_candidate_(std::move(start_candidate)) {}
+
+    Json device_info() override;
+    LoadResult load(const TaskBinding& tb, const KernelPtr& kernel) override;
+    ReferenceResult run_reference(const TaskBinding& tb, int case_index, uint64_t seed) override;
+    CompareResult compare(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed,
+                          unsigned runs) override;
+    CompareResult recheck(const TaskBinding& tb, const KernelPtr& kernel, int case_index, uint64_t seed) override;
+    std::vector<CompareResult> compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
+                                             const std::vector<CaseRuns>& cases, uint64_t seed) override;
+    TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+    void let_go() override {
+        if (candidate_) candidate_->let_go();
+    }
+
+private:
+    PythonWorkers& candidate();
+    // The reference's run at a request's case and seeds, from the cache or the
+    // reference worker; warnings of outputs that cannot tell right from wrong
+    // go to `warnings`. A reference that fails is kb::Error(KB_ERR_REFERENCE_FAILED).
+    std::shared_ptr<const ProgramRunReply> reference(const Task& t, const TaskPtr& task, const ProgramProtocol& p,
+                                                     const ProgramRunRequest& rq, std::vector<std::string>* warnings);
+    // The candidate and the reference at one case, judged; what the run
+    // showed goes into `obs`.
+    CompareResult run_case(const TaskPtr& task, const Kernel& k, const ProgramRunRequest& base, bool recheck,
+                           ProgramObservation& obs);
+    // Loads `k` again where this lane's worker holds another candidate (a
+    // batch lane that went on to another job); "" when it is in place.
+    std::string ensure_loaded(const TaskBinding& tb, const KernelPtr& kernel);
+
+    ProgramReferences& refs_;
+    Start start_candidate_;
+    std::unique_ptr<PythonWorkers> candidate_;
+    std::string loaded_;  // the id of the kernel the candidate worker holds
+    // What the load showed (a kernelbench-protocol candidate's replaced
+    // functions are reported, not failed) and what the runs of the stage in
+    // progress show: the policy's input.
+    ProgramIntegrity load_integrity_, run_integrity_;
 };
 
 }  // namespace kb

@@ -4,7 +4,7 @@
 // recently used first out past the byte budget.
 #pragma once
 
-#include "engine/program_backend.h"
+#include "engine/python_workers.h"
 #include "util/byte_budget_lru.h"
 
 namespace kb {

@@ -9,13 +9,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compare/comparator.h"
 #include "compare/judge.h"
-#include "compare/program_judge.h"
 #include "exec/kernel.h"
 #include "kbench.h"
 #include "engine/tune_result.h"
@@ -73,6 +73,36 @@ struct ReferenceResult {
     std::optional<WorkerFacts> worker;
 };
 
+struct ProgramTiming;
+
+// What a program candidate's worker saw during one verb of the program
+// backend (engine/program_backend.h): the stage driver adds it into the
+// score's ProgramFacts. Absent for kernels.
+struct ProgramObservation {
+    ProgramAttribution attribution;        // raw records of these runs (attribute() fills the rest)
+    std::vector<ProgramFinding> findings;  // the policy's over these runs, the source scan's at the load
+    std::vector<std::string> reference_warnings;
+    // The policy's verdict over these runs (compare/judge.h: judge_policy):
+    // not pass ends the score, after the stage's own verdict passed.
+    kb_verdict policy = KB_VERDICT_PASS;
+    std::string policy_message;
+    std::shared_ptr<const ProgramTiming> timing;  // Backend::time
+    // Backend::load: the import.
+    double import_ms = 0;
+    std::vector<std::string> triton_kernels, cuda_kernels;
+};
+using ProgramObservationPtr = std::shared_ptr<const ProgramObservation>;
+
+// What readying a candidate on its backend gave (Backend::load): pass, or the
+// verdict that ends the score (an import that fails is a compile error).
+struct LoadResult {
+    kb_verdict verdict = KB_VERDICT_PASS;
+    std::string message, log;
+    double load_ms = 0;
+    std::optional<WorkerFacts> worker;
+    ProgramObservationPtr program;
+};
+
 // A kernel run on one case and judged (compare/judge.h).
 struct CompareResult {
     CaseInfo where;
@@ -99,6 +129,7 @@ struct CompareResult {
     std::optional<WorkerFacts> worker;
     // Not empty: this is a second attempt, and why (engine/gpu_incidents.h).
     std::string retried;
+    ProgramObservationPtr program;  // a program candidate's run
 };
 
 // One timed program's statistics (microseconds) and its rates.
@@ -127,6 +158,7 @@ struct TimeResult {
     std::optional<int> exit_code;
     std::optional<WorkerFacts> worker;
     std::string retried;  // as CompareResult::retried
+    ProgramObservationPtr program;  // a program candidate's timing
     bool failed() const { return verdict != KB_VERDICT_NONE && verdict != KB_VERDICT_PASS; }
 };
 

@@ -1,7 +1,13 @@
-// kb_score: the whole verdict in one call, as an RL loop wants it.
+// kb_score: the whole verdict in one call, as an RL loop wants it. The one
+// stage driver for every kind of candidate (kernels, Triton, Python programs):
 //
-//   compile -> every correctness case (perf case last) -> timing interleaved
-//   with the baseline -> recheck on fresh inputs from a secret seed -> verdict
+//   compile or resolve (prepare_score, on a CPU thread) -> load on the lane
+//   (a program's import) -> every correctness case (perf case last) ->
+//   timing interleaved with the baseline -> recheck on fresh inputs from a
+//   secret seed -> verdict
+//
+// What differs between kinds lives in the backend that runs them
+// (engine/backend.h); the judge is one (compare/judge.h).
 //
 // The first failure ends the score; the result keeps everything learnt up to
 // it (compile facts, the cases that passed, timing), so nothing computed is lost.
@@ -9,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <shared_mutex>
 #include <type_traits>
 
@@ -42,6 +49,72 @@ ScoreResult& finish(ScoreResult& res, kb_verdict v, const std::string& message, 
     return res;
 }
 
+// Adds what a program candidate's worker saw in one stage into the score's
+// facts: attribution over the runs, findings (each once, failing ones
+// first), warnings, the import's and the timing's facts.
+void absorb_program(ScoreResult& res, const ProgramObservationPtr& o) {
+    if (!o || !res.program) return;
+    ProgramFacts& f = *res.program;
+    if (o->import_ms > 0) f.import_ms = o->import_ms;
+    if (!o->triton_kernels.empty()) f.triton_kernels = o->triton_kernels;
+    if (!o->cuda_kernels.empty()) f.cuda_kernels = o->cuda_kernels;
+    merge_attribution(f.attribution, o->attribution);
+    attribute(f.attribution);
+    for (const ProgramFinding& n : o->findings)
+        if (std::none_of(f.findings.begin(), f.findings.end(),
+                         [&](const ProgramFinding& x) { return x.rule == n.rule && x.message == n.message; }))
+            f.findings.push_back(n);
+    std::stable_sort(f.findings.begin(), f.findings.end(), [](const ProgramFinding& x, const ProgramFinding& y) {
+        return x.severity == "fail" && y.severity != "fail";
+    });
+    for (const std::string& w : o->reference_warnings)
+        if (std::find(f.reference_warnings.begin(), f.reference_warnings.end(), w) == f.reference_warnings.end())
+            f.reference_warnings.push_back(w);
+    if (o->timing) f.timing = *o->timing;
+}
+
+std::string fmt_ms(double ms) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.4g ms", ms);
+    return b;
+}
+
+// A passed score's message: the cases (a program's runs and protocol) and
+// the speedup.
+std::string pass_message(const ScoreResult& res, const Task& t) {
+    if (!res.program) {
+        std::string msg = "correct on all " + std::to_string(t.cases.size()) + " cases";
+        if (res.speedup && res.timing->candidate && res.timing->baseline) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "; %.3fx the baseline (candidate %.2f us, baseline %.2f us, median)",
+                          *res.speedup, res.timing->candidate->stats.median, res.timing->baseline->stats.median);
+            msg += buf;
+        }
+        return msg;
+    }
+    const ProgramFacts& f = *res.program;
+    std::string msg = "correct on " + std::to_string(res.cases.size()) + " run" + (res.cases.size() == 1 ? "" : "s");
+    std::set<int> cases;
+    for (const CompareResult& c : res.cases) cases.insert(c.where.case_index);
+    msg += " at " + std::to_string(cases.size()) + " case" + (cases.size() == 1 ? "" : "s") + " (" + f.protocol + ")";
+    if (f.timing && f.timing->speedup && f.timing->candidate_ms && f.timing->reference_ms) {
+        auto stat = [&](const SampleStats& st) { return f.timing->statistic == "mean" ? st.mean : st.median; };
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "; %.3fx the reference (candidate %s, reference %s, %s of %s)",
+                      *f.timing->speedup, fmt_ms(stat(*f.timing->candidate_ms)).c_str(),
+                      fmt_ms(stat(*f.timing->reference_ms)).c_str(), f.timing->statistic.c_str(),
+                      f.timing->method.c_str());
+        msg += buf;
+        if (f.timing->excessive_speedup) msg += "; flagged: more than 10x the reference (KernelBench's check)";
+    }
+    for (const ProgramFinding& x : f.findings)
+        if (x.rule == "torch_compute" || x.rule == "decoy") {
+            msg += "; note: " + x.message;
+            break;
+        }
+    return msg;
+}
+
 }  // namespace
 
 // The recheck's seed is secret and changes every kRecheckSeedUses scores:
@@ -64,15 +137,7 @@ uint64_t Context::recheck_seed(uint64_t avoid) {
 PreparedScore Context::prepare_score(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts) {
     PreparedScore ps;
     ps.started = Clock::now();
-    if (task->python) {
-        // A program candidate is not compiled: its whole score runs in the
-        // Python workers, on the device's turn (finish_score).
-        if (opts.compile_only)
-            fail(KB_ERR_INVALID_ARGUMENT, "compile-only does not apply to program candidates (task '" + task->name +
-                                              "' has a Python reference): there is nothing to compile");
-        ps.program_input = in;
-        return ps;
-    }
+    if (task->python) return prepare_program(task, in, opts, std::move(ps));
     if (!opts.protocol.empty() && opts.protocol != "strict")
         fail(KB_ERR_INVALID_ARGUMENT, "the '" + opts.protocol + "' protocol applies to program candidates (tasks whose "
                                       "reference is Python); task '" + task->name + "' has a CUDA reference");
@@ -203,8 +268,7 @@ DeviceScore Context::start_device_stages(const TaskPtr& task, PreparedScore&& ps
     s.result = std::move(ps.result);
     s.kernel = std::move(ps.kernel);
     s.started = ps.started;
-    s.program_input = std::move(ps.program_input);
-    s.next = ps.done ? DeviceScore::Next::done : DeviceScore::Next::correctness;
+    s.next = ps.done ? DeviceScore::Next::done : DeviceScore::Next::load;
     return s;
 }
 
@@ -234,36 +298,56 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
     const ScoreOptions& opts = s.opts;
     const Task& t = *s.task;
     const auto t0 = s.started;
-    if (s.program_input) {
-        // The Python workers are one pair per context, and a program's score
-        // times as it goes: lane 0's turn, the GPU to itself. Always its
-        // first stage, so never inside a turn of with_gpu_alone.
-        if (in_gpu_alone_turn) fail(KB_ERR_INTERNAL, "a program candidate's score in a batch lane's timing turn");
-        std::lock_guard<std::mutex> device_lock(device_mutex_);
-        std::unique_lock<GpuPhaseLock> phase(gpu_phase_);
-        res = score_program(s.task, *s.program_input, opts);
-        s.next = Next::done;
-        return;
-    }
     // The lane, then the GPU phase: the order every path takes them in.
     std::unique_lock<std::mutex> device_lock(lane_mutex(lane), std::defer_lock);
     if (!in_gpu_alone_turn) device_lock.lock();
-    Backend& b = lane_backend(lane);
+    Backend& b = stage_backend(s, lane);
     if (!s.binding.task) {
         KB_PROFILE_SPAN("engine.bind");
-        s.binding = bind(s.task);
+        // A Python reference is not compiled: the program backend runs it.
+        s.binding = t.python ? TaskBinding{s.task, nullptr, nullptr} : bind(s.task);
     }
     const TaskBinding& tb = s.binding;
     const KernelPtr& kernel = s.kernel;
+    // Every stage's result may carry what a program candidate's worker saw:
+    // added into the score's facts, its policy verdict ending the score.
+    auto policy_failed = [&](const ProgramObservationPtr& o) {
+        absorb_program(res, o);
+        if (!o || o->policy == KB_VERDICT_PASS) return false;
+        finish(res, o->policy, o->policy_message, t0);
+        s.next = Next::done;
+        return true;
+    };
     // Correctness shares the GPU with other lanes; timing has it alone.
     // Either one, run again once when it timed out beside another lane's
     // hang (engine/gpu_incidents.h).
     switch (s.next) {
-    case Next::correctness: {
-        KB_PROFILE_SPAN("engine.case_compare");
+    case Next::load: {
         // Time between the end of compilation and the device taking the job:
         // zero for kb_score, the GPU queue's wait in a batch.
         res.stages.queue_ms = std::max(0.0, ms_since(t0) - res.stages.compile_ms);
+        // No GPU phase: an import compiles on the CPU (Triton's JIT, a
+        // load_inline build) and may take seconds, which must not hold
+        // another lane's timing back.
+        LoadResult l = b.load(tb, kernel);
+        res.stages.compile_ms += l.load_ms;
+        absorb_program(res, l.program);
+        if (l.verdict != KB_VERDICT_PASS) {
+            res.compile = {false, l.message, l.log.empty() ? l.message : l.log, res.compile.kernel};
+            finish(res, l.verdict, l.message, t0);
+            s.next = Next::done;
+            return;
+        }
+        if (opts.compile_only) {
+            finish(res, KB_VERDICT_NONE, "imported; not run (compile only)", t0);
+            s.next = Next::done;
+            return;
+        }
+        s.next = Next::correctness;
+        return;
+    }
+    case Next::correctness: {
+        KB_PROFILE_SPAN("engine.case_compare");
         const auto stage = Clock::now();
         // 2. Correctness on every case, the perf case last: every case in one
         // request where the backend can (a worker's round trip cost more than
@@ -294,10 +378,12 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
         res.stages.correctness_ms = ms_since(stage);
         const CompareResult& last = res.cases.back();
         if (last.verdict != KB_VERDICT_PASS) {
+            absorb_program(res, last.program);
             finish(res, last.verdict, last.message, t0);
             s.next = Next::done;
-        } else {
-            s.next = opts.skip_timing ? Next::recheck : Next::timing;
+        } else if (!policy_failed(last.program)) {
+            const ProgramCandidate* pc = program_candidate(*kernel);
+            s.next = (pc ? pc->protocol.timing : !opts.skip_timing) ? Next::timing : Next::recheck;
         }
         return;
     }
@@ -312,19 +398,21 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
                                     : with_retry<std::unique_lock<GpuPhaseLock>>(lane, TimeoutRetry::always, request);
         res.stages.timing_ms = ms_since(stage);
         if (res.timing->failed()) {
+            absorb_program(res, res.timing->program);
             finish(res, res.timing->verdict, res.timing->message, t0);
             s.next = Next::done;
             return;
         }
         res.speedup = res.timing->speedup;
-        s.next = Next::recheck;
+        if (!policy_failed(res.timing->program)) s.next = Next::recheck;
         return;
     }
     case Next::recheck: {
         // 4. Recheck on fresh inputs: a kernel that caches results across
         //    calls (in a __device__ global, say) fails here.
         s.next = Next::done;
-        if (opts.recheck) {
+        const ProgramCandidate* pc = program_candidate(*kernel);
+        if (pc ? pc->protocol.recheck : opts.recheck) {
             const auto stage = Clock::now();
             KB_PROFILE_SPAN("engine.recheck");
             const uint64_t seed = recheck_seed(res.seed);
@@ -337,18 +425,13 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             res.stages.recheck_ms = ms_since(stage);
             Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});
             if (j.verdict != KB_VERDICT_PASS) {
+                absorb_program(res, res.recheck->program);
                 finish(res, j.verdict, j.message, t0);
                 return;
             }
+            if (policy_failed(res.recheck->program)) return;
         }
-        std::string msg = "correct on all " + std::to_string(t.cases.size()) + " cases";
-        if (res.speedup && res.timing->candidate && res.timing->baseline) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "; %.3fx the baseline (candidate %.2f us, baseline %.2f us, median)",
-                          *res.speedup, res.timing->candidate->stats.median, res.timing->baseline->stats.median);
-            msg += buf;
-        }
-        finish(res, KB_VERDICT_PASS, msg, t0);
+        finish(res, KB_VERDICT_PASS, pass_message(res, t), t0);
         return;
     }
     case Next::done: return;

@@ -12,6 +12,13 @@
 
 namespace kb {
 
+// A candidate that its backend runs whole rather than an image the launcher
+// runs: a Python program candidate (engine/program_backend.h). What that
+// backend needs to run it is opaque here.
+struct HostProgram {
+    virtual ~HostProgram() = default;
+};
+
 struct Kernel {
     std::string label;       // "candidate.cu", "reference", "baseline"
     Program program;         // language, launch plan, scratch (source kept for the record)
@@ -21,6 +28,7 @@ struct Kernel {
     // is the case's (docs/triton.md).
     std::vector<TritonVariant> variants;
     std::string id;          // SHA-256 over image bytes, symbols, variants and the plan
+    std::shared_ptr<const HostProgram> host_program;  // a program candidate (Language::python)
 };
 
 using KernelPtr = std::shared_ptr<const Kernel>;

@@ -12,7 +12,7 @@ Isolation worker_isolation() {
     iso.compile_sandbox = [](const ContextOptions& opts, const CompilerConfig& config) -> std::shared_ptr<CompileSandbox> {
         return make_compile_pool(opts, config);
     };
-    iso.program_backend = [](const ContextOptions& opts) { return make_program_backend(opts); };
+    iso.python_workers = [](const ContextOptions& opts, ProgramRole role) { return make_python_workers(opts, role); };
     return iso;
 }
 

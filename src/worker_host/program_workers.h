@@ -1,10 +1,11 @@
 // The Python workers of program candidates, seen from the host
-// (docs/programs.md): the ProgramBackend a context uses. Two processes run
-// python/kbench_programs/kbench_program_worker.py, each under a Supervisor
+// (docs/programs.md): the PythonWorkers a context uses. Each process runs
+// python/kbench_programs/kbench_program_worker.py under a Supervisor
 // (watchdog, deadline per request, respawn, canary) like kbench-worker:
-// the reference worker runs the problem's own code, the candidate worker
+// the reference worker runs the problem's own code, a candidate worker
 // runs candidates, so expected outputs never exist in a candidate's address
-// space. A candidate that hangs, crashes or exits costs its worker, which is
+// space. One ProgramWorkers holds the roles its settings name: a context
+// makes one for the reference and one per lane for candidates. A candidate that hangs, crashes or exits costs its worker, which is
 // replaced; the verdict says what happened.
 #pragma once
 
@@ -12,7 +13,7 @@
 #include <string>
 
 #include "engine/options.h"
-#include "engine/program_backend.h"
+#include "engine/python_workers.h"
 #include "worker_host/supervisor.h"
 
 namespace kb {
@@ -27,6 +28,8 @@ struct ProgramWorkerSettings {
     bool test_cpu = false;    // $KBENCH_PROGRAM_TEST_CPU=1 with test hooks: torch on the CPU (tests)
     bool standby = true;      // a warm candidate worker behind the one in use
     double timeout_s = 0;     // kb_context_options.timeout_s: every candidate request's deadline
+    bool reference = true;    // the roles whose workers start (a request for another is kbench's bug)
+    bool candidate = true;
 };
 
 // The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)
@@ -40,7 +43,7 @@ std::string locate_cupti_library();
 // libkbench_gpu_compare.so: $KBENCH_GPU_COMPARE_LIB, the installed copy, the build tree's ("" when none).
 std::string locate_gpu_compare_library();
 
-class ProgramWorkers : public ProgramBackend {
+class ProgramWorkers : public PythonWorkers {
 public:
     explicit ProgramWorkers(ProgramWorkerSettings settings);
     ~ProgramWorkers() override;
@@ -58,7 +61,7 @@ public:
         if (reference_) reference_->let_go();
     }
 
-    Supervisor& supervisor(ProgramRole role) { return role == ProgramRole::reference ? *reference_ : *candidate_; }
+    Supervisor& supervisor(ProgramRole role);
     const ProgramWorkerSettings& settings() const { return settings_; }
     // Tests: the next request of this kind ("program_load", "program_run",
     // "program_time") makes the worker perform `fault` first ("segv", "abort",
@@ -73,12 +76,10 @@ private:
     ProgramWorkerFailure failure_of(ProgramRole role, const Outcome& o, double deadline_s, const std::string& doing);
     // A failed reply that is kbench's problem (a bug, a broken set-up): throws.
     [[noreturn]] void reply_failed(ProgramRole role, wire::Msg type, const Outcome& o);
-    double reference_ms(const TaskPtr& task, int case_index) const;
 
     ProgramWorkerSettings settings_;
     std::string work_root_;
     std::unique_ptr<Supervisor> reference_, candidate_;
-    std::map<std::string, double> reference_ms_;       // "<task hash>/<case>" -> the reference's run time
     std::map<std::string, bool> candidate_cases_seen_; // "<task hash>/<case>": the candidate ran there (no JIT any more)
     std::map<std::string, std::string> faults_;
     std::string loaded_;  // the loaded candidate's source hash
@@ -92,6 +93,7 @@ private:
     }
 };
 
-std::unique_ptr<ProgramBackend> make_program_backend(const ContextOptions& opts);
+// The workers of one role for a context (Isolation::python_workers).
+std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role);
 
 }  // namespace kb

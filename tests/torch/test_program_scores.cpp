@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "engine/batch.h"
 #include "engine/context.h"
 #include "engine/result_json.h"
 #include "torch/torch_python.h"
@@ -164,4 +165,39 @@ TEST_F(ProgramScores, TorchComputeFailsWhereTheRuleForbidsIt) {
     ScoreResult r = ctx_->score(t, in, so);
     EXPECT_EQ(r.verdict, KB_VERDICT_POLICY_VIOLATION) << r.message;
     EXPECT_TRUE(has(r.message, "forbids torch compute")) << r.message;
+}
+
+TEST_F(ProgramScores, ABatchScoresProgramsOnSeveralLanesWithTheirVerdicts) {
+    // The batch's queue and lanes (engine/batch.h) with program candidates:
+    // each lane imports into its own candidate worker, the reference worker
+    // and its cached runs are shared, and every verdict is kb_score's.
+    TaskPtr t = softmax_task();
+    BatchOptions bo;
+    bo.device_lanes = 2;
+    bo.compile_threads = 2;
+    Batch b(*ctx_, bo);
+    EXPECT_EQ(b.options().device_lanes, 2u);
+    const std::vector<std::pair<std::string, kb_verdict>> want = {
+        {"softmax_torch.py", KB_VERDICT_PASS},           {"softmax_wrong_axis.py", KB_VERDICT_WRONG_ANSWER},
+        {"modifies_input.py", KB_VERDICT_INPUT_MODIFIED}, {"softmax_torch.py", KB_VERDICT_PASS},
+        {"patches_timer.py", KB_VERDICT_POLICY_VIOLATION}, {"replays_first_output.py", KB_VERDICT_WRONG_ANSWER}};
+    for (size_t i = 0; i < want.size(); ++i) {
+        CandidateInput in;
+        in.language = Language::python;
+        in.language_given = true;
+        in.path = kDir + "/candidates/" + want[i].first;
+        ScoreOptions so;
+        so.skip_timing = true;
+        ASSERT_TRUE(b.submit(t, in, so, i, -1.0));
+    }
+    size_t seen = 0;
+    bool idle = false;
+    while (auto c = b.next(120.0, &idle)) {
+        ASSERT_EQ(c->status, KB_OK) << c->error;
+        ASSERT_TRUE(c->result);
+        EXPECT_EQ(c->result->verdict, want[c->tag].second) << want[c->tag].first << ": " << c->result->message;
+        ASSERT_TRUE(c->result->program) << want[c->tag].first;
+        ++seen;
+    }
+    EXPECT_EQ(seen, want.size());
 }

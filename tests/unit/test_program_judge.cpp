@@ -3,7 +3,7 @@
 // policy (torch compute, decoys, replaced timers, threads left running).
 #include <gtest/gtest.h>
 
-#include "compare/program_judge.h"
+#include "compare/judge.h"
 
 using namespace kb;
 

@@ -1,0 +1,178 @@
+"""Program-candidate throughput: distinct Triton ModelNew answers for the
+vendored KernelBench level-1 problems, at their own sizes, scored under the
+strict protocol through one warm kbench.Context.
+
+Inputs: every problem in problems/ with an answer in candidates/; each answer
+made distinct N times (source_variant.py puts a comment in every @triton.jit
+body, so Triton compiles each variant afresh, as a new model answer would).
+
+Series, each after a priming score per problem (workers started, inputs
+made, reference outputs cached; reported, not counted):
+  one-at-a-time  Context.score of fresh variants, timed: the latency a single
+                 RL sample sees (median seconds from submission to verdict);
+  batch          Context.batch() over every variant, for each --lanes value
+                 and each mode (timed; correctness-only): verdicts a second,
+                 the GPU-busy fraction (NVML utilisation sampled every 20 ms
+                 while the batch runs) and the median stage times.
+
+Prints one JSON document (also to --out) and a table on stderr, last.
+
+usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import source_variant  # noqa: E402
+from kbench_scoring import add_binding_path  # noqa: E402
+
+STAGES = ("compile_ms", "queue_ms", "correctness_ms", "timing_ms", "recheck_ms")
+
+
+class GpuBusy:
+    """The mean of NVML's GPU utilisation while it runs (None without NVML)."""
+
+    def __init__(self, device=0, period_s=0.02):
+        self.samples = []
+        self._stop = threading.Event()
+        self._period = period_s
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self._nvml = pynvml
+            self._handle = pynvml.nvmlDeviceGetHandleByIndex(device)
+        except Exception:  # noqa: BLE001 - no NVML: no figure, said as None
+            self._nvml = None
+
+    def __enter__(self):
+        if self._nvml:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.samples.append(self._nvml.nvmlDeviceGetUtilizationRates(self._handle).gpu)
+            time.sleep(self._period)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._nvml:
+            self._thread.join()
+
+    def fraction(self):
+        return round(statistics.mean(self.samples) / 100.0, 3) if self.samples else None
+
+
+def median_stages(docs):
+    out = {}
+    for k in STAGES:
+        vals = [d.get("stages", {}).get(k) for d in docs if d.get("stages", {}).get(k) is not None]
+        out[k] = round(statistics.median(vals), 1) if vals else None
+    return out
+
+
+def verdicts(docs):
+    counts = {}
+    for d in docs:
+        counts[d.get("verdict")] = counts.get(d.get("verdict"), 0) + 1
+    return counts
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("-n", type=int, default=4, help="distinct variants of each answer in a batch")
+    ap.add_argument("--lanes", default="1,4")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--latency", type=int, default=3, help="one-at-a-time fresh variants per problem")
+    ap.add_argument("--problems", default=os.path.join(HERE, "problems"))
+    ap.add_argument("--candidates", default=os.path.join(HERE, "candidates"))
+    ap.add_argument("--out", default="")
+    args = ap.parse_args()
+    if not add_binding_path(args.build):
+        sys.exit("program_bench: kbench's Python package is not in %s/bindings/python (build it with SWIG)"
+                 % args.build)
+    import kbench
+
+    names = sorted(f for f in os.listdir(args.candidates) if f.endswith(".py")
+                   and os.path.exists(os.path.join(args.problems, f))
+                   and (not args.only or re.search(args.only, f[:-3])))
+    ctx = kbench.Context(0)
+    tasks, sources = {}, {}
+    doc = {"problems": names, "variants_per_problem": args.n, "device": ctx.info.get("device", {}).get("name")}
+    prime = {}
+    for name in names:
+        tasks[name] = kbench.problem_task(os.path.join(args.problems, name))
+        sources[name] = open(os.path.join(args.candidates, name)).read()
+        t0 = time.perf_counter()
+        r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
+                      label=name)
+        prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
+    doc["priming"] = prime
+
+    # One at a time: fresh variants, timed.
+    lat, lat_docs = [], []
+    for name in names:
+        for i in range(args.latency):
+            t0 = time.perf_counter()
+            r = ctx.score(tasks[name], source_variant.variant(sources[name], "one%d" % i), language="python",
+                          label=name)
+            lat.append(time.perf_counter() - t0)
+            lat_docs.append(r.json())
+    doc["one_at_a_time"] = {"n": len(lat), "median_s": round(statistics.median(lat), 3) if lat else None,
+                            "min_s": round(min(lat), 3) if lat else None, "max_s": round(max(lat), 3) if lat else None,
+                            "verdicts": verdicts(lat_docs), "stages_ms": median_stages(lat_docs)}
+
+    series = []
+    serial = 0
+    for lanes in [int(x) for x in args.lanes.split(",") if x]:
+        for mode in ("timed", "correctness"):
+            serial += 1
+            b = ctx.batch(device_lanes=lanes)
+            jobs = []
+            for name in names:
+                for i in range(args.n):
+                    jobs.append((name, source_variant.variant(sources[name], "b%d.%d" % (serial, i))))
+            with GpuBusy() as busy:
+                t0 = time.perf_counter()
+                for k, (name, code) in enumerate(jobs):
+                    b.submit(tasks[name], code, language="python", label=name, tag=k,
+                             skip_timing=(mode == "correctness"))
+                docs = []
+                for job in b.results():
+                    if job.error is not None:
+                        docs.append({"verdict": "error", "error": str(job.error)})
+                    else:
+                        docs.append(job.result().json())
+                wall = time.perf_counter() - t0
+            b.close()
+            series.append({"lanes": lanes, "mode": mode, "jobs": len(jobs), "wall_s": round(wall, 3),
+                           "per_s": round(len(jobs) / wall, 2), "gpu_busy": busy.fraction(),
+                           "verdicts": verdicts(docs), "stages_ms": median_stages(docs)})
+    doc["batch"] = series
+    text = json.dumps(doc, indent=1)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    o = doc["one_at_a_time"]
+    print("program_bench: %d problems; one at a time: median %.2f s (%s)" % (len(names), o["median_s"] or 0,
+                                                                            o["verdicts"]), file=sys.stderr)
+    print("%-6s %-12s %6s %8s %8s %9s  %s" % ("lanes", "mode", "jobs", "wall_s", "per_s", "gpu_busy", "verdicts"),
+          file=sys.stderr)
+    for s in series:
+        print("%-6d %-12s %6d %8.2f %8.2f %9s  %s" % (s["lanes"], s["mode"], s["jobs"], s["wall_s"], s["per_s"],
+                                                     s["gpu_busy"], s["verdicts"]), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+// prepare_score of a program candidate (docs/programs.md): on a CPU thread,
+// ahead of the lanes, the candidate's source is resolved, a kernel
+// candidate (CUDA, PTX, cubin) is compiled like any kernel, and the
+// protocol is made. What runs it is the program backend
+// (engine/program_backend.h), from the load stage on.
+#include <chrono>
+
+#include "engine/context.h"
+#include "engine/kernel_program.h"
+#include "engine/program_backend.h"
+#include "engine/program_protocol.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/profile.h"
+
+namespace kb {
+
+PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput& in, const ScoreOptions& opts,
+                                       PreparedScore ps) {
+    const Task& t = *task;
+    ScoreResult& res = ps.result;
+    res.task = t.name;
+    res.seed = opts.seed ? opts.seed : kDefaultSeed;
+    res.candidate = !in.label.empty() ? in.label : !in.path.empty() ? in.path : "candidate";
+
+    const bool is_kernel = is_kernel_candidate(in, t);
+    if (is_kernel && !is_kernel_language(in.language))
+        fail(KB_ERR_INVALID_ARGUMENT, "task '" + t.name + "' has a Python reference: its candidates are Python "
+                                      "programs, or CUDA, PTX, cubin or Triton kernels; a " +
+                                          std::string(language_name(in.language)) + " candidate is not supported");
+    if (is_kernel && t.python->style != "kernelbench")
+        fail(KB_ERR_TASK_INVALID, "task '" + t.name + "' is a " + t.python->style +
+                                      " task: it takes program candidates only (the functions its test calls); kernel "
+                                      "candidates need a KernelBench-style reference");
+    if (is_kernel && t.args.empty())
+        fail(KB_ERR_TASK_INVALID,
+             "task '" + t.name + "' has no kernel signature: a kernel candidate against its Python reference needs "
+             "`args` (the in buffers in the order get_inputs() returns them, then the out buffers in the order the "
+             "Model returns them) and a launch plan (the task's `candidate.launch` or the candidate's own); or score "
+             "a Python program (ModelNew) instead (docs/programs.md, \"Kernel candidates against a Python reference\")");
+    ProgramProtocolOptions po;
+    po.name = opts.protocol.empty() ? "strict" : opts.protocol;
+    po.seed = opts.seed;
+    po.torch_compute = opts.torch_compute;
+    po.correctness_trials = opts.correctness_runs;
+    po.skip_timing = opts.skip_timing;
+    po.recheck = opts.recheck;
+    po.timing = opts.timing.timing;
+    po.timing_given = opts.timing_given;
+    ProgramCandidate pc;
+    pc.protocol = make_program_protocol(t, po);
+    pc.policy.torch_compute = pc.protocol.torch_compute;
+    pc.policy.enforce = pc.protocol.enforce_policy;
+    if (pc.protocol.name == "kernelbench") res.seed = 42;
+
+    ProgramFacts facts;
+    facts.protocol = pc.protocol.name;
+    facts.style = t.python->style;
+    facts.torch_compute = pc.protocol.torch_compute;
+    if (t.origin.is_object())
+        for (const Json& f : t.origin.value("findings", Json::array()))
+            if (f.is_object() && f.contains("message"))
+                facts.reference_warnings.push_back("import finding: " + f["message"].get<std::string>());
+    ps.done = true;  // until the candidate is resolved
+    auto stage = SteadyClock::now();
+    auto done = [&](kb_verdict v, const std::string& msg) {
+        res.stages.compile_ms = ms_since(stage);
+        res.program = facts;
+        res.verdict = v;
+        res.message = msg;
+        res.elapsed_ms = ms_since(ps.started);
+        return std::move(ps);
+    };
+    if (is_kernel) {
+        // A kernel candidate: compiled here like any kernel (CUDA; Triton's
+        // JIT compiles in the worker), then run as the ModelNew the candidate
+        // worker builds from its plan evaluated at every case.
+        try {
+            Program prog = resolve_candidate(t, in, &res.candidate);
+            facts.kernel_language = prog.language == Language::triton ? "triton" : "cuda";
+            KernelPtr compiled;
+            if (prog.language != Language::triton) {
+                KB_PROFILE_SPAN("engine.compile");
+                compiled = compile(t, prog, res.candidate);
+                res.compile = {true, "", "", compiled};
+            }
+            pc.kernel = make_kernel_candidate(t, prog, compiled.get());
+            pc.source = prog.language == Language::triton ? prog.source : in.code.empty() ? read_file(in.path) : in.code;
+            pc.source_name = prog.source_name.empty() ? res.candidate : prog.source_name;
+        } catch (const CompileError& e) {
+            res.compile = {false, e.what(), e.log(), nullptr};
+            return done(KB_VERDICT_COMPILE_ERROR, e.what());
+        } catch (const Error& e) {
+            if (e.status() != KB_ERR_TASK_INVALID) throw;
+            res.compile = {false, e.what(), "", nullptr};
+            return done(KB_VERDICT_LAUNCH_ERROR, std::string("the candidate's launch plan is invalid: ") + e.what());
+        }
+    } else {
+        pc.source = in.code;
+        if (pc.source.empty()) {
+            if (in.path.empty()) fail(KB_ERR_INVALID_ARGUMENT, "the candidate has neither code nor a path");
+            FileRead file = read_regular_file(in.path, opts_.limits.max_source_bytes);
+            if (file.too_large) {
+                const std::string what = res.candidate + ": the candidate is " + std::to_string(file.size) +
+                                         " bytes long, more than the context's limit (limits.max_source_bytes, " +
+                                         std::to_string(opts_.limits.max_source_bytes) + " bytes)";
+                res.compile = {false, what, "", nullptr};
+                return done(KB_VERDICT_COMPILE_ERROR, what);
+            }
+            pc.source = std::move(file.data);
+        }
+        if (pc.source.find_first_not_of(" \t\r\n") == std::string::npos) {
+            res.compile = {false, "the candidate is empty", "", nullptr};
+            return done(KB_VERDICT_COMPILE_ERROR, "the candidate " + res.candidate +
+                                                      " is empty: a program candidate defines ModelNew (KernelBench) "
+                                                      "or the functions its test calls (TritonBench)");
+        }
+        pc.source_name = in.path.empty() ? "candidate.py" : in.path.substr(in.path.find_last_of('/') + 1);
+        if (pc.source_name.empty()) pc.source_name = "candidate.py";
+        res.compile = {true, "", "", nullptr};
+    }
+    res.stages.compile_ms = ms_since(stage);
+    res.program = facts;
+    ps.kernel = make_program_kernel(res.candidate, std::move(pc));
+    ps.done = false;
+    return ps;
+}
+
+}  // namespace kb

@@ -1,0 +1,186 @@
+// The Python worker processes that program candidates and their Python
+// references run in (docs/programs.md), as the verbs they answer: the
+// transport under the program backend (engine/program_backend.h), as the
+// Supervisor is under the kernel worker's. A context has one reference
+// worker, which runs the problem's own code, and one candidate worker per
+// lane, so expected outputs never exist in a candidate's address space. The
+// engine cannot name the workers' host side (src/worker_host/ sits above it),
+// so a context gets them from its Isolation factories (engine/backend.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/judge.h"
+#include "engine/program_protocol.h"
+#include "engine/result.h"
+#include "exec/host_tensor.h"
+#include "task/task.h"
+#include "util/json.h"
+
+namespace kb {
+
+enum class ProgramRole { reference, candidate };
+const char* program_role_name(ProgramRole r);
+
+// A worker that did not answer (it hung past its deadline or died): the
+// verdict that is the candidate's, in words, with the worker's facts.
+struct ProgramWorkerFailure {
+    kb_verdict verdict = KB_VERDICT_RUNTIME_ERROR;  // timeout or runtime_error
+    std::string message;
+    std::optional<double> deadline_s;
+    std::string signal;
+    std::optional<int> exit_code;
+    WorkerFacts worker;
+};
+
+struct ProgramLoadReply {
+    bool loaded = false;
+    std::string error, where;       // why the import failed, and the candidate's lines in the traceback
+    int line = 0;
+    double import_ms = 0;
+    std::vector<ProgramFinding> findings;  // the source scan's (severity "report")
+    std::vector<std::string> triton_kernels, cuda_kernels;
+    ProgramIntegrity integrity;
+    std::optional<ProgramWorkerFailure> failure;
+};
+
+// One input as the worker made it.
+struct ProgramInput {
+    int index = 0;
+    bool is_tensor = true;
+    std::string dtype;
+    std::vector<int64_t> shape;
+    std::string checksum;   // kbench_problem.checksum: equal bytes, equal checksum, in every process
+    std::string value;      // a non-tensor input, as repr() wrote it
+};
+
+struct ProgramRunRequest {
+    int case_index = 0;
+    double reference_ms = 0;       // the reference's run time at the case (a candidate's deadline scales with it)
+    SeedSpec seed, model_seed;
+    std::string mode = "strict";   // how inputs are made (program_protocol.h)
+    bool clone_inputs = true;
+    bool record_ops = false, record_kernels = false;
+    bool want_outputs = true;
+    std::string poison_dtype;      // the candidate worker fills this much free device memory
+    uint64_t poison_bytes = 0;     //   with the dtype's poison pattern first,
+    std::vector<uint64_t> poison_sizes;  // and blocks of each reference output's size (see poison_plan)
+    // GPU comparison (docs/programs.md, "Processes"): the candidate worker
+    // exports its CUDA outputs as IPC handles instead of copying them to the
+    // host; the reference worker keeps its outputs on the device for
+    // compare_on_gpu, and sends their bytes only up to data_limit in all.
+    bool share_outputs = false;
+    bool keep_outputs = false;
+    std::optional<uint64_t> data_limit;
+};
+
+// An output another process exported (CUDA IPC): the 64-byte handle of its
+// allocation, in hex, where in it the output starts, and its size.
+struct SharedOutput {
+    std::string handle;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+};
+
+struct ProgramRunReply {
+    std::vector<ProgramInput> inputs;
+    std::vector<std::pair<int, std::string>> inputs_after;  // index, checksum after the call (candidate)
+    std::vector<ProgramOutputMeta> outputs;
+    std::vector<HostTensor> data;  // host copies of the tensor outputs that were sent
+    std::vector<int> data_of;      // per output: its index in `data`, or -1
+    std::vector<std::optional<SharedOutput>> shared;  // per output: exported for a GPU comparison
+    bool gpu_compare = false;      // reference: its outputs are kept on the device for compare_on_gpu
+    std::optional<uint64_t> seed_value;  // the seed the worker resolved
+    std::optional<std::string> error;  // the model raised
+    std::string error_stage, error_where;
+    bool context_lost = false;
+    double run_ms = 0;
+    std::optional<double> span_ms;
+    ProgramAttribution attribution;  // raw: kernels, operators, launches (program_judge.h's attribute() fills the rest)
+    ProgramIntegrity integrity;
+    std::optional<ProgramWorkerFailure> failure;
+    // The reference's: its model's parameters and buffers, by name (a kernel
+    // candidate, which gets only the inputs, cannot take such a problem).
+    std::vector<std::string> model_state;
+    size_t bytes() const {
+        size_t n = 0;
+        for (const HostTensor& t : data) n += t.bytes.size();
+        return n;
+    }
+};
+
+struct ProgramTimeRequest {
+    ProgramTimingPlan plan;
+    double reference_ms = 0;       // as ProgramRunRequest::reference_ms
+    SeedSpec model_seed;
+    std::string mode = "strict";
+};
+
+struct ProgramTimeReply {
+    std::vector<double> event_ms, span_ms, wall_ms;  // per sample
+    bool events = false, cupti = false;
+    unsigned warmup_calls = 0;
+    double wall_total_ms = 0;
+    ProgramAttribution attribution;
+    ProgramIntegrity integrity;
+    std::optional<std::string> error;
+    std::string error_where;
+    bool context_lost = false;  // the error broke the worker's CUDA context
+    std::optional<ProgramWorkerFailure> failure;
+};
+
+// One candidate output to compare on the GPU against the reference output at
+// position `output` (of the reference's outputs) of the same run.
+struct GpuCompareItem {
+    size_t output = 0;
+    SharedOutput candidate;
+    Tolerance tolerance;
+};
+
+// The C core's comparator's statistics (Device::compare), or why there are none.
+struct GpuCompareStats {
+    std::optional<std::string> error;
+    uint64_t mismatches = 0, unwritten = 0;
+    double max_abs_err = 0, max_rel_err = 0, max_violation = 0;
+    uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
+};
+
+// A kernel candidate run as a program (engine/kernel_program.h): the table
+// its ModelNew launches by, and the compiled image (CUDA, PTX, cubin; empty
+// for Triton, which Triton's JIT compiles in the worker).
+struct KernelCandidate {
+    Json table;
+    std::string image;
+};
+
+class PythonWorkers {
+public:
+    virtual ~PythonWorkers() = default;
+    // The workers' facts (interpreter, torch, triton, CUPTI, device).
+    virtual Json info() = 0;
+    // Imports a candidate in the candidate worker (replacing the previous one).
+    // With `kernel`, the candidate is a kernel: `source` is its code (Triton's
+    // is imported; CUDA's only names its kernels) and the worker builds the
+    // candidate's ModelNew from the table.
+    virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
+                                            const std::string& source_name,
+                                            const KernelCandidate* kernel = nullptr) = 0;
+    // The reference (the problem's model) or the loaded candidate at one case.
+    // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
+    virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;
+    virtual ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) = 0;
+    // The reference worker compares the candidate's exported outputs with
+    // its own of the run `req` names (run again when it no longer holds
+    // them), on the GPU. One result per item; kb::Error when the reference
+    // worker fails.
+    virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
+                                                        const std::vector<GpuCompareItem>& items) = 0;
+    // As Backend::let_go.
+    virtual void let_go() {}
+};
+
+}  // namespace kb

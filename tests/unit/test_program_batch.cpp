@@ -1,0 +1,153 @@
+// Program candidates through the batch's queue and lanes, without a GPU or
+// torch (engine/batch.h, engine/program_backend.h): every job goes through
+// the same stages as a kernel's, its import (the load stage) in its lane's
+// own Python candidate worker. Candidates that fail while importing (hang,
+// exit, crash, raise, define nothing) get their verdicts, each lane's hangs
+// run beside the others', and a hung or dead worker costs only its lane.
+// Whole scores with torch are tests/torch/test_program_scores.cpp.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "kbench.h"
+#include "util/files.h"
+#include "util/json.h"
+
+namespace {
+
+const std::string kDir = std::string(KB_SOURCE_DIR) + "/tests/programs";
+
+struct ProgramBatch : ::testing::Test {
+    kb_context* ctx = nullptr;
+    kb_task* task = nullptr;
+
+    void SetUp() override {
+        // Python workers without a device; $KBENCH_PYTHON, else CMake's interpreter.
+        ::setenv("KBENCH_WORKER_TEST_HOOKS", "1", 1);
+        ::setenv("KBENCH_PROGRAM_TEST_CPU", "1", 1);
+        const char* p = std::getenv("KBENCH_PYTHON");
+        if (!p || !*p) ::setenv("KBENCH_PYTHON", *KB_TEST_PYTHON ? KB_TEST_PYTHON : "python3", 1);
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        o.timeout_s = 2.0;  // each request's deadline: an import that hangs ends here
+        ASSERT_EQ(kb_context_create(&o, &ctx), KB_OK) << kb_last_error();
+        ASSERT_EQ(kb_load_task((kDir + "/tasks/softmax_rows/task.json").c_str(), &task), KB_OK) << kb_last_error();
+    }
+    void TearDown() override {
+        kb_task_destroy(task);
+        kb_context_destroy(ctx);
+    }
+
+    // Submits every (tag, file) on a batch of `lanes` lanes and collects
+    // their results by tag. The candidates import no torch (CI has none).
+    struct Outcome {
+        kb_verdict verdict = KB_VERDICT_NONE;
+        std::string message;
+        kb::Json json;
+    };
+    std::map<uint64_t, Outcome> run(const std::vector<std::string>& files, unsigned lanes, bool compile_only,
+                                    double* seconds) {
+        kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
+        bo.device_lanes = lanes;
+        bo.compile_threads = 2;
+        kb_batch* b = nullptr;
+        EXPECT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
+        kb_score_options so = KB_SCORE_OPTIONS_INIT;
+        so.flags = KB_SCORE_SKIP_TIMING | (compile_only ? KB_SCORE_COMPILE_ONLY : 0);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (size_t i = 0; i < files.size(); ++i) {
+            kb_candidate c = KB_CANDIDATE_INIT;
+            c.language = KB_LANG_PYTHON;
+            // A file of tests/programs/candidates, or "=CODE": the code itself.
+            const std::string path = kDir + "/candidates/" + files[i];
+            if (files[i][0] == '=') {
+                c.code = files[i].c_str() + 1;
+                c.label = "inline.py";
+            } else {
+                c.path = path.c_str();
+            }
+            EXPECT_EQ(kb_batch_submit(b, task, &c, &so, i, -1.0, nullptr), KB_OK) << kb_last_error();
+        }
+        std::map<uint64_t, Outcome> out;
+        kb_batch_job* job = nullptr;
+        while (kb_batch_next(b, 60.0, &job) == KB_OK) {
+            kb_result* r = nullptr;
+            EXPECT_EQ(kb_batch_job_take_result(job, &r), KB_OK) << kb_last_error();
+            if (r) {
+                Outcome& o = out[kb_batch_job_tag(job)];
+                o.verdict = kb_result_verdict(r);
+                o.message = kb_result_message(r);
+                o.json = kb::Json::parse(kb_result_json(r));
+                kb_result_destroy(r);
+            }
+            kb_batch_job_destroy(job);
+        }
+        *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        kb_batch_destroy(b);
+        return out;
+    }
+};
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_F(ProgramBatch, ImportFailuresGetTheirVerdictsThroughTheQueue) {
+    double s = 0;
+    auto out = run({"=import os\nundefined_name_at_import_time + 1\n", "exits_at_import.py", "hangs_at_import.py",
+                    "=import os\n", "segfaults_at_import.py"},
+                   2, false, &s);
+    ASSERT_EQ(out.size(), 5u);
+    EXPECT_EQ(out[0].verdict, KB_VERDICT_COMPILE_ERROR) << out[0].message;
+    EXPECT_TRUE(has(out[0].message, "undefined_name_at_import_time")) << out[0].message;
+    EXPECT_TRUE(has(out[0].message, "(line 2)")) << out[0].message;
+    EXPECT_EQ(out[1].verdict, KB_VERDICT_RUNTIME_ERROR) << out[1].message;
+    EXPECT_TRUE(has(out[1].message, "exited with status 7")) << out[1].message;
+    EXPECT_EQ(out[2].verdict, KB_VERDICT_TIMEOUT) << out[2].message;
+    EXPECT_EQ(out[3].verdict, KB_VERDICT_COMPILE_ERROR) << out[3].message;
+    EXPECT_TRUE(has(out[3].message, "ModelNew")) << out[3].message;
+    EXPECT_EQ(out[4].verdict, KB_VERDICT_RUNTIME_ERROR) << out[4].message;
+    // A program's result is a program's: its protocol, its import as the compile stage.
+    for (auto& [tag, o] : out) {
+        ASSERT_TRUE(o.json.contains("program")) << o.json.dump();
+        EXPECT_EQ(o.json["program"].value("protocol", ""), "strict");
+        EXPECT_FALSE(o.json["compile"].value("ok", true)) << tag;
+    }
+}
+
+TEST_F(ProgramBatch, LanesImportSideBySide) {
+    // Four imports that hang until their 2 s deadline: on four lanes, each
+    // with its own candidate worker, they end together, where one worker
+    // would take them one after another (8 s and more).
+    double s = 0;
+    auto out = run({"hangs_at_import.py", "hangs_at_import.py", "hangs_at_import.py", "hangs_at_import.py"}, 4,
+                   false, &s);
+    ASSERT_EQ(out.size(), 4u);
+    for (auto& [tag, o] : out) EXPECT_EQ(o.verdict, KB_VERDICT_TIMEOUT) << o.message;
+    EXPECT_LT(s, 6.5) << "four hanging imports on four lanes took " << s << " s";
+}
+
+TEST_F(ProgramBatch, CompileOnlyImportsAndStops) {
+    double s = 0;
+    auto out = run({"=raise RuntimeError('no')\n", "exits_at_import.py"}, 1, true, &s);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].verdict, KB_VERDICT_COMPILE_ERROR) << out[0].message;
+    EXPECT_EQ(out[1].verdict, KB_VERDICT_RUNTIME_ERROR) << out[1].message;
+}
+
+TEST_F(ProgramBatch, AnEmptyCandidateIsACompileErrorNamingIt) {
+    kb_candidate c = KB_CANDIDATE_INIT;
+    c.language = KB_LANG_PYTHON;
+    c.code = "\n  \n";
+    c.label = "empty.py";
+    kb_score_options so = KB_SCORE_OPTIONS_INIT;
+    so.flags = KB_SCORE_SKIP_TIMING;
+    kb_result* r = nullptr;
+    ASSERT_EQ(kb_score(ctx, task, &c, &so, &r), KB_OK) << kb_last_error();
+    EXPECT_EQ(kb_result_verdict(r), KB_VERDICT_COMPILE_ERROR);
+    EXPECT_TRUE(has(kb_result_message(r), "empty.py is empty")) << kb_result_message(r);
+    kb_result_destroy(r);
+}
