@@ -157,7 +157,10 @@ def main():
             b.close()
             series.append({"lanes": lanes, "mode": mode, "jobs": len(jobs), "wall_s": round(wall, 3),
                            "per_s": round(len(jobs) / wall, 2), "gpu_busy": busy.fraction(),
-                           "verdicts": verdicts(docs), "stages_ms": median_stages(docs)})
+                           "verdicts": verdicts(docs), "stages_ms": median_stages(docs),
+                           "failures": [{"verdict": d.get("verdict"), "task": d.get("task"),
+                                         "message": (d.get("message") or d.get("error") or "")[:400]}
+                                        for d in docs if d.get("verdict") != "pass"][:6]})
     doc["batch"] = series
     text = json.dumps(doc, indent=1)
     print(text)

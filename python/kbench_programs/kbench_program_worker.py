@@ -152,6 +152,10 @@ class Worker:
     def hello(self, doc):
         want = int(doc.get("device", self.device_index))
         self.test_cpu = bool(doc.get("test_cpu", False)) and self.test_hooks
+        # The share of device memory this worker's input cache may hold: the
+        # host divides it among the workers that share the GPU (a context's
+        # reference worker and one candidate worker per lane).
+        self.cache_share = float(doc.get("cache_share", 0.15))
         self.start_torch(want if not self.test_cpu else -1)
         info = {"pid": os.getpid(), "role": self.role, "python": sys.executable,
                 "python_version": "%d.%d.%d" % sys.version_info[:3], "worker_version": WORKER_VERSION,
@@ -259,7 +263,12 @@ class Worker:
         # Inputs of at most a few cases and seeds stay: a second candidate
         # neither regenerates them nor waits for the CPU.
         size = sum(d.get("bytes", 0) for d in descs)
-        while self.inputs and self.input_bytes + size > self.input_budget():
+        budget = self.input_budget()
+        if size > budget:
+            # Larger than this worker's share: made again when needed rather
+            # than held, so that workers of several lanes fit on the device.
+            return tensors, descs
+        while self.inputs and self.input_bytes + size > budget:
             self.forget_inputs(next(iter(self.inputs)))
         self.inputs[key] = (tensors, descs)
         self.input_bytes += size
@@ -275,9 +284,9 @@ class Worker:
     def input_budget(self):
         if self.device.startswith("cuda"):
             free, total = self.torch.cuda.mem_get_info(self.device)
-            # Two workers' inputs and the reference's kept outputs share the
-            # device with the candidate's own work.
-            return max(int(total * 0.15), 1 << 30)
+            # Every worker's inputs and the reference's kept outputs share
+            # the device with the candidate's own work.
+            return max(int(total * getattr(self, "cache_share", 0.15)), 256 << 20)
         return 4 << 30
 
     def model(self, h, ref, case, who, model_seed):

@@ -95,7 +95,9 @@ struct Isolation {
     // the isolation asked for: a Python candidate never runs in the caller's
     // process. The reference worker starts on a context's first program
     // candidate, a lane's candidate worker on the lane's first.
-    std::function<std::unique_ptr<PythonWorkers>(const ContextOptions&, ProgramRole)> python_workers;
+    // `sharing`: how many Python workers share the device (their input
+    // caches divide its memory).
+    std::function<std::unique_ptr<PythonWorkers>(const ContextOptions&, ProgramRole, unsigned sharing)> python_workers;
 };
 
 }  // namespace kb

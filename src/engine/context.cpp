@@ -132,14 +132,25 @@ Backend& Context::lane_programs(size_t lane) {
         if (!isolation_.python_workers)
             fail(KB_ERR_WORKER, "this context was created without the Python workers' host side; create it through "
                                 "kb_context_create to score program candidates");
+        unsigned sharing = 0;
         {
             std::lock_guard<std::mutex> lock(lanes_mutex_);
-            if (!program_refs_)
+            // The reference worker and a candidate worker per lane share the device.
+            sharing = unsigned(lanes_.size()) + 2;
+            if (!program_refs_) {
+                // Half the device for the correctness runs of all lanes at
+                // once; the workers' input caches and the reference's kept
+                // outputs have most of the rest.
+                const Json dev = info_.value("device", Json());
+                const uint64_t total = dev.is_object() ? dev.value("total_memory_bytes", uint64_t(0)) : 0;
                 program_refs_ = std::make_unique<ProgramReferences>(
-                    [this] { return isolation_.python_workers(opts_, ProgramRole::reference); });
+                    [this, sharing] { return isolation_.python_workers(opts_, ProgramRole::reference, sharing); },
+                    total / 2);
+            }
         }
-        *slot = std::make_unique<ProgramBackend>(
-            *program_refs_, [this] { return isolation_.python_workers(opts_, ProgramRole::candidate); });
+        *slot = std::make_unique<ProgramBackend>(*program_refs_, [this, sharing] {
+            return isolation_.python_workers(opts_, ProgramRole::candidate, sharing);
+        });
     }
     return **slot;
 }

@@ -375,6 +375,25 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     // A kernel's signature must fit what the problem makes and returns
     // (checked on every run: a program candidate may have cached the reply).
     if (pc.kernel) check_kernel_signature(t, base.case_index, *ref);
+    // The device memory this run takes: the candidate's inputs and their
+    // copy, its outputs and the poison (twice the outputs) beside them.
+    uint64_t in_bytes = 0, out_bytes = 0;
+    for (const ProgramInput& in : ref->inputs)
+        if (in.is_tensor)
+            if (auto dt = parse_dtype(in.dtype)) {
+                uint64_t n = dtype_size(*dt);
+                for (int64_t d : in.shape) n *= uint64_t(std::max<int64_t>(d, 0));
+                in_bytes += n;
+            }
+    for (const ProgramOutputMeta& m : ref->outputs) out_bytes += output_bytes(m);
+    struct Held {
+        ProgramReferences::Gate& gate;
+        uint64_t bytes;
+        ~Held() { gate.release(bytes); }
+    };
+    const uint64_t footprint = 2 * in_bytes + 4 * out_bytes;
+    refs_.gate().acquire(footprint);
+    Held held{refs_.gate(), footprint};
     ProgramRunRequest rq = base;
     rq.clone_inputs = p.clone_inputs;
     rq.record_ops = p.record_ops && !recheck;

@@ -20,6 +20,8 @@
 // GPU phases keep the lanes' rules (correctness shared, timing alone).
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -57,7 +59,9 @@ KernelPtr make_program_kernel(const std::string& label, ProgramCandidate candida
 class ProgramReferences {
 public:
     using Start = std::function<std::unique_ptr<PythonWorkers>()>;
-    explicit ProgramReferences(Start start) : start_(std::move(start)) {}
+    // `device_bytes`: how much device memory the lanes' correctness runs may
+    // take at once (0: no limit, as without a device).
+    ProgramReferences(Start start, uint64_t device_bytes) : start_(std::move(start)), gate_(device_bytes) {}
 
     // Runs `f` with the reference worker (started on first use), one caller
     // at a time.
@@ -68,6 +72,35 @@ public:
         return f(*workers_);
     }
     ProgramReferenceCache& cache() { return cache_; }
+    // Correctness runs of several lanes overlap on the GPU; each takes what
+    // its case needs (inputs, their copy, outputs, the poison) out of one
+    // budget first, so that runs at a problem's own sizes (KernelBench's
+    // inputs are 6-9 GB) take turns instead of running the device out of
+    // memory. A run larger than the budget runs alone.
+    class Gate {
+    public:
+        explicit Gate(uint64_t capacity) : capacity_(capacity) {}
+        void acquire(uint64_t bytes) {
+            if (capacity_ == 0) return;
+            std::unique_lock<std::mutex> lock(mutex_);
+            freed_.wait(lock, [&] { return used_ == 0 || used_ + bytes <= capacity_; });
+            used_ += bytes;
+        }
+        void release(uint64_t bytes) {
+            if (capacity_ == 0) return;
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                used_ -= bytes;
+            }
+            freed_.notify_all();
+        }
+
+    private:
+        uint64_t capacity_, used_ = 0;
+        std::mutex mutex_;
+        std::condition_variable freed_;
+    };
+    Gate& gate() { return gate_; }
     // As Backend::let_go, and the owner to release (Context's destructor).
     std::unique_ptr<PythonWorkers> release() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -87,6 +120,7 @@ private:
     std::mutex mutex_;
     std::unique_ptr<PythonWorkers> workers_;
     ProgramReferenceCache cache_;
+    Gate gate_;
 };
 
 class ProgramBackend : public Backend {

@@ -12,7 +12,9 @@ Isolation worker_isolation() {
     iso.compile_sandbox = [](const ContextOptions& opts, const CompilerConfig& config) -> std::shared_ptr<CompileSandbox> {
         return make_compile_pool(opts, config);
     };
-    iso.python_workers = [](const ContextOptions& opts, ProgramRole role) { return make_python_workers(opts, role); };
+    iso.python_workers = [](const ContextOptions& opts, ProgramRole role, unsigned sharing) {
+        return make_python_workers(opts, role, sharing);
+    };
     return iso;
 }
 

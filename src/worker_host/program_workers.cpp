@@ -144,7 +144,7 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
                        "torch there, or point $KBENCH_PYTHON at one that has it";
         ws.spawn.stderr_file = dir + "/stderr.log";
         ws.standby = standby;
-        ws.hello_extra = Json{{"role", name}, {"test_cpu", settings_.test_cpu}};
+        ws.hello_extra = Json{{"role", name}, {"test_cpu", settings_.test_cpu}, {"cache_share", settings_.cache_share}};
         ws.hello_s = kHelloS;
         ws.canary_s = kCanaryS;
         return std::make_unique<Supervisor>(ws);
@@ -363,8 +363,11 @@ ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, con
     return out;
 }
 
-std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role) {
+std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role, unsigned sharing) {
     ProgramWorkerSettings s = program_worker_settings(opts);
+    // Input caches of at most 30% of the device in all (two workers had 15%
+    // each before lanes had workers of their own).
+    s.cache_share = 0.30 / double(std::max(2u, sharing));
     s.reference = role == ProgramRole::reference;
     s.candidate = role == ProgramRole::candidate;
     return std::make_unique<ProgramWorkers>(std::move(s));

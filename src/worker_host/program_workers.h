@@ -28,6 +28,9 @@ struct ProgramWorkerSettings {
     bool test_cpu = false;    // $KBENCH_PROGRAM_TEST_CPU=1 with test hooks: torch on the CPU (tests)
     bool standby = true;      // a warm candidate worker behind the one in use
     double timeout_s = 0;     // kb_context_options.timeout_s: every candidate request's deadline
+    // The share of device memory each worker's input cache may hold: the
+    // workers of a context's lanes and its reference worker divide it.
+    double cache_share = 0.15;
     bool reference = true;    // the roles whose workers start (a request for another is kbench's bug)
     bool candidate = true;
 };
@@ -94,6 +97,7 @@ private:
 };
 
 // The workers of one role for a context (Isolation::python_workers).
-std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role);
+// `sharing`: how many Python workers share the device.
+std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role, unsigned sharing);
 
 }  // namespace kb
