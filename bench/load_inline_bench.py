@@ -15,7 +15,7 @@ and each row gives the wall seconds of the import (build and load), the CPU
 seconds of the compilers it ran, the path that built it and its verdict
 (`loaded`, or `compile_error` with the first line of the message).
 
-    bench/load_inline_bench.py [--answers DIR] [--repeat N] [--json OUT]
+    bench/load_inline_bench.py [--answers DIR]... [--repeat N] [--json OUT]
         [--python PY] [--cache DIR]
 
 On a machine without a GPU it sets TORCH_CUDA_ARCH_LIST=9.0 (torch would
@@ -34,7 +34,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ANSWERS = ROOT / "bench" / "kernelbench" / "cuda_candidates"
+ANSWERS = [ROOT / "bench" / "kernelbench" / "cuda_candidates", ROOT / "tests" / "programs" / "cuda_candidates"]
 
 CHILD = r'''
 import importlib.util, json, os, resource, sys, time
@@ -87,7 +87,9 @@ def run_one(py, mode, answer, cache, env):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--answers", default=str(ANSWERS))
+    ap.add_argument("--answers", action="append", default=[],
+                    help="a folder of answers (repeatable; default: bench/kernelbench/cuda_candidates and "
+                         "tests/programs/cuda_candidates)")
     ap.add_argument("--repeat", type=int, default=1, help="builds per answer and path (default 1)")
     ap.add_argument("--json", default="", help="write every row here")
     ap.add_argument("--python", default=os.environ.get("KBENCH_PYTHON", sys.executable))
@@ -108,7 +110,7 @@ def main():
         env.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
     own_cache = not args.cache
     cache = args.cache or tempfile.mkdtemp(prefix="kbench-li-cache-")
-    answers = sorted(pathlib.Path(args.answers).glob("*.py"))
+    answers = [a for d in (args.answers or ANSWERS) for a in sorted(pathlib.Path(d).glob("*.py"))]
     rows = []
     try:
         if not args.no_cold and answers:
@@ -134,8 +136,8 @@ def main():
     mismatched = []
     print("\nload_inline: torch's build vs kbench's fast build, torch %s, device %s, %d CPUs"
           % (torch_version, doc["device"], doc["cpus"]))
-    print("%-44s %-15s %-15s %-9s %-9s %-8s %s" % ("answer", "torch wall/cpu", "fast wall/cpu", "speedup", "fast path",
-                                                   "same", "verdict"))
+    print("%-44s %-15s %-15s %-9s %-9s %-8s %-13s %s" % ("answer", "torch wall/cpu", "fast wall/cpu", "speedup",
+                                                         "fast path", "same", "verdict", "fast steps (s)"))
     for a in answers:
         t = [x for x in rows if x["answer"] == a.name and x["mode"] == "torch"]
         f = [x for x in rows if x["answer"] == a.name and x["mode"] == "fast"]
@@ -146,9 +148,15 @@ def main():
         same = {x["verdict"] for x in t} == {x["verdict"] for x in f} and len({x["verdict"] for x in t}) == 1
         if not same:
             mismatched.append(a.name)
-        print("%-44s %6.1f/%6.1f s  %6.1f/%6.1f s  %6.2fx  %-9s %-8s %s"
+        b = (f[0].get("builds") or [{}])[0]
+        nv = b.get("nvcc_ms") or {}
+        parts = ["%s %.1f" % (k, v / 1e3) for k, v in nv.items()]
+        parts += ["%s %.1f" % (st["tool"], st["ms"] / 1e3) for st in b.get("steps", []) if st["tool"] != "nvcc"]
+        if "link_ms" in b:
+            parts.append("link %.1f" % (b["link_ms"] / 1e3))
+        print("%-44s %6.1f/%6.1f s  %6.1f/%6.1f s  %6.2fx  %-9s %-8s %-13s %s"
               % (a.name, tw, tc, fw, fc, tw / fw if fw else 0, f[0].get("build"), "yes" if same else "NO",
-                 f[0]["verdict"]))
+                 f[0]["verdict"], ", ".join(parts)))
     cold = [x for x in rows if x["mode"] == "fast_cold"]
     if cold:
         print("cold cache (the precompiled header built too): %s %.1f s wall, %.1f s CPU"

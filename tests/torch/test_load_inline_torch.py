@@ -104,6 +104,9 @@ class FastBuild(unittest.TestCase):
         self.assertEqual((b["build"], b["function"], b["name"], b["pch"]), ("fast", "load_inline", "kb_answer_relu",
                                                                             True), b)
         self.assertEqual(sorted(s["tool"] for s in b["steps"]), ["c++", "nvcc"], b)
+        self.assertNotIn("pch_rejected", b)  # GCC used the precompiled header
+        self.assertTrue(b["nvcc_split"], b)
+        self.assertEqual(sorted(b["nvcc_ms"]), ["device", "host", "host_compile"], b)
         self.assertTrue(hasattr(mod.relu_ext, "relu_forward"))
         self.assertEqual(mod.relu_ext.relu_forward.__doc__.strip().splitlines()[-1], "relu_forward")
         # The wrapper runs the answer's own check, through torch's error handling.
