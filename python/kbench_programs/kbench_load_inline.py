@@ -121,6 +121,22 @@ def cuda_cu_text(cuda_sources, no_implicit_headers=False):
     return "\n".join(parts)
 
 
+def mutate_like_torch(bound):
+    """torch's load_inline changes the lists an answer passes: the include
+    and the bindings are added to its cpp_sources list, the headers to its
+    cuda_sources list (a string is copied into a new list first). An answer
+    that passes the same list again sees them: so it does here."""
+    no_hdr = bool(bound.get("no_implicit_headers", False))
+    cpp = bound.get("cpp_sources")
+    if isinstance(cpp, list):
+        if not no_hdr:
+            cpp.insert(0, EXTENSION_INCLUDE)
+        cpp += bindings(bound.get("functions"), bound.get("with_pytorch_error_handling", True))
+    cu = bound.get("cuda_sources")
+    if isinstance(cu, list) and cu and not no_hdr:
+        cu[0:0] = ["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"]
+
+
 def cuda_prefix_lines(no_implicit_headers=False):
     """How many lines load_inline puts before the answer's CUDA source."""
     return 0 if no_implicit_headers else 3
@@ -172,7 +188,8 @@ def fallback_reason(kind, args, kwargs, hip=False):
     if kind == "load_inline":
         for src_arg in ("cpp_sources", "cuda_sources"):
             v = bound.get(src_arg)
-            if v is not None and not isinstance(v, str) and not all(isinstance(x, str) for x in v):
+            if v is not None and not isinstance(v, str) and not (isinstance(v, list) and
+                                                                 all(isinstance(x, str) for x in v)):
                 return "%s is not a string or a list of strings" % src_arg
         f = bound.get("functions")
         if f is not None and not isinstance(f, (str, list, dict)):
@@ -272,12 +289,14 @@ _DIAG = re.compile(r"^(?P<file>[^\s:(]+?)(?:\((?P<pl>\d+)\)|:(?P<cl>\d+)(?::\d+)
 
 
 def first_error(output):
-    """(file, line, the message line) of the first compiler error in
-    g++'s or nvcc's output, or None."""
+    """(file name, line, the message line, the file named without its
+    folder) of the first compiler error in g++'s or nvcc's output, or None."""
     for line in output.splitlines():
         m = _DIAG.match(line.strip())
         if m:
-            return os.path.basename(m.group("file")), int(m.group("pl") or m.group("cl")), line.strip()
+            name = os.path.basename(m.group("file"))
+            # The private build folder's path says nothing to the answer's author.
+            return name, int(m.group("pl") or m.group("cl")), line.strip().replace(m.group("file"), name, 1)
     return None
 
 
@@ -694,6 +713,11 @@ class FastBuilder:
         main = main_cpp_text(bound.get("cpp_sources"), bound.get("functions"),
                              bound.get("with_pytorch_error_handling", True), no_hdr)
         cu = cuda_cu_text(bound.get("cuda_sources"), no_hdr)
+        where = {"cuda.cu": (_as_list(bound.get("cuda_sources")), cuda_prefix_lines(no_hdr)),
+                 "main.cpp": (_as_list(bound.get("cpp_sources")), 0 if no_hdr else 1)}
+        lists = [v for v in (bound.get("cpp_sources"), bound.get("cuda_sources")) if isinstance(v, list)]
+        saved = [list(v) for v in lists]
+        mutate_like_torch(bound)
         build_dir = tempfile.mkdtemp(prefix="load-inline-%s-" % name, dir=self.work_root)
         try:
             sources = [os.path.join(build_dir, "main.cpp")]
@@ -703,9 +727,11 @@ class FastBuilder:
                 sources.append(os.path.join(build_dir, "cuda.cu"))
                 with open(sources[1], "w") as f:
                     f.write(cu)
-            where = {"cuda.cu": (_as_list(bound.get("cuda_sources")), cuda_prefix_lines(no_hdr)),
-                     "main.cpp": (_as_list(bound.get("cpp_sources")), 0 if no_hdr else 1)}
-            return self._build(name, sources, bound, build_dir, record, where)
+            module, reason = self._build(name, sources, bound, build_dir, record, where)
+            if module is None:
+                for v, old in zip(lists, saved):  # torch's own build changes them itself
+                    v[:] = old
+            return module, reason
         finally:
             shutil.rmtree(build_dir, ignore_errors=True)
 

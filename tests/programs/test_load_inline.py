@@ -90,6 +90,18 @@ class Sources(unittest.TestCase):
         kli.main_cpp_text(srcs, ["a"])
         self.assertEqual(srcs, ["int a();"])
 
+    def test_the_lists_change_as_torch_changes_them(self):
+        bound = {"cpp_sources": ["int a();"], "cuda_sources": ["int a() {return 1;}"], "functions": ["a"]}
+        kli.mutate_like_torch(bound)
+        self.assertEqual(bound["cpp_sources"], ["#include <torch/extension.h>", "int a();",
+                                                "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {",
+                                                'm.def("a", torch::wrap_pybind_function(a), "a");', "}"])
+        self.assertEqual(bound["cuda_sources"][:3], ["#include <torch/types.h>", "#include <cuda.h>",
+                                                     "#include <cuda_runtime.h>"])
+        strings = {"cpp_sources": "int a();", "cuda_sources": "x"}
+        kli.mutate_like_torch(strings)
+        self.assertEqual(strings, {"cpp_sources": "int a();", "cuda_sources": "x"})
+
     def test_where_a_precompiled_header_applies(self):
         self.assertTrue(kli.begins_with_extension_include("\n#include <torch/extension.h>\nint a;"))
         self.assertTrue(kli.begins_with_extension_include("#  include <torch/extension.h>"))
@@ -115,6 +127,7 @@ class Fallback(unittest.TestCase):
             ("load_inline", (), dict(name="my-ext", cpp_sources=""), "identifier"),
             ("load_inline", (), dict(name="ext", cpp_sources="", extra_cflags="-O3"), "extra_cflags"),
             ("load_inline", (), dict(name="ext", cpp_sources=[1]), "cpp_sources"),
+            ("load_inline", (), dict(name="ext", cpp_sources=("int a();",)), "cpp_sources"),
             ("load_inline", ("ext", ""), dict(name="ext"), "twice"),
             ("load", (), dict(name="ext", sources=["a.cpp"], is_standalone=True), "is_standalone"),
             ("load", (), dict(name="ext", sources=["a.sycl"]), "not a C++ or CUDA file"),
@@ -169,6 +182,7 @@ class Errors(unittest.TestCase):
     def test_first_error(self):
         self.assertEqual(kli.first_error(self.NVCC)[:2], ("cuda.cu", 27))
         self.assertEqual(kli.first_error(self.GCC)[:2], ("main.cpp", 2))
+        self.assertEqual(kli.first_error(self.NVCC)[2], 'cuda.cu(27): error: identifier "undefined_thing" is undefined')
         self.assertIsNone(kli.first_error("warning: x\n"))
 
     def test_answer_line(self):

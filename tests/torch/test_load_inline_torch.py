@@ -59,13 +59,13 @@ class FastBuild(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.work = tempfile.mkdtemp(prefix="kbench-li-test-")
-        cls.torch_load_inline = ce.load_inline
+        cls.torch_load_inline = staticmethod(ce.load_inline)
         cls.builder = kli.install(torch, cls.work, CACHE, answer_text_of=lambda: cls.answer_text)
         cls.answer_text = None
 
     @classmethod
     def tearDownClass(cls):
-        ce.load_inline = cls.torch_load_inline
+        ce.load_inline = ce.load_inline.__wrapped__
         ce.load = ce.load.__wrapped__
         shutil.rmtree(cls.work, ignore_errors=True)
 
@@ -78,9 +78,17 @@ class FastBuild(unittest.TestCase):
         real_jit = ce._jit_compile
         try:
             ce._jit_compile = lambda *a, **k: None  # torch writes the files, then builds here
-            for kw in cases:
+            import copy
+            for kw_in in cases:
+                kw = copy.deepcopy(kw_in)
                 with tempfile.TemporaryDirectory() as d:
-                    self.torch_load_inline(name="same_sources", build_directory=d, **kw)
+                    self.torch_load_inline(name="same_sources", build_directory=d, **copy.deepcopy(kw_in))
+                    # torch changes the lists it is given; so does the fast build.
+                    torch_kw = copy.deepcopy(kw_in)
+                    self.torch_load_inline(name="same_sources", build_directory=d, **torch_kw)
+                    mine = copy.deepcopy(kw_in)
+                    kli.mutate_like_torch(mine)
+                    self.assertEqual(torch_kw, mine)
                     with open(os.path.join(d, "main.cpp")) as f:
                         self.assertEqual(f.read(), kli.main_cpp_text(
                             kw["cpp_sources"], kw.get("functions"), kw.get("with_pytorch_error_handling", True),
@@ -131,6 +139,23 @@ class FastBuild(unittest.TestCase):
         self.assertIn("(the answer's line %d)" % bad_line, head)
         self.assertEqual(kli.builds_since(m0)[0]["build"], "fast")
         print("compile error in %.1f s: %s" % (secs, head), file=sys.stderr)
+
+    def test_load_builds_files_fast(self):
+        # A C++ extension of the answer's own files, with the CUDA flags (the
+        # precompiled header the CUDA answers use).
+        d = tempfile.mkdtemp(dir=self.work)
+        src = os.path.join(d, "twice.cpp")
+        with open(src, "w") as f:
+            f.write("#include <torch/extension.h>\n"
+                    "torch::Tensor twice(torch::Tensor x) { return x * 2; }\n"
+                    "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"twice\", &twice); }\n")
+        m0 = kli.mark()
+        mod = ce.load(name="kb_load_twice", sources=[src], with_cuda=True)
+        b = kli.builds_since(m0)[0]
+        self.assertEqual((b["function"], b["build"], b["pch"]), ("load", "fast", True), b)
+        self.assertNotIn("pch_rejected", b)
+        self.assertEqual(mod.twice(torch.tensor([1.5, -2.0])).tolist(), [3.0, -4.0])
+        shutil.rmtree(d, ignore_errors=True)
 
     def test_a_construct_it_does_not_take_goes_to_torch(self):
         calls = []
