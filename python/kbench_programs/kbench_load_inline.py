@@ -464,10 +464,36 @@ def _split_command(command):
     return shlex.split(command)
 
 
+def _descendants(pid):
+    """The processes below `pid` (from /proc), deepest last."""
+    children = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for n in names:
+        if not n.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % n) as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(n))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 class Processes:
-    """The build's processes: each in its own process group, all killed at
-    once past the deadline or when a step fails (the compilers' children,
-    cicc, ptxas and cc1plus, with them)."""
+    """The build's processes. They stay in the worker's process group, so
+    the supervisor's kill of a worker past its deadline ends them too; the
+    build's own stop (a step failed, or its backstop deadline passed) kills
+    each step with the processes below it (cicc, ptxas, cc1plus)."""
 
     def __init__(self, cwd, deadline_s):
         self.cwd = cwd
@@ -484,7 +510,7 @@ class Processes:
             if self.stopped:
                 return -9, "", 0.0
             p = subprocess.Popen(argv, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+                                 stdin=subprocess.DEVNULL, env=env)
             self.live.append(p)
         timer = threading.Timer(max(0.1, self.end - time.monotonic()), self._deadline)
         timer.daemon = True
@@ -507,10 +533,17 @@ class Processes:
         with self.lock:
             self.stopped = True
             for p in self.live:
-                try:
-                    os.killpg(p.pid, 9)
-                except OSError:
-                    pass
+                # Stopped first, so that none starts another child meanwhile.
+                for pid in [p.pid] + _descendants(p.pid):
+                    try:
+                        os.kill(pid, 19)  # SIGSTOP
+                    except OSError:
+                        pass
+                for pid in [p.pid] + _descendants(p.pid):
+                    try:
+                        os.kill(pid, 9)
+                    except OSError:
+                        pass
 
 
 # ---------------------------------------------------------------------------

@@ -351,5 +351,46 @@ class NvccSplit(unittest.TestCase):
             self.assertIn("undeclared_b", fs[2])
 
 
+class Stopping(unittest.TestCase):
+    def test_stop_ends_a_step_and_the_processes_below_it(self):
+        import tempfile
+        import threading
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            procs = kli.Processes(d, 60)
+            got = []
+            pidfile = os.path.join(d, "grandchild")
+            t = threading.Thread(target=lambda: got.append(procs.run(
+                ["/bin/sh", "-c", "sleep 30 & echo $! > %s; wait" % pidfile])))
+            t0 = time.monotonic()
+            t.start()
+            while not (os.path.exists(pidfile) and open(pidfile).read().strip()):
+                time.sleep(0.02)
+            grandchild = int(open(pidfile).read())
+            procs.stop()
+            t.join(10)
+            self.assertFalse(t.is_alive())
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertEqual(got[0][0], -9)
+            for _ in range(100):  # reaped by init once killed
+                if not os.path.exists("/proc/%d" % grandchild) or \
+                        open("/proc/%d/stat" % grandchild).read().split(")")[-1].split()[0] in ("Z", "X"):
+                    break
+                time.sleep(0.05)
+            else:
+                self.fail("the step's child %d is still running" % grandchild)
+            # A stopped build starts nothing more.
+            self.assertEqual(procs.run(["/bin/true"])[0], -9)
+
+    def test_the_deadline_stops_the_build(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            procs = kli.Processes(d, 0.3)
+            rc, _, secs = procs.run(["/bin/sh", "-c", "sleep 20"])
+            self.assertEqual(rc, -9)
+            self.assertTrue(procs.timed_out)
+            self.assertLess(secs, 10)
+
+
 if __name__ == "__main__":
     unittest.main()
