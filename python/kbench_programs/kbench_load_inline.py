@@ -582,7 +582,7 @@ def nvcc_steps(dryrun_output):
             env.append(cmd)
             continue
         tool = _nvcc_tool(cmd)
-        if tool in ("gcc", "g++", "c++", "cc") or tool.endswith(("-gcc", "-g++")):
+        if re.match(r"^([\w.+-]+-)?(gcc|g\+\+|c\+\+|cc|clang|clang\+\+)(-[\d.]+)?$", tool):  # the host compiler (-ccbin)
             argv = shlex.split(cmd)
             device = any(a.startswith("-D__CUDA_ARCH__=") for a in argv)
             if "-E" in argv:
