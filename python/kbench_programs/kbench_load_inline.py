@@ -512,15 +512,15 @@ class Processes:
             p = subprocess.Popen(argv, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, env=env)
             self.live.append(p)
-        timer = threading.Timer(max(0.1, self.end - time.monotonic()), self._deadline)
-        timer.daemon = True
-        timer.start()
+        # No timer thread: a thread of kbench's still alive when the import
+        # returns would read as one the candidate left running.
         try:
-            with p.stdout:
-                out = p.stdout.read()
-            p.wait()
+            try:
+                out, _ = p.communicate(timeout=max(0.1, self.end - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self._deadline()
+                out, _ = p.communicate()
         finally:
-            timer.cancel()
             with self.lock:
                 self.live.remove(p)
         return p.returncode, out.decode("utf-8", "replace"), time.monotonic() - t0
@@ -681,10 +681,13 @@ def nvcc_compile(procs, argv, keep_dir, record):
     side("host", host)
     if out["host"][0] != 0:
         # nvcc reports the host side's (cudafe++'s) errors first: so does
-        # this, without waiting for the device side (stopped by the
-        # caller with the build's other steps).
+        # this, without waiting for the device side, stopped with the
+        # build's other steps (a failed step ends the build).
+        secs = time.monotonic() - t0
+        procs.stop()
+        t.join()
         record["nvcc_ms"] = {"host": round(out["host"][2] * 1e3, 1)}
-        return argv, out["host"][0], out["host"][1], time.monotonic() - t0
+        return argv, out["host"][0], out["host"][1], secs
     t.join()
     record["nvcc_ms"] = {"host": round(out["host"][2] * 1e3, 1), "device": round(out["device"][2] * 1e3, 1)}
     if out["device"][0] != 0:

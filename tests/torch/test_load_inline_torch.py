@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -105,7 +106,10 @@ class FastBuild(unittest.TestCase):
     def test_a_cuda_answer_builds_fast_and_imports(self):
         m0 = kli.mark()
         FastBuild.answer_text = RELU.read_text()
+        before = {t.ident for t in threading.enumerate()}
         mod = import_answer(RELU)
+        # No thread of the build outlives it (it would read as the answer's).
+        self.assertEqual([t.name for t in threading.enumerate() if t.ident not in before], [])
         builds = kli.builds_since(m0)
         self.assertEqual(len(builds), 1, builds)
         b = builds[0]
@@ -130,9 +134,11 @@ class FastBuild(unittest.TestCase):
         bad_line = next(i for i, l in enumerate(FastBuild.answer_text.splitlines(), 1) if "undeclared_counter" in l)
         m0 = kli.mark()
         t0 = time.monotonic()
+        before = {t.ident for t in threading.enumerate()}
         with self.assertRaises(RuntimeError) as cm:
             import_answer(COMPILE_ERROR)
         secs = time.monotonic() - t0
+        self.assertEqual([t.name for t in threading.enumerate() if t.ident not in before], [])
         head = str(cm.exception).splitlines()[0]
         self.assertIn("Error building extension 'kb_relu_compile_error'", head)
         self.assertIn("undeclared_counter", head)
