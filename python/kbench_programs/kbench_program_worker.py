@@ -49,6 +49,7 @@ import kbench_gpu_share as kg  # noqa: E402
 import kbench_kernel_model as kk  # noqa: E402
 import kbench_tritonbench_perf as ktp  # noqa: E402
 import kbench_profile as kprof  # noqa: E402
+import kbench_load_inline as kli  # noqa: E402
 import collections  # noqa: E402
 
 WORKER_VERSION = "1"
@@ -94,6 +95,7 @@ class Worker:
         self.inputs = {}       # (hash, case, seed key, mode) -> (tensors, descriptions)
         self.input_bytes = 0
         self.candidate = None  # {"id", "module", "source", "name", "triton", "cuda", "launches"}
+        self.loading = None    # {"source"} while a candidate imports (the fast load_inline's error lines)
         self.cupti = None
         self.libcuda = None
         self.integrity = None
@@ -173,6 +175,8 @@ class Worker:
             info["gpu_compare_why"] = self.comparer.why
         if self.cupti and not self.cupti.available:
             info["cupti_why"] = self.cupti.why
+        if self.role == "candidate":
+            self.install_fast_load_inline()
         self.integrity = kc.Integrity()
         if want >= 0 and not self.test_cpu and (self.torch is None or self.torch_error):
             raise RequestError(kf.KB_ERR_NO_DEVICE if self.torch else kf.KB_ERR_NOT_FOUND,
@@ -180,6 +184,17 @@ class Worker:
                                "for the interpreter kbench starts (%s), or set $KBENCH_PYTHON to one that has it"
                                % (want, self.torch_error or "torch is unusable", sys.executable))
         return info
+
+    def install_fast_load_inline(self):
+        """torch's load_inline and load built the fast way
+        (kbench_load_inline), before the integrity snapshot."""
+        if self.torch is None or os.environ.get("KBENCH_LOAD_INLINE", "") == "off":
+            return
+        try:
+            kli.install(self.torch, self.work_dir, kli.default_cache_root(),
+                        answer_text_of=lambda: (self.loading or {}).get("source"), warm=self.device != "cpu")
+        except Exception as e:  # torch's own build stays in place
+            sys.stderr.write("kbench program worker: the fast load_inline is not installed: %s\n" % e)
 
     def canary(self, doc):
         if self.torch is None:
@@ -359,6 +374,8 @@ class Worker:
         if fault:
             self.test_fault(fault)
         before_threads = kc.thread_idents()
+        builds_mark = kli.mark()
+        self.loading = {"source": source}
         t0 = _perf_counter()
         try:
             if cuda_kernel:
@@ -375,7 +392,9 @@ class Worker:
                     if os.path.basename(f.filename).startswith("kbench_candidate"):
                         line = f.lineno
             return {"loaded": False, "error": head, "where": where, "line": line, "findings": findings,
-                    "import_ms": (_perf_counter() - t0) * 1e3}
+                    "import_ms": (_perf_counter() - t0) * 1e3, "load_inline": kli.builds_since(builds_mark)}
+        finally:
+            self.loading = None
         import_ms = (_perf_counter() - t0) * 1e3
         triton = ka.triton_kernels(module)
         cuda = ka.cuda_kernels_in_source(source)
@@ -388,7 +407,8 @@ class Worker:
         if cuda_kernel:
             self.candidate["image_bytes"] = blobs[int(cand["image_blob"])] if "image_blob" in cand else b""
         result = {"loaded": True, "import_ms": import_ms, "findings": findings,
-                  "triton_kernels": sorted(triton), "cuda_kernels": self.candidate["cuda"]}
+                  "triton_kernels": sorted(triton), "cuda_kernels": self.candidate["cuda"],
+                  "load_inline": kli.builds_since(builds_mark)}
         if kernel is not None:
             missing = [n for n in kk.declared_functions(kernel) if kernel["language"] == "triton" and n not in triton]
             if missing:

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""The fast load_inline's source handling, without torch (CTest label unit):
+the sources torch 2.11 would write, the bindings, the fallback decision, the
+build file read back, the precompiled header's flags and the compile errors
+pointed at the answer's lines. tests/torch/test_load_inline_torch.py builds
+for real with torch."""
+import os
+import pathlib
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python" / "kbench_programs"))
+
+import kbench_load_inline as kli  # noqa: E402
+
+# The build file torch 2.11 wrote for a load_inline answer on this kind of
+# machine (paths shortened), and what ninja would run for it.
+BUILD_NINJA = r"""ninja_required_version = 1.3
+cxx = c++
+nvcc = /usr/local/cuda/bin/nvcc
+
+cflags = -DTORCH_EXTENSION_NAME=kb_answer_relu -DTORCH_API_INCLUDE_EXTENSION_H -isystem /t/include -isystem /usr/local/cuda/include -fPIC -std=c++17
+post_cflags = 
+cuda_cflags = -DTORCH_EXTENSION_NAME=kb_answer_relu -isystem /t/include -D__CUDA_NO_HALF_OPERATORS__ --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 --compiler-options '-fPIC' -O3 -std=c++17
+cuda_post_cflags = 
+cuda_dlink_post_cflags = 
+ldflags = -shared -L/t/lib -lc10 -lc10_cuda -ltorch_cpu -ltorch_cuda -ltorch -ltorch_python -L/usr/local/cuda/lib64 -lcudart
+
+rule compile
+  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out $post_cflags
+  depfile = $out.d
+  deps = gcc
+
+rule cuda_compile
+  depfile = $out.d
+  deps = gcc
+  command = $nvcc -MD -MF $out.d $cuda_cflags -c $in -o $out $cuda_post_cflags
+
+
+
+rule link
+  command = $cxx $in $ldflags -o $out
+
+build main.o: compile /b/main.cpp
+build cuda.cuda.o: cuda_compile /b/cuda.cu
+
+build kb_answer_relu.so: link main.o cuda.cuda.o
+
+default kb_answer_relu.so
+"""
+
+
+class Sources(unittest.TestCase):
+    def test_main_cpp_is_torchs(self):
+        text = kli.main_cpp_text("torch::Tensor f(torch::Tensor x);", ["f"])
+        self.assertEqual(text, "#include <torch/extension.h>\n"
+                               "torch::Tensor f(torch::Tensor x);\n"
+                               "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+                               'm.def("f", torch::wrap_pybind_function(f), "f");\n'
+                               "}")
+
+    def test_bindings_forms(self):
+        self.assertEqual(kli.bindings(None), [])
+        self.assertEqual(kli.bindings("g")[1], 'm.def("g", torch::wrap_pybind_function(g), "g");')
+        self.assertEqual(kli.bindings({"g": "adds"}, False)[1], 'm.def("g", g, "adds");')
+        self.assertEqual(kli.bindings(["a", "b"])[1:3], ['m.def("a", torch::wrap_pybind_function(a), "a");',
+                                                         'm.def("b", torch::wrap_pybind_function(b), "b");'])
+        with self.assertRaises(ValueError):
+            kli.bindings(("a",))
+
+    def test_own_module_without_functions(self):
+        text = kli.main_cpp_text(["int a();", "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}"], None)
+        self.assertEqual(text, "#include <torch/extension.h>\nint a();\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}")
+
+    def test_cuda_cu_is_torchs(self):
+        self.assertIsNone(kli.cuda_cu_text(None))
+        self.assertIsNone(kli.cuda_cu_text([]))
+        self.assertEqual(kli.cuda_cu_text("__global__ void k() {}"),
+                         "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+                         "__global__ void k() {}")
+        self.assertEqual(kli.cuda_cu_text(["a", "b"], no_implicit_headers=True), "a\nb")
+        self.assertEqual(kli.cuda_prefix_lines(), 3)
+
+    def test_no_implicit_headers(self):
+        self.assertEqual(kli.main_cpp_text("int a();", None, no_implicit_headers=True), "int a();")
+
+    def test_the_caller_list_is_not_changed(self):
+        srcs = ["int a();"]
+        kli.main_cpp_text(srcs, ["a"])
+        self.assertEqual(srcs, ["int a();"])
+
+    def test_the_lists_change_as_torch_changes_them(self):
+        bound = {"cpp_sources": ["int a();"], "cuda_sources": ["int a() {return 1;}"], "functions": ["a"]}
+        kli.mutate_like_torch(bound)
+        self.assertEqual(bound["cpp_sources"], ["#include <torch/extension.h>", "int a();",
+                                                "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {",
+                                                'm.def("a", torch::wrap_pybind_function(a), "a");', "}"])
+        self.assertEqual(bound["cuda_sources"][:3], ["#include <torch/types.h>", "#include <cuda.h>",
+                                                     "#include <cuda_runtime.h>"])
+        strings = {"cpp_sources": "int a();", "cuda_sources": "x"}
+        kli.mutate_like_torch(strings)
+        self.assertEqual(strings, {"cpp_sources": "int a();", "cuda_sources": "x"})
+
+    def test_where_a_precompiled_header_applies(self):
+        self.assertTrue(kli.begins_with_extension_include("\n#include <torch/extension.h>\nint a;"))
+        self.assertTrue(kli.begins_with_extension_include("#  include <torch/extension.h>"))
+        self.assertFalse(kli.begins_with_extension_include("#include <vector>\n#include <torch/extension.h>"))
+        self.assertFalse(kli.begins_with_extension_include("#define X 1\n#include <torch/extension.h>"))
+        self.assertFalse(kli.begins_with_extension_include(""))
+
+
+class Fallback(unittest.TestCase):
+    def test_a_plain_answer_takes_the_fast_build(self):
+        self.assertIsNone(kli.fallback_reason("load_inline", (), dict(
+            name="ext", cpp_sources="int f();", cuda_sources="int f() {return 1;}", functions=["f"],
+            extra_cuda_cflags=["-O3"], verbose=True, use_pch=True)))
+        self.assertIsNone(kli.fallback_reason("load_inline", ("ext", "int f();"), {}))
+        self.assertIsNone(kli.fallback_reason("load", ("ext", ["a.cpp", "k.cu"]), {"extra_cflags": ["-O2"]}))
+
+    def test_constructs_that_go_to_torch(self):
+        cases = [
+            ("load_inline", (), dict(name="ext", cpp_sources="", sycl_sources="x"), "SYCL"),
+            ("load_inline", (), dict(name="ext", cpp_sources="", build_directory="/tmp/x"), "build_directory"),
+            ("load_inline", (), dict(name="ext", cpp_sources="", is_python_module=False), "is_python_module"),
+            ("load_inline", (), dict(name="ext", cpp_sources="", future_option=1), "future_option"),
+            ("load_inline", (), dict(name="my-ext", cpp_sources=""), "identifier"),
+            ("load_inline", (), dict(name="ext", cpp_sources="", extra_cflags="-O3"), "extra_cflags"),
+            ("load_inline", (), dict(name="ext", cpp_sources=[1]), "cpp_sources"),
+            ("load_inline", (), dict(name="ext", cpp_sources=("int a();",)), "cpp_sources"),
+            ("load_inline", ("ext", ""), dict(name="ext"), "twice"),
+            ("load", (), dict(name="ext", sources=["a.cpp"], is_standalone=True), "is_standalone"),
+            ("load", (), dict(name="ext", sources=["a.sycl"]), "not a C++ or CUDA file"),
+            ("load", (), dict(name="ext", sources=[]), "no sources"),
+        ]
+        for kind, args, kwargs, want in cases:
+            reason = kli.fallback_reason(kind, args, kwargs)
+            self.assertIsNotNone(reason, (kind, kwargs))
+            self.assertIn(want, reason)
+        self.assertIn("ROCm", kli.fallback_reason("load_inline", (), dict(name="e", cpp_sources=""), hip=True))
+
+
+class BuildFile(unittest.TestCase):
+    def test_commands_are_ninjas(self):
+        steps = kli.ninja_commands(BUILD_NINJA)
+        self.assertEqual([s[0] for s in steps], ["compile", "cuda_compile", "link"])
+        rule, outs, ins, cmd = steps[0]
+        self.assertEqual((outs, ins), (["main.o"], ["/b/main.cpp"]))
+        self.assertTrue(cmd.startswith("c++ -MMD -MF main.o.d -DTORCH_EXTENSION_NAME=kb_answer_relu "))
+        self.assertTrue(cmd.endswith("-c /b/main.cpp -o main.o "))
+        nvcc = kli.shlex.split(steps[1][3])
+        self.assertEqual(nvcc[0], "/usr/local/cuda/bin/nvcc")
+        self.assertIn("--compiler-options", nvcc)
+        self.assertEqual(nvcc[nvcc.index("--compiler-options") + 1], "-fPIC")
+        self.assertIn("-gencode=arch=compute_90,code=sm_90", nvcc)
+        self.assertEqual(steps[2][3].split()[:4], ["c++", "main.o", "cuda.cuda.o", "-shared"])
+
+    def test_escapes(self):
+        steps = kli.ninja_commands("a = x$ y\nrule r\n  command = echo $a $$HOME ${a}\nbuild o: r i\n")
+        self.assertEqual(steps[0][3], "echo x y $HOME x y")
+
+    def test_an_unknown_rule_is_an_error(self):
+        with self.assertRaises(ValueError):
+            kli.ninja_commands("build o: nothing i\n")
+
+    def test_pch_flags_drop_what_is_per_answer(self):
+        argv = kli.shlex.split(kli.ninja_commands(BUILD_NINJA)[0][3])
+        flags = kli.pch_flags(argv)
+        self.assertNotIn("-c", flags)
+        self.assertFalse(any(f.startswith("-DTORCH_EXTENSION_NAME") or f.endswith((".cpp", ".o", ".d"))
+                             for f in flags), flags)
+        self.assertEqual(flags, ["-DTORCH_API_INCLUDE_EXTENSION_H", "-isystem", "/t/include", "-isystem",
+                                 "/usr/local/cuda/include", "-fPIC", "-std=c++17"])
+
+
+class Errors(unittest.TestCase):
+    NVCC = ("/tmp/b/cuda.cu(27): error: identifier \"undefined_thing\" is undefined\n"
+            "      undefined_thing<<<1, 1>>>();\n\n1 error detected in the compilation of \"cuda.cu\".\n")
+    GCC = ("In file included from x.h:1:\n/tmp/b/main.cpp:2:30: error: 'Tensr' in namespace 'torch' does not "
+           "name a type\n")
+
+    def test_first_error(self):
+        self.assertEqual(kli.first_error(self.NVCC)[:2], ("cuda.cu", 27))
+        self.assertEqual(kli.first_error(self.GCC)[:2], ("main.cpp", 2))
+        self.assertEqual(kli.first_error(self.NVCC)[2], 'cuda.cu(27): error: identifier "undefined_thing" is undefined')
+        self.assertIsNone(kli.first_error("warning: x\n"))
+
+    def test_answer_line(self):
+        cu = "__global__ void k() {\n  bad;\n}\n"
+        answer = "import torch\nsrc = r'''\n" + cu + "'''\n"
+        # Line 2 of the source string ("  bad;") is the answer's line 4.
+        self.assertEqual(kli.answer_line(answer, cu, 2), 4)
+        self.assertEqual(answer.splitlines()[3], "  bad;")
+        self.assertIsNone(kli.answer_line(answer, "not in the file", 1))
+        self.assertIsNone(kli.answer_line(answer + answer, cu, 2))  # twice: ambiguous
+        self.assertIsNone(kli.answer_line(None, cu, 2))
+
+
+class PchCacheKeys(unittest.TestCase):
+    def test_keys_follow_flags_and_headers(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            inc = os.path.join(d, "include", "torch")
+            os.makedirs(inc)
+            with open(os.path.join(inc, "extension.h"), "w") as f:
+                f.write("#pragma once\n")
+            cache = kli.PchCache(os.path.join(d, "cache"), os.path.join(d, "include"))
+            k1 = cache.key("true", ["-O3"])
+            self.assertEqual(k1, cache.key("true", ["-O3"]))
+            self.assertNotEqual(k1, cache.key("true", ["-O2"]))
+            other = kli.PchCache(os.path.join(d, "cache"), os.path.join(d, "include"))
+            with open(os.path.join(inc, "extension.h"), "a") as f:
+                f.write("// changed\n")
+            self.assertNotEqual(k1, other.key("true", ["-O3"]))
+
+    def test_a_changed_header_is_never_used(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            cache = kli.PchCache(d, d)
+            entry = os.path.join(d, "k")
+            os.makedirs(os.path.join(entry, "torch"))
+            gch = os.path.join(entry, "torch", "extension.h.gch")
+            with open(gch, "wb") as f:
+                f.write(b"header")
+            with open(os.path.join(entry, "digest"), "w") as f:
+                f.write(kli._file_digest(gch))
+            self.assertTrue(cache._valid("k", entry, gch))
+            with open(gch, "wb") as f:
+                f.write(b"HEADER, changed")
+            self.assertFalse(cache._valid("k", entry, gch))
+
+
+NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
+SMALL_CU = r"""
+#include <cuda_runtime.h>
+namespace {
+__device__ float twice(float v) { return 2.f * v; }
+__global__ void anon_kernel(float* y, int n) { if ((int)threadIdx.x < n) y[threadIdx.x] = 1.f; }
+}
+static __global__ void scale_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = twice(x[i]);
+}
+__global__ void add_kernel(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+int launch_both(const float* x, float* y, int n) {
+    scale_kernel<<<(n + 255) / 256, 256>>>(x, y, n);
+    add_kernel<<<(n + 255) / 256, 256>>>(x, y, y, n);
+    anon_kernel<<<1, 32>>>(y, n);
+    return (int)cudaGetLastError();
+}
+"""
+
+
+@unittest.skipUnless(os.path.exists(NVCC), "no nvcc")
+class NvccSplit(unittest.TestCase):
+    """nvcc's own steps, host and device sides at once: the same object as
+    nvcc's (the same device code, the same symbols), and nvcc's message for
+    an error."""
+
+    def compile(self, d, text, split, arch="-gencode=arch=compute_90,code=sm_90"):
+        src = os.path.join(d, "k.cu")
+        with open(src, "w") as f:
+            f.write(text)
+        out = os.path.join(d, "k_%s.o" % ("split" if split else "whole"))
+        argv = [NVCC, "-MD", "-MF", out + ".d", arch, "--compiler-options", "-fPIC", "-O3", "-std=c++17",
+                "-c", src, "-o", out]
+        procs = kli.Processes(d, 300)
+        record = {}
+        old = os.environ.get("KBENCH_LOAD_INLINE_NVCC_SPLIT")
+        os.environ["KBENCH_LOAD_INLINE_NVCC_SPLIT"] = "1" if split else "0"
+        try:
+            r = kli.nvcc_compile(procs, argv, os.path.join(d, "keep-%d" % split), record)
+        finally:
+            if old is None:
+                del os.environ["KBENCH_LOAD_INLINE_NVCC_SPLIT"]
+            else:
+                os.environ["KBENCH_LOAD_INLINE_NVCC_SPLIT"] = old
+        return r, record, out
+
+    def tool(self, *argv):
+        import subprocess
+        return subprocess.run(argv, capture_output=True, text=True).stdout
+
+    def test_the_steps_are_read(self):
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "k.cu"), "w") as f:
+                f.write(SMALL_CU)
+            dry = subprocess.run([NVCC, "-gencode=arch=compute_90,code=sm_90", "-c", "k.cu", "-o", "k.o",
+                                  "--dryrun", "--keep", "--keep-dir", d], cwd=d, capture_output=True, text=True)
+            plan = kli.nvcc_steps(dry.stdout + dry.stderr)
+            self.assertIsNotNone(plan, dry.stderr)
+            kinds = [k for k, _ in plan[1]]
+            self.assertEqual(sorted(set(kinds)), ["cicc", "cudafe", "dev_pre", "fatbinary", "host_cc", "host_pre",
+                                                  "ptxas"])
+            self.assertEqual(kinds[-1], "host_cc")
+            ids = []
+            host, device, final = kli.split_nvcc(plan[0], plan[1], ids)
+            self.assertIn("cudafe++", host)
+            self.assertNotIn("--gen_module_id_file", host)
+            self.assertIn("cicc", device)
+            self.assertIn("--module_id_file_name", device)
+            self.assertTrue(ids and ids[0].endswith(".module_id"), ids)
+        # Relocatable device code links with nvlink: not split.
+        self.assertIsNone(kli.nvcc_steps("#$ gcc -E -x c++ k.cu -o a.ii\n#$ nvlink --arch=sm_90 a.o\n"))
+
+    def test_the_same_object_as_nvccs(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            (whole, rc_w, out_w, _), rec_w, obj_w = self.compile(d, SMALL_CU, False)
+            (split, rc_s, out_s, _), rec_s, obj_s = self.compile(d, SMALL_CU, True)
+            self.assertEqual((rc_w, rc_s), (0, 0), out_w + out_s)
+            self.assertFalse(rec_w["nvcc_split"])
+            self.assertTrue(rec_s["nvcc_split"], rec_s)
+            self.assertEqual(sorted(rec_s["nvcc_ms"]), ["device", "host", "host_compile"])
+            # The device code's kernels, named as the host side registers
+            # them: an anonymous namespace's carry the module ID (the one
+            # file both sides read), which differs from nvcc's own.
+            import re
+            mid = re.compile(r"_[0-9a-f]{8}_4_k_cu_[0-9a-f]{8}")
+
+            def kernels(o):
+                text = self.tool("strings", o).splitlines()
+                names = {l[len(".text."):] for l in text if l.startswith(".text.")}
+                self.assertTrue(names <= set(text), "a kernel the host side does not register: %s" % names)
+                return sorted(mid.sub("_ID_", n) for n in names)
+
+            self.assertEqual(len(kernels(obj_s)), 3, kernels(obj_s))
+            self.assertTrue(any("anon_kernel" in k and "_ID_" in k for k in kernels(obj_s)), kernels(obj_s))
+            self.assertEqual(kernels(obj_w), kernels(obj_s))
+            defined = lambda o: sorted(mid.sub("_ID_", l.split()[-1]) for l in
+                                       self.tool("nm", "--defined-only", o).splitlines())
+            self.assertIn("_Z11launch_bothPKfPfi", defined(obj_s))
+            self.assertEqual(defined(obj_w), defined(obj_s))
+
+    def test_an_error_is_nvccs(self):
+        import tempfile
+        bad = SMALL_CU.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + undeclared_b[i];")
+        with tempfile.TemporaryDirectory() as d:
+            (_, rc_w, out_w, _), _, _ = self.compile(d, bad, False)
+            (_, rc_s, out_s, _), _, _ = self.compile(d, bad, True)
+            self.assertNotEqual(rc_w, 0)
+            self.assertNotEqual(rc_s, 0)
+            fw, fs = kli.first_error(out_w), kli.first_error(out_s)
+            self.assertIsNotNone(fs, out_s)
+            self.assertEqual(fw, fs)
+            self.assertIn("undeclared_b", fs[2])
+
+
+class Stopping(unittest.TestCase):
+    def test_stop_ends_a_step_and_the_processes_below_it(self):
+        import tempfile
+        import threading
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            procs = kli.Processes(d, 60)
+            got = []
+            pidfile = os.path.join(d, "grandchild")
+            t = threading.Thread(target=lambda: got.append(procs.run(
+                ["/bin/sh", "-c", "sleep 30 & echo $! > %s; wait" % pidfile])))
+            t0 = time.monotonic()
+            t.start()
+            while not (os.path.exists(pidfile) and open(pidfile).read().strip()):
+                time.sleep(0.02)
+            grandchild = int(open(pidfile).read())
+            procs.stop()
+            t.join(10)
+            self.assertFalse(t.is_alive())
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertEqual(got[0][0], -9)
+            for _ in range(100):  # reaped by init once killed
+                if not os.path.exists("/proc/%d" % grandchild) or \
+                        open("/proc/%d/stat" % grandchild).read().split(")")[-1].split()[0] in ("Z", "X"):
+                    break
+                time.sleep(0.05)
+            else:
+                self.fail("the step's child %d is still running" % grandchild)
+            # A stopped build starts nothing more.
+            self.assertEqual(procs.run(["/bin/true"])[0], -9)
+
+    def test_the_deadline_stops_the_build(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            procs = kli.Processes(d, 0.3)
+            rc, _, secs = procs.run(["/bin/sh", "-c", "sleep 20"])
+            self.assertEqual(rc, -9)
+            self.assertTrue(procs.timed_out)
+            self.assertLess(secs, 10)
+
+
+if __name__ == "__main__":
+    unittest.main()
