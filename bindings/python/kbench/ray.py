@@ -462,10 +462,19 @@ class Pool:
                     new -= 1
                 except ValueError:  # not there: this run starts it
                     pass
+        others = {name: n for name, n in kept_pools().items() if name != self.keep}
+        # ray.available_resources() is the cluster's resource view, which the
+        # nodes report a moment after an actor starts: right after a kept
+        # pool starts it may still count that pool's room as free. The named
+        # actors are registered at once, and each holds one CPU (Worker's
+        # num_cpus=1, in either mode), so the CPUs the kept pools hold are
+        # counted from their names; the view can only lower that.
         free = ray.available_resources().get(resource, 0)
+        if resource == "CPU":
+            held = sum(len(n) for n in others.values()) + (actors - new)  # others', and this pool's running ones
+            free = min(free, ray.cluster_resources().get(resource, 0) - held)
         if new <= free:
             return
-        others = {name: n for name, n in kept_pools().items() if name != self.keep}
         if others:
             held = ", ".join(f"{name!r} ({len(n)} actor(s))" for name, n in sorted(others.items()))
             raise RayUnavailable(

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's first command (scripts/run-main.sh) builds the CMake target
+# kbench_main before anything else: it must reach the CLI, its worker and
+# the oracle library, and no test, example, benchmark or binding (those are
+# built by scripts/run-tests.sh), so that a 2-core machine shows the first
+# output early.
+#
+#   main_target.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+[ -f "$build/build.ninja" ] || { echo "skipped: $build is not a Ninja build"; exit 77; }
+inputs=$(ninja -C "$build" -t inputs kbench_main)
+for want in kbench kbench-worker libkbench_oracles.so libkbench_gpu_compare.so; do
+  grep -qx "$want" <<<"$inputs" || { echo "FAIL: kbench_main does not build $want" >&2; exit 1; }
+done
+extra=$(grep -E "^($src/)?(tests|bindings|examples|bench)/" <<<"$inputs" | grep -vE "^($src/)?tests/oracles/" || true)
+extra+=$(grep -E "(^|/)(kbench_[a-z_]*tests|kbench_python|_capi)" <<<"$inputs" || true)
+if [ -n "$extra" ]; then
+  echo "FAIL: kbench_main builds more than the main job needs:" >&2
+  echo "$extra" | head -20 >&2
+  exit 1
+fi
+echo "ok: kbench_main builds $(wc -l <<<"$inputs") inputs, no test or binding"
