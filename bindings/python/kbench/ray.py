@@ -153,10 +153,11 @@ class Preparation:
         self._unlink()
         lines = [json.loads(line) for line in self._out.splitlines() if line.strip()]
         if self._proc.returncode != 0:
-            err = lines[0] if lines and "error" in lines[0] else {
-                "error": self._err.strip() or f"exit {self._proc.returncode}"}
+            # kbench's error document: {"error": {"kind", "status", "message", "errors"?}}.
+            err = lines[0]["error"] if lines and isinstance(lines[0].get("error"), dict) else {
+                "message": self._err.strip() or f"exit {self._proc.returncode}"}
             detail = "\n".join(e["message"] for e in err.get("errors", []))
-            raise PrepareError(err["error"] + ("\n" + detail if detail else ""))
+            raise PrepareError(err["message"] + ("\n" + detail if detail else ""))
         return lines
 
     def cancel(self):
