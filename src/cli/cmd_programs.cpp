@@ -49,7 +49,12 @@ const char* kImportUsage =
     "\n"
     "The importer runs with $KBENCH_PYTHON (default python3); $KBENCH_PROGRAMS_DIR overrides where\n"
     "kbench's Python files are.\n"
-    "exit status: 0 all imported, 1 some files could not be imported or the path is missing, 2 usage error\n";
+    "exit status: 0 all imported, 1 some files could not be imported or the path is missing, 2 usage error\n"
+    "\n"
+    "examples:\n"
+    "  kbench import kernelbench 23_Softmax.py -o imported      # imported/kernelbench/<task>/task.json\n"
+    "  kbench import kernelbench KernelBench/level1 -o imported --no-validate\n"
+    "  kbench import --json kernelbench 23_Softmax.py --stdout | jq '.tasks[0].name'\n";
 
 std::string python() {
     const char* p = std::getenv("KBENCH_PYTHON");

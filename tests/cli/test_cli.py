@@ -355,6 +355,7 @@ class HelpExamples(unittest.TestCase):
         "my_tasks": None,  # a folder of tasks
         "answer.txt": None, "answers.jsonl": None, "results.jsonl": None,
         "23_Softmax.py": None, "softmax_triton.py": None, "my_matmul.py": None,
+        "KernelBench/level1": None,  # a folder of KernelBench problems
     }
     # What examples write.
     OUTPUTS = {"results.jsonl", "calls.jsonl", "report.html"}
@@ -381,6 +382,8 @@ class HelpExamples(unittest.TestCase):
                                     "    return []\n")
         write(tmp, "softmax_triton.py", "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
                                         "    def forward(self, x):\n        return torch.softmax(x, dim=1)\n")
+        os.makedirs(os.path.join(tmp, "KernelBench", "level1"))
+        shutil.copy(os.path.join(tmp, "23_Softmax.py"), os.path.join(tmp, "KernelBench", "level1"))
         write(tmp, "my_matmul.py", "import torch\n\n\ndef matmul(a, b):\n    return a @ b\n")
         rc, _, err = kbench("run", "--compile-only", "--tasks", os.path.join(tmp, "tasks"), "--candidates",
                             os.path.join(tmp, "answers.jsonl"), "--out", os.path.join(tmp, "results.jsonl"))
