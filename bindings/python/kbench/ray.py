@@ -873,7 +873,9 @@ def _parser():
 
 def _fail(args, status, message):
     if getattr(args, "json", False):
-        print(json.dumps({"error": message, "status": status}))
+        # kbench's error document, as the kbench tool prints it.
+        print(json.dumps({"error": {"kind": "usage" if status == 2 else "failure",
+                                    "status": "usage" if status == 2 else "failed", "message": message}}))
     else:
         print(f"kbench.ray: {message}", file=sys.stderr)
     return status
