@@ -220,7 +220,7 @@ class DevicesCli(unittest.TestCase):
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(message, p.stderr)
             j = kbench("devices", "--json", *args)
-            self.assertEqual(json.loads(j.stdout)["status"], 2)
+            self.assertEqual(json.loads(j.stdout)["error"]["kind"], "usage")
 
     @unittest.skipIf(_count() > 0, "a CUDA device is present")
     def test_no_device(self):
