@@ -154,10 +154,10 @@ TEST(CliExtract, EveryLineOfACandidatesFile) {
     Outcome bad = kbench("extract --json --candidates " + file + " --tasks tasks");
     EXPECT_EQ(bad.rc, 1);
     Json b = json_of(bad);
-    ASSERT_EQ(b["error"]["errors"].size(), 1u);
-    EXPECT_EQ(b["error"]["errors"][0]["line"], 5);
-    EXPECT_NE(b["error"]["errors"][0]["message"].get<std::string>().find(":5: no task named 'no_such_task'"), std::string::npos)
-        << b["error"]["errors"][0];
+    ASSERT_EQ(b["errors"].size(), 1u);
+    EXPECT_EQ(b["errors"][0]["line"], 5);
+    EXPECT_NE(b["errors"][0]["message"].get<std::string>().find(":5: no task named 'no_such_task'"), std::string::npos)
+        << b["errors"][0];
     fs::remove(file);
 }
 
