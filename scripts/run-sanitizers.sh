@@ -20,7 +20,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 flags="-O1 -g1 -DNDEBUG"
 common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags"
         "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$flags" -DKBENCH_BUILD_BINDINGS=OFF -DKBENCH_BUILD_BENCH=OFF
-        -DKBENCH_BUILD_EXAMPLES=OFF -DKBENCH_BUILTIN_ARCHS=90 "${launcher[@]}")
+        -DKBENCH_BUILD_EXAMPLES=OFF -DKBENCH_BUILD_DEVICE_TESTS=OFF -DKBENCH_BUILTIN_ARCHS=90 "${launcher[@]}")
 case "$kind" in
   address)
     BUILD=${BUILD_ASAN:-build-asan}

@@ -1,22 +1,44 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test. Tests labelled `gpu` need a CUDA
 # device and are reported as skipped (exit code 77) without one.
-set -euo pipefail
+#
+# The parts (build, tests, fuzz replay, ASan + UBSan, TSan) all run, also
+# after one of them fails, each timed; the summary at the end names the
+# parts that failed and the run fails if any did.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
 BUILD=${BUILD:-build}
-cd "$BUILD"
-ctest --output-on-failure -j "$(nproc)" --timeout 900 "$@"
-cd - >/dev/null
+failed=()
+times=()
+# part NAME COMMAND...: runs one part, records its time and whether it failed.
+part() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "== run-tests: $name ($(date +%T))"
+  if "$@"; then times+=("$name: $((SECONDS - start)) s"); else
+    times+=("$name: $((SECONDS - start)) s, FAILED"); failed+=("$name"); fi
+}
+tests() { (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 "$@"); }
+
+part build bash scripts/build.sh
+part tests tests "$@"
 # Every fuzz target for a short while (docs/fuzzing.md): a finding fails the
 # run. FUZZ_SECONDS=0 skips it; a CTest filter given as arguments skips it too.
-if [ "${FUZZ_SECONDS:-20}" != 0 ] && [ $# -eq 0 ]; then
-  FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/run-fuzz.sh
+if [ "${FUZZ_SECONDS:-10}" != 0 ] && [ $# -eq 0 ]; then
+  part fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/run-fuzz.sh
 fi
 # The sanitizer builds (docs/sanitizers.md): ASan + UBSan over every CPU
 # test, TSan over the threaded ones. SANITIZE=0 skips them; so does a CTest
 # filter given as arguments.
 if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
-  bash scripts/run-sanitizers.sh address
-  bash scripts/run-sanitizers.sh thread
+  part asan bash scripts/run-sanitizers.sh address
+  part tsan bash scripts/run-sanitizers.sh thread
 fi
+
+echo "== run-tests: times"
+printf '  %s\n' "${times[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run-tests: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "run-tests: every part passed"

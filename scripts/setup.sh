@@ -47,6 +47,14 @@ if ! "$python" -c "import triton" 2>/dev/null; then
 fi
 "$python" -c "import triton; print('setup: Triton', triton.__version__, 'for', '$python')" 2>/dev/null || true
 
+# KBENCH_TORCH=1: torch too, for program candidates and `kbench import`'s
+# checks (docs/programs.md, "Torch for program candidates"); about 800 MB
+# (the CPU build is enough without a GPU). Off by default: CI has no torch.
+if [ "${KBENCH_TORCH:-0}" = 1 ] && ! "$python" -c "import torch" 2>/dev/null; then
+  echo "setup: installing torch for $python"
+  "$python" -m pip install --quiet torch || { echo "setup: could not install torch" >&2; exit 1; }
+fi
+
 # kbench.ray's test (a local Ray cluster, compile-only; ray is about 70 MB)
 # and kbench sweep's plots (matplotlib): from PyPI, for the same interpreter.
 # Without them those tests skip (python_ray) or fail (cli_PlotScript) and say so.

@@ -643,16 +643,46 @@ def main(argv):
                                                   "operator with a <op>_perf.py there is timed on its inputs")
     ap.add_argument("--apply-proposals", action="store_true",
                     help="write proposed input transforms into the tasks whose outputs cannot tell right from wrong")
+    ap.add_argument("--json", action="store_true", help="print one JSON document (kbench's error document on errors)")
+    if "--json" in argv:  # a wrong command line is the error document too (exit 2)
+        def usage_error(message):
+            print(json.dumps({"error": {"kind": "usage", "status": "usage", "message": message}}))
+            sys.exit(2)
+        ap.error = usage_error
     args = ap.parse_args(argv)
+
+    def error(status, message):
+        # An error of the command itself (exit 1, README's table): a missing
+        # path or a folder without problems is invalid input, not usage.
+        if args.json:
+            print(json.dumps({"error": {"kind": "failure", "status": status, "message": message}}))
+        else:
+            print("kbench import: %s" % message, file=sys.stderr)
+        return 1
+
     try:
         files = files_of(args.path)
     except ImportFailure as e:
-        print("kbench import: %s" % e, file=sys.stderr)
-        return 2
+        return error("not found", str(e))
     if not files:
-        print("kbench import: no .py files under %s" % args.path, file=sys.stderr)
-        return 2
+        return error("not found", "no .py files under %s" % args.path)
+    notices = []
+    validate = not args.no_validate
+    if validate and not have_torch():
+        # Said once, where it is seen: without torch the references are not
+        # run, so no output is checked for telling right from wrong and no
+        # kernel signature ("args") is written, which a kernel candidate needs.
+        validate = False
+        notices.append(
+            "torch is not installed for %s: the references were not run, so outputs that cannot tell right from "
+            "wrong were not looked for and no kernel signature (\"args\", which a CUDA or Triton kernel candidate "
+            "needs) was written. Install torch for it (pip install torch; docs/programs.md: \"Torch for program "
+            "candidates\"), or set $KBENCH_PYTHON to an interpreter that has it; --no-validate says this is meant"
+            % sys.executable)
+        if not args.json:
+            print("kbench import: notice: " + notices[-1], file=sys.stderr)
     failures = 0
+    imported, failed = [], []
     for f in files:
         try:
             if args.benchmark == "kernelbench":
@@ -668,17 +698,29 @@ def main(argv):
                 family = "tritonbench_%s" % channel
         except ImportFailure as e:
             failures += 1
-            print("kbench import: %s" % e, file=sys.stderr)
+            failed.append({"file": f, "message": str(e)})
+            if not args.json:
+                print("kbench import: %s" % e, file=sys.stderr)
             continue
         except Exception as e:  # a problem file that breaks the importer: say which, go on
             failures += 1
-            print("kbench import: %s: %s" % (f, _first_line(e)), file=sys.stderr)
+            failed.append({"file": f, "message": _first_line(e)})
+            if not args.json:
+                print("kbench import: %s: %s" % (f, _first_line(e)), file=sys.stderr)
             continue
         path = write_task(doc, source, args.out, family, args.stdout)
-        if args.stdout:
+        if args.json:
+            entry = {"path": path, "name": doc["name"], "cases": len(doc["cases"]) + 1,
+                     "validated": doc["origin"].get("validated", False), "findings": doc["origin"]["findings"]}
+            if args.stdout:
+                entry["task"] = doc
+            imported.append(entry)
+        elif args.stdout:
             print(json.dumps(doc))
         else:
             summary = "%d cases" % (len(doc["cases"]) + 1)
+            if not doc["origin"].get("validated"):
+                summary += ", not validated" + (" (no torch)" if notices else "")
             n = len(doc["origin"]["findings"])
             if n:
                 summary += ", %d finding%s (cannot tell right from wrong)" % (n, "s" if n > 1 else "")
@@ -687,7 +729,9 @@ def main(argv):
                 print("  finding: " + finding["message"])
                 if finding.get("proposal"):
                     print("    proposal: %s" % json.dumps(finding["proposal"]["input_transforms"]))
-    if failures:
+    if args.json:
+        print(json.dumps({"tasks": imported, "failed": failed, "notices": notices}))
+    elif failures:
         print("kbench import: %d of %d files could not be imported" % (failures, len(files)), file=sys.stderr)
     return 1 if failures else 0
 

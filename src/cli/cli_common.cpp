@@ -176,9 +176,7 @@ void print_json(const Json& j) {
 }
 
 Json error_json(const std::string& kind, const std::string& status, const std::string& message) {
-    Json e = {{"kind", kind}};
-    if (!status.empty()) e["status"] = status;
-    e["message"] = message;
+    Json e = {{"kind", kind}, {"status", status.empty() ? kind : status}, {"message", message}};
     return Json{{"error", e}};
 }
 

@@ -57,6 +57,22 @@ int run_compile(const Args& a) {
     if (!a.json())
         std::printf("task %s, target %s\n", kb_task_name(task.get()),
                     parse(kb_context_json(oc.ctx.get()))["arch"].get<std::string>().c_str());
+    // A task whose reference is Python (an imported KernelBench/TritonBench
+    // problem, docs/programs.md) has nothing to compile: its reference, also
+    // its baseline, runs in kbench's Python workers when a candidate is scored.
+    const Json task_doc = parse(kb_task_json(task.get()));
+    const bool python_reference = task_doc.value("reference", Json::object()).value("language", "") == "python";
+    if (a.positional.size() == 1 && python_reference) {
+        const char* why = "Python (the problem's code): not compiled; it runs in kbench's Python workers when a "
+                          "candidate is scored (kbench score TASK CANDIDATE)";
+        if (a.json()) {
+            out.push_back({{"label", "reference"}, {"ok", true}, {"language", "python"}, {"compiled", false}, {"note", why}});
+            print_json(out);
+        } else {
+            std::printf("  %-12s %s\n  %-12s the reference (no baseline of its own)\n", "reference", why, "baseline");
+        }
+        return kExitOk;
+    }
     if (a.positional.size() == 1) {
         for (kb_program_role role : {KB_ROLE_REFERENCE, KB_ROLE_BASELINE}) {
             KernelHandle k;
@@ -87,9 +103,10 @@ extern const Command kCompileCommand = {
     "--json prints an array of the kernels' JSON (kb_kernel_json), or of\n"
     "{\"label\", \"ok\": false, \"status\", \"error\"} for one that failed.",
     {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--launch"},
-    "  kbench compile tasks/vector_add_f32/task.json                 # reference and baseline\n"
-    "  kbench compile tasks/vector_add_f32/task.json my_kernel.cu    # a candidate\n"
-    "  kbench compile --arch sm_90 --launch '{\"launch\":[...]}' task.json my_kernel.cu\n",
+    "  kbench compile tasks/elementwise/vector_add_f32/task.json                # reference and baseline\n"
+    "  kbench compile tasks/elementwise/vector_add_f32/task.json my_kernel.cu   # a candidate\n"
+    "  kbench compile --arch sm_90 --launch '{\"launch\": [{\"kernel\": \"vector_add\", \"grid\": \"ceil_div(n, 128)\",\n"
+    "    \"block\": 128, \"args\": [\"a\", \"b\", \"c\", \"n\"]}]}' tasks/elementwise/vector_add_f32/task.json my_kernel.cu\n",
     run_compile,
 };
 

@@ -177,8 +177,9 @@ int extract_prepared(const Options& o, const batch::CandidatesFile& cf, const ba
         if (o.json) {
             Json errs = Json::array();
             for (const auto& e : cf.errors) errs.push_back({{"line", e.line}, {"message", e.message}});
-            Json j = {{"error", o.candidates + ": " + std::to_string(cf.errors.size()) + " bad line(s)"},
-                      {"status", 1}, {"errors", errs}};
+            Json j = error_json("failure", "failed",
+                                o.candidates + ": " + std::to_string(cf.errors.size()) + " bad line(s)");
+            j["error"]["errors"] = errs;
             std::printf("%s\n", batch::dump_json_line(j).c_str());
         } else {
             std::fprintf(stderr, "kbench extract: %s\n", batch::format_errors(cf.errors).c_str());

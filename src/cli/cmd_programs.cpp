@@ -44,25 +44,39 @@ const char* kImportUsage =
     "  --perf PERF_DIR    tritonbench: TritonBench's performance scripts (performance_metrics/perf_G/\n"
     "                     golden_metrics): an operator with <op>_perf.py there is timed on its inputs\n"
     "\n"
+    "  --json             print one JSON document: {\"tasks\": [{\"path\", \"cases\", \"validated\", \"findings\"}],\n"
+    "                     \"failed\": [{\"file\", \"message\"}], \"notices\": [...]}, or the error document\n"
+    "\n"
     "The importer runs with $KBENCH_PYTHON (default python3); $KBENCH_PROGRAMS_DIR overrides where\n"
     "kbench's Python files are.\n"
-    "exit status: 0 all imported, 1 some files could not be imported, 2 usage error\n";
+    "exit status: 0 all imported, 1 some files could not be imported or the path is missing, 2 usage error\n"
+    "\n"
+    "examples:\n"
+    "  kbench import kernelbench 23_Softmax.py -o imported      # imported/kernelbench/<task>/task.json\n"
+    "  kbench import kernelbench KernelBench/level1 -o imported --no-validate\n"
+    "  kbench import --json kernelbench 23_Softmax.py --stdout | jq '.tasks[0].name'\n";
 
 std::string python() {
     const char* p = std::getenv("KBENCH_PYTHON");
     return p && *p ? p : "python3";
 }
 
-// Runs the importer with `args`; its stdout into *out when given, else the terminal's.
-int run_importer(const std::vector<std::string>& args, std::string* out) {
+// An error of `kbench import` itself: the error document with --json, else a line on stderr.
+int import_error(bool json, int code, const std::string& status, const std::string& msg) {
+    if (json) print_json(error_json(code == kExitUsage ? "usage" : "failure", status, msg));
+    else std::fprintf(stderr, "kbench import: %s\n%s", msg.c_str(), code == kExitUsage ? (std::string("\n") + kImportUsage).c_str() : "");
+    return code;
+}
+
+// Runs the importer with `args`; its stdout into *out when given, else the
+// terminal's. With `json` its own errors are the error document.
+int run_importer(const std::vector<std::string>& args, std::string* out, bool json = false) {
     std::string looked;
     std::string dir = programs_dir("kbench_importer.py", &looked);
-    if (dir.empty()) {
-        std::fprintf(stderr, "kbench: kbench's importer (kbench_importer.py) was not found in %s; set "
-                             "$KBENCH_PROGRAMS_DIR to the python/kbench_programs folder of kbench's sources\n",
-                     looked.c_str());
-        return 2;
-    }
+    if (dir.empty())
+        return import_error(json, kExitFailed, "not found",
+                            "kbench's importer (kbench_importer.py) was not found in " + looked +
+                                "; set $KBENCH_PROGRAMS_DIR to the python/kbench_programs folder of kbench's sources");
     std::vector<std::string> argv_s = {python(), "-B", dir + "/kbench_importer.py"};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -72,10 +86,7 @@ int run_importer(const std::vector<std::string>& args, std::string* out) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     if (out) {
-        if (::pipe(pipefd) != 0) {
-            std::fprintf(stderr, "kbench: cannot create a pipe: %s\n", std::strerror(errno));
-            return 1;
-        }
+        if (::pipe(pipefd) != 0) return import_error(json, kExitFailed, "i/o error", std::string("cannot create a pipe: ") + std::strerror(errno));
         posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
         posix_spawn_file_actions_addclose(&fa, pipefd[0]);
         posix_spawn_file_actions_addclose(&fa, pipefd[1]);
@@ -86,9 +97,9 @@ int run_importer(const std::vector<std::string>& args, std::string* out) {
     if (out) ::close(pipefd[1]);
     if (rc != 0) {
         if (out) ::close(pipefd[0]);
-        std::fprintf(stderr, "kbench: cannot run %s: %s; set $KBENCH_PYTHON to a Python 3 interpreter\n",
-                     argv_s[0].c_str(), std::strerror(rc));
-        return 2;
+        return import_error(json, kExitFailed, "not found",
+                            "cannot run " + argv_s[0] + ": " + std::strerror(rc) +
+                                "; set $KBENCH_PYTHON to a Python 3 interpreter");
     }
     if (out) {
         char buf[65536];
@@ -110,22 +121,22 @@ int run_importer(const std::vector<std::string>& args, std::string* out) {
 
 int cmd_import(int argc, char** argv) {
     std::vector<std::string> args;
+    bool json = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "-h" || a == "--help") {
             std::printf("%s", kImportUsage);
             return 0;
         }
-        args.push_back(a);
+        if (a == "--json") json = true;  // also when given before the command
+        else args.push_back(a);
     }
-    if (args.size() < 2 || (args[0] != "kernelbench" && args[0] != "tritonbench")) {
-        std::fprintf(stderr, "kbench import: %s\n\n%s",
-                     args.empty() ? "name the benchmark (kernelbench or tritonbench) and a file or folder"
-                                  : ("unknown benchmark or missing path in '" + args[0] + "'").c_str(),
-                     kImportUsage);
-        return 2;
-    }
-    return run_importer(args, nullptr);
+    if (args.size() < 2 || (args[0] != "kernelbench" && args[0] != "tritonbench"))
+        return import_error(json, kExitUsage, "usage",
+                            args.empty() ? "name the benchmark (kernelbench or tritonbench) and a file or folder"
+                                         : "unknown benchmark or missing path in '" + args[0] + "'");
+    if (json) args.push_back("--json");
+    return run_importer(args, nullptr, json);
 }
 
 bool is_problem_file(const std::string& path) {

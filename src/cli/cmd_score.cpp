@@ -129,9 +129,9 @@ extern const Command kScoreCommand = {
     "result has a .program section (protocol, findings, attribution).",
     {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--seed", "--runs",
      "--budget-ms", "--hot", "--skip-timing", "--no-recheck", "--launch", "--protocol", "--torch-compute"},
-    "  kbench score tasks/vector_add_f32/task.json my_kernel.cu\n"
-    "  kbench score --json tasks/vector_add_f32/task.json my_kernel.cu | jq .verdict\n"
-    "  kbench score --skip-timing --runs 4 task.json my_kernel.cu   # correctness only, determinism\n"
+    "  kbench score tasks/elementwise/vector_add_f32/task.json my_kernel.cu\n"
+    "  kbench score --json tasks/elementwise/vector_add_f32/task.json my_kernel.cu | jq .verdict\n"
+    "  kbench score --skip-timing --runs 4 my_task.json my_kernel.cu   # correctness only, determinism\n"
     "  kbench score --protocol kernelbench 23_Softmax.py softmax_triton.py   # a KernelBench problem, a ModelNew\n",
     run_score,
 };

@@ -340,8 +340,10 @@ int run_sweep(const Options& o) {
         std::fclose(f);
     } catch (const Failure& e) {
         if (o.json) {
-            out["error"] = e.what();
-            print_json(out);
+            // The error document, with the points measured before the write failed.
+            Json doc = error_json("failure", e.status, e.what());
+            doc["sweep"] = out;
+            print_json(doc);
             return kExitFailed;
         }
         throw;

@@ -60,6 +60,9 @@ std::vector<std::string> validate_one(const std::string& path, OpenedContext& oc
 int run_validate(const Args& a) {
     if (a.positional.empty()) throw BadUsage("validate needs at least one task file or folder of tasks");
     const std::vector<std::string> paths = expand_task_args(a.positional);
+    // A path that is not there is a wrong command line's input, not a task
+    // to report on: the error document (--json), as for every command.
+    for (const std::string& path : paths) require_file(path, "task");
     std::unique_ptr<emulate::OraclePlugin> oracles;
     if (a.has("--oracle")) {
         std::string lib = a.value("--oracles", emulate::OraclePlugin::default_path());
@@ -127,7 +130,9 @@ extern const Command kValidateCommand = {
     "(no GPU needed) on its small cases against the task's float64 oracle.\n"
     "Exit 1 when any task is invalid or missing, or a folder holds no task.\n"
     "--json prints an array with one entry per task ({\"task\", \"ok\", \"error\",\n"
-    "\"problems\", \"warnings\", \"oracle\", ...}).",
+    "\"problems\", \"warnings\", \"oracle\", ...}); a missing path, like every\n"
+    "error of the command itself, is the error document {\"error\": {\"kind\",\n"
+    "\"status\", \"message\"}}.",
     {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--oracle", "--oracles"},
     "  kbench validate tasks                                  # every built-in task\n"
     "  kbench validate --no-device --oracle tasks/elementwise  # references against their oracles, on the CPU\n"

@@ -11,11 +11,12 @@ namespace kb::cli {
 int report_error(const Subcommand& c, bool json, int status, const std::string& msg,
                  const std::vector<batch::LineError>& lines) {
     if (json) {
-        Json j = {{"error", msg}, {"status", status}};
+        const bool usage = status == kExitUsage;
+        Json j = error_json(usage ? "usage" : "failure", usage ? "usage" : "failed", msg);
         if (!lines.empty()) {
             Json l = Json::array();
             for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
-            j["errors"] = l;
+            j["error"]["errors"] = l;
         }
         std::printf("%s\n", batch::dump_json_line(j).c_str());
         std::fflush(stdout);
@@ -41,6 +42,11 @@ int run_subcommand(const Subcommand& c, int argc, char** argv, const std::functi
         return body(json);
     } catch (const UsageError& u) {
         return report_error(c, json, kExitUsage, u.msg);
+    } catch (const Failure& f) {
+        if (!json) return report_error(c, json, kExitFailed, f.what());
+        std::printf("%s\n", batch::dump_json_line(error_json("failure", f.status, f.what())).c_str());
+        std::fflush(stdout);
+        return kExitFailed;
     } catch (const std::exception& e) {
         return report_error(c, json, kExitFailed, e.what());
     }

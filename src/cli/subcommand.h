@@ -23,8 +23,10 @@ struct Subcommand {
     const char* usage;  // the --help text, also printed after a usage error
 };
 
-// Reports an error and returns `status`. With `json`: {"error", "status",
-// "errors": [{"line", "message"}]} on one stdout line. Otherwise "kbench
+// Reports an error and returns `status`. With `json`: the tool's error
+// document (error_json: {"error": {"kind", "status", "message"}}, kind and
+// status "usage" for a usage error, "failure" and "failed" otherwise; a bad
+// file's lines in "errors": [{"line", "message"}]) on one stdout line. Otherwise "kbench
 // NAME: msg" on stderr, then the line errors, then for a usage error
 // (status 2) the usage text.
 int report_error(const Subcommand& c, bool json, int status, const std::string& msg,

@@ -118,4 +118,17 @@ std::string strip_temp_dir(const std::string& log, const std::string& dir) {
     return out;
 }
 
+std::string with_cuda_keywords(const std::string& log, const std::string& code) {
+    static const char* const kKeywords[] = {"global", "device", "host", "shared", "constant"};
+    std::string out = log;
+    for (const char* k : kKeywords) {
+        const std::string expanded = std::string("__attribute__((") + k + "))";
+        if (code.find(expanded) != std::string::npos) continue;
+        const std::string keyword = std::string("__") + k + "__";
+        for (size_t at = out.find(expanded); at != std::string::npos; at = out.find(expanded, at + keyword.size()))
+            out.replace(at, expanded.size(), keyword);
+    }
+    return out;
+}
+
 }  // namespace kb

@@ -14,4 +14,10 @@ std::string summarize_compile_log(const std::string& log, const std::string& too
 // "<dir>/<name>" to "<name>" so messages point at the candidate's own name.
 std::string strip_temp_dir(const std::string& log, const std::string& dir);
 
+// nvcc's front end quotes declarations with CUDA's keywords expanded
+// (`__global__` as `__attribute__((global))`, likewise __device__, __host__,
+// __shared__, __constant__): this writes them back as the user wrote them,
+// unless `code` itself spells the expanded form.
+std::string with_cuda_keywords(const std::string& log, const std::string& code);
+
 }  // namespace kb

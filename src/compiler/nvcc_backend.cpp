@@ -259,6 +259,7 @@ CompiledImage NvccBackend::compile(const CompileRequest& rq) {
     NvccResult cr = run_nvcc(job);
     if (!cr.started) fail(KB_ERR_INTERNAL, "nvcc could not run: " + cr.error);
     if (!cr.ok) {
+        cr.log = with_cuda_keywords(cr.log, rq.code);
         std::string log = cr.log;
         if (!cr.error.empty()) log += (log.empty() || log.back() == '\n' ? "" : "\n") + ("kbench: " + cr.error + "\n");
         if (cr.limit != LimitHit::none)  // the verdict names the limit, not the compiler's last words

@@ -5,6 +5,7 @@
 
 #include "compiler/triton_specialize.h"
 
+#include "engine/empty_candidate.h"
 #include "engine/local_backend.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -203,6 +204,7 @@ Program Context::resolve_candidate(const Task& task, const CandidateInput& in, s
     } else if (code.size() > limits.max_source_bytes) {
         code_too_large(*label, code.size(), limits.max_source_bytes, "max_source_bytes");
     }
+    refuse_empty_candidate(code, *label, task);  // a compile error, not "no launch" or an internal error
     Program p;
     const std::string source_name = in.path.empty() ? *label : in.path.substr(in.path.find_last_of('/') + 1);
     if (in.launch_json) {

@@ -66,8 +66,8 @@ class SweepUsage(unittest.TestCase):
                 j = kbench("sweep", "--json", *args)
                 self.assertEqual(j.returncode, 2)
                 doc = json.loads(j.stdout)
-                self.assertEqual(doc["status"], 2)
-                self.assertIn(message, doc["error"])
+                self.assertEqual(doc["error"]["kind"], "usage")
+                self.assertIn(message, doc["error"]["message"])
 
 
 class SweepRange(unittest.TestCase):
@@ -111,7 +111,7 @@ class SweepRange(unittest.TestCase):
         self.assertIn("has no dim 'Q'; its dims are M, N, K", p.stderr)
         p = kbench("sweep", GEMM, "/nonexistent.cu", "--dim", "M=1..4", "--dry-run", "--json")
         self.assertEqual(p.returncode, 1)
-        self.assertIn("/nonexistent.cu", json.loads(p.stdout)["error"])
+        self.assertIn("/nonexistent.cu", json.loads(p.stdout)["error"]["message"])
         p = kbench("sweep", "/nonexistent", GEMM_CAND, "--dim", "M=1..4", "--dry-run")
         self.assertEqual(p.returncode, 1)
         self.assertIn("/nonexistent", p.stderr)
@@ -137,7 +137,7 @@ class SweepNoDevice(unittest.TestCase):
         self.assertIn("--dry-run", p.stderr)
         j = kbench("sweep", GEMM, GEMM_CAND, "--dim", "M,N,K=256..1024", "--json")
         self.assertEqual(j.returncode, 1)
-        self.assertIn("no CUDA device", json.loads(j.stdout)["error"])
+        self.assertIn("no CUDA device", json.loads(j.stdout)["error"]["message"])
 
 
 def made_up_points(dims=("M", "N", "K")):
@@ -220,7 +220,7 @@ class DevicesCli(unittest.TestCase):
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(message, p.stderr)
             j = kbench("devices", "--json", *args)
-            self.assertEqual(json.loads(j.stdout)["status"], 2)
+            self.assertEqual(json.loads(j.stdout)["error"]["kind"], "usage")
 
     @unittest.skipIf(_count() > 0, "a CUDA device is present")
     def test_no_device(self):
@@ -267,7 +267,7 @@ class DevicesCli(unittest.TestCase):
         self.assertIn("--refresh", p.stderr)
         j = kbench("devices", "--cached", "--json", env=self.env)
         self.assertEqual(j.returncode, 1)
-        self.assertIn("not valid JSON", json.loads(j.stdout)["error"])
+        self.assertIn("not valid JSON", json.loads(j.stdout)["error"]["message"])
 
 
 if __name__ == "__main__":

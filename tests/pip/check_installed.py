@@ -80,6 +80,15 @@ def check_import(package):
         task = json.loads(out.stdout)
         print("imported:", task["name"], [c["name"] for c in task["cases"]])
         assert task["format"] == "kbench-task/1"
+        # The Python API finds the same importer inside the package, with no
+        # environment variable (score_program starts from problem_task).
+        from kbench import programs
+        found = pathlib.Path(programs._programs_dir()).resolve()
+        print("programs dir:", found)
+        assert found.is_relative_to(package), f"score_program's files {found} are not inside {package}"
+        with kbench.problem_task(str(problem)) as t:
+            print("problem_task:", t.name, t.cases)
+            assert t.json()["reference"]["language"] == "python", t.json()["reference"]
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ TEST(CliExtract, ErrorsAreJsonWithJsonAndExitAsDocumented) {
         EXPECT_EQ(r.rc, c.rc) << c.args;
         Json j = json_of(r);
         ASSERT_TRUE(j.is_object()) << c.args;
-        EXPECT_NE(j.value("error", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
+        EXPECT_NE(j["error"].value("message", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
         // Without --json the same error goes to stderr.
         std::string plain = c.args;
         plain.erase(plain.find(" --json"), 7);
@@ -239,7 +239,7 @@ TEST(CliReport, ErrorsAreJsonWithJsonAndExitAsDocumented) {
         EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.out << r.err;
         Json j = json_of(r);
         ASSERT_TRUE(j.is_object()) << c.args;
-        EXPECT_NE(j.value("error", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
+        EXPECT_NE(j["error"].value("message", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
         if (c.part.find("--json") != std::string::npos) continue;  // the error is about --json itself
         std::string plain = c.args;
         plain.erase(plain.find(" --json"), 7);
@@ -249,9 +249,9 @@ TEST(CliReport, ErrorsAreJsonWithJsonAndExitAsDocumented) {
     }
     Outcome r = kbench("report --json " + bad);
     Json j = json_of(r);
-    ASSERT_EQ(j["errors"].size(), 1u);
-    EXPECT_EQ(j["errors"][0]["line"], 5);
-    EXPECT_NE(j["errors"][0]["message"].get<std::string>().find(":5: \"verdict\" is missing"), std::string::npos);
+    ASSERT_EQ(j["error"]["errors"].size(), 1u);
+    EXPECT_EQ(j["error"]["errors"][0]["line"], 5);
+    EXPECT_NE(j["error"]["errors"][0]["message"].get<std::string>().find(":5: \"verdict\" is missing"), std::string::npos);
     fs::remove(bad);
     fs::remove(temp_file("ok2.jsonl", ""));
 }

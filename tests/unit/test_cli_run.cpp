@@ -190,15 +190,15 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.out << r.err;
         Json j = json_of(r);
         ASSERT_TRUE(j.is_object()) << c.args;
-        EXPECT_NE(j.value("error", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
-        EXPECT_EQ(j.value("status", -1), c.rc) << c.args;
+        EXPECT_NE(j["error"].value("message", "").find(c.part), std::string::npos) << c.args << ": " << r.out;
+        EXPECT_EQ(j["error"].value("kind", ""), c.rc == 2 ? "usage" : "failure") << c.args;
     }
     // The bad line is named with its line number and the fix.
     Outcome bad = kbench("run --json --tasks tasks --candidates " + d + "/bad.jsonl --out " + d + "/r.jsonl");
     Json j = json_of(bad);
-    ASSERT_TRUE(j["errors"].is_array());
-    EXPECT_EQ(j["errors"][0]["line"], 1);
-    EXPECT_NE(j["errors"][0]["message"].get<std::string>().find("did you mean \"answer\""), std::string::npos);
+    ASSERT_TRUE(j["error"]["errors"].is_array());
+    EXPECT_EQ(j["error"]["errors"][0]["line"], 1);
+    EXPECT_NE(j["error"]["errors"][0]["message"].get<std::string>().find("did you mean \"answer\""), std::string::npos);
     // Without --json the error goes to stderr and stdout stays empty.
     Outcome text = kbench("run --tasks tasks --candidates " + d + "/empty.jsonl --out " + d + "/r.jsonl");
     EXPECT_EQ(text.rc, 1);
@@ -212,7 +212,7 @@ TEST(CliRun, UsageAndInputErrorsAreJsonWithJson) {
         std::ofstream(d + "/one.jsonl") << "{\"task\": \"vector_add_f32\", \"id\": 1, \"answer\": \"```cuda\\n__global__ void vector_add() {}\\n```\"}\n";
         Outcome r = kbench("run --json --tasks tasks --candidates " + d + "/one.jsonl --out " + d + "/r.jsonl");
         EXPECT_EQ(r.rc, 1) << r.out << r.err;
-        const std::string error = json_of(r).value("error", "");
+        const std::string error = json_of(r)["error"].value("message", "");
         EXPECT_NE(error.find("use --compile-only"), std::string::npos) << r.out;
         EXPECT_EQ(error.find(kb::compile_only_advice()), std::string::npos) << "the library's advice, for its callers: " << r.out;
         EXPECT_FALSE(fs::exists(d + "/r.jsonl"));
@@ -412,8 +412,8 @@ TEST(CliRun, RayWithoutTheModuleSaysWhatToInstall) {
     int st = std::system(cmd.c_str());
     EXPECT_EQ(WEXITSTATUS(st), 1);
     Json j = Json::parse(slurp(d + "/o"));
-    EXPECT_NE(j["error"].get<std::string>().find("cannot run " + d + "/no_python"), std::string::npos) << j.dump();
-    EXPECT_NE(j["error"].get<std::string>().find("KBENCH_PYTHON"), std::string::npos);
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("cannot run " + d + "/no_python"), std::string::npos) << j.dump();
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("KBENCH_PYTHON"), std::string::npos);
     // A Python that has no kbench package at all.
     std::ofstream(d + "/py") << "#!/bin/sh\nexec python3 -I -S \"$@\"\n";
     fs::permissions(d + "/py", fs::perms::owner_all);
@@ -422,7 +422,7 @@ TEST(CliRun, RayWithoutTheModuleSaysWhatToInstall) {
     st = std::system(cmd.c_str());
     EXPECT_EQ(WEXITSTATUS(st), 1);
     j = Json::parse(slurp(d + "/o2"));
-    EXPECT_NE(j["error"].get<std::string>().find("kbench.ray was not found"), std::string::npos) << j.dump();
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("kbench.ray was not found"), std::string::npos) << j.dump();
 }
 
 TEST(CliRun, RayExecsTheModuleWithTheOtherFlagsUnchanged) {

@@ -327,6 +327,19 @@ TEST(CompilerLog, SummaryNamesFirstErrorWithFileAndLine) {
     EXPECT_EQ(kb::strip_temp_dir("/tmp/kb-x/cand.cu(1): error\n", "/tmp/kb-x"), "cand.cu(1): error\n");
 }
 
+TEST(CompilerLog, NvccQuotesTheKeywordsAsWritten) {
+    // nvcc's front end expands __global__ in the declarations it quotes.
+    const std::string log = "cand.cu(2): error: a __attribute__((global)) function must have a void return type\n"
+                            "  __attribute__((global)) int f(__attribute__((shared)) float* x) {}\n";
+    const std::string s = kb::with_cuda_keywords(log, "__global__ int f(float* x) {}\n");
+    EXPECT_EQ(s, "cand.cu(2): error: a __global__ function must have a void return type\n"
+                 "  __global__ int f(__shared__ float* x) {}\n");
+    // Code that spells the attribute itself is quoted as it is.
+    EXPECT_EQ(kb::with_cuda_keywords(log, "__attribute__((global)) int f() {}"),
+              "cand.cu(2): error: a __attribute__((global)) function must have a void return type\n"
+              "  __attribute__((global)) int f(__shared__ float* x) {}\n");
+}
+
 TEST(CompilerHeaders, PreludeOnlyBringsWhatTheSourceNames) {
     std::string bare = kb::prelude_for({});
     EXPECT_TRUE(has(bare, "__kb/config.h"));

@@ -14,8 +14,12 @@ from .task import Task
 
 
 def _programs_dir():
-    """The folder of kbench's Python program files (the importer, the worker)."""
-    tries = [os.environ.get("KBENCH_PROGRAMS_DIR", "")]
+    """The folder of kbench's Python program files (the importer, the worker):
+    $KBENCH_PROGRAMS_DIR, else the installed wheel's own copy inside this
+    package (kbench/libexec/kbench/python, cmake/install_layout.cmake), else
+    the folders a build from source wrote into _programs_dir.py."""
+    tries = [os.environ.get("KBENCH_PROGRAMS_DIR", ""),
+             os.path.join(os.path.dirname(os.path.abspath(__file__)), "libexec", "kbench", "python")]
     try:
         from . import _programs_dir as configured
         tries.extend(configured.DIRS)

@@ -153,10 +153,11 @@ class Preparation:
         self._unlink()
         lines = [json.loads(line) for line in self._out.splitlines() if line.strip()]
         if self._proc.returncode != 0:
-            err = lines[0] if lines and "error" in lines[0] else {
-                "error": self._err.strip() or f"exit {self._proc.returncode}"}
+            # kbench's error document: {"error": {"kind", "status", "message", "errors"?}}.
+            err = lines[0]["error"] if lines and isinstance(lines[0].get("error"), dict) else {
+                "message": self._err.strip() or f"exit {self._proc.returncode}"}
             detail = "\n".join(e["message"] for e in err.get("errors", []))
-            raise PrepareError(err["error"] + ("\n" + detail if detail else ""))
+            raise PrepareError(err["message"] + ("\n" + detail if detail else ""))
         return lines
 
     def cancel(self):
@@ -462,10 +463,19 @@ class Pool:
                     new -= 1
                 except ValueError:  # not there: this run starts it
                     pass
+        others = {name: n for name, n in kept_pools().items() if name != self.keep}
+        # ray.available_resources() is the cluster's resource view, which the
+        # nodes report a moment after an actor starts: right after a kept
+        # pool starts it may still count that pool's room as free. The named
+        # actors are registered at once, and each holds one CPU (Worker's
+        # num_cpus=1, in either mode), so the CPUs the kept pools hold are
+        # counted from their names; the view can only lower that.
         free = ray.available_resources().get(resource, 0)
+        if resource == "CPU":
+            held = sum(len(n) for n in others.values()) + (actors - new)  # others', and this pool's running ones
+            free = min(free, ray.cluster_resources().get(resource, 0) - held)
         if new <= free:
             return
-        others = {name: n for name, n in kept_pools().items() if name != self.keep}
         if others:
             held = ", ".join(f"{name!r} ({len(n)} actor(s))" for name, n in sorted(others.items()))
             raise RayUnavailable(
@@ -863,7 +873,9 @@ def _parser():
 
 def _fail(args, status, message):
     if getattr(args, "json", False):
-        print(json.dumps({"error": message, "status": status}))
+        # kbench's error document, as the kbench tool prints it.
+        print(json.dumps({"error": {"kind": "usage" if status == 2 else "failure",
+                                    "status": "usage" if status == 2 else "failed", "message": message}}))
     else:
         print(f"kbench.ray: {message}", file=sys.stderr)
     return status
