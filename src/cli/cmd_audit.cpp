@@ -43,8 +43,8 @@ const char* kAuditUsage =
     "importer with torch on the CPU (or its controls recorded at import are shown).\n"
     "\n"
     "Exit 1 when a control passes at every checked case of a CUDA task, or at its\n"
-    "perf case (a control passing at some cases only is reported: an edge case\n"
-    "where it passes at both seeds, else the draw's doing), or when a Python task\n"
+    "perf case (a control passing at some cases only is reported, saying whether\n"
+    "it passes at both seeds or at one), or when a Python task\n"
     "is refused under strict (no case can tell).\n"
     "\n"
     "  kbench audit tasks                                     # every built-in task\n"
@@ -74,10 +74,10 @@ Json magnitude_json(const OutputMagnitude& m) {
 // answer passes everywhere) or at the perf case (a candidate that detects
 // the perf size could write it there, and time as fast as a memset), as
 // task/output_lint.h judges the reference's statistics. At some cases only,
-// it is reported: as an edge case where it passes at both seeds (softmax
-// over one column is all ones, attention over one key is its value: the
-// control's answer is the right one at that size), else as the draw's doing
-// (ReLU of one positive number). An input passed through where the output
+// it is reported, saying whether it passes at both seeds (mostly edge cases
+// where the control's answer is the right one at that size: softmax over one
+// column is all ones, attention over one key is its value) or at one (the
+// draw's doing: ReLU of one positive number). An input passed through where the output
 // is bit-identical to that input at every case and both seeds is no wrong
 // answer: the task copies it (copy_f32).
 Json audit_native(const std::string& path, const Task& task, uint64_t max_elements) {
@@ -210,7 +210,7 @@ Json audit_native(const std::string& path, const Task& task, uint64_t max_elemen
                 action = cj.value("perf", false) ? "fails (perf case)" : "fails (every case)";
                 ok = false;
             } else {
-                action = both.size() == failing.size() ? "edge case" : "the draw";
+                action = both.size() == failing.size() ? "reported (both seeds)" : "reported (one seed)";
             }
         }
         cj["strict"] = {{"action", action}, {"passing", std::vector<std::string>(failing.begin(), failing.end())}};
