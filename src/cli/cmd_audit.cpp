@@ -47,8 +47,16 @@ const char* kAuditUsage =
     "it passes at both seeds or at one), or when a Python task\n"
     "is refused under strict (no case can tell).\n"
     "\n"
+    "  --json             print an array with one entry per task ({\"task\", \"ok\", \"cases\", ...})\n"
+    "  --max-elements N   emulate CUDA references at cases of at most N buffer elements\n"
+    "\n"
+    "The importer runs with $KBENCH_PYTHON (default python3), which needs torch for Python references.\n"
+    "\n"
+    "examples:\n"
     "  kbench audit tasks                                     # every built-in task\n"
-    "  kbench audit --json bench/kernelbench/problems/19_ReLU.py\n";
+    "  kbench audit --json bench/kernelbench/problems/19_ReLU.py\n"
+    "\n"
+    "exit codes: 0 every task discriminating, 1 a task that is not (or invalid), 2 usage error\n";
 
 std::string fmt(double v) {
     char buf[32];
