@@ -375,25 +375,33 @@ def _tolerance(doc, dtype):
     return (t["atol"], t["rtol"]) if t else (0.0, 0.0)
 
 
-def _reference_outputs(doc, source, case_index, work_dir, transforms=None, state=None):
+def _reference_outputs(doc, source, case_index, work_dir, transforms=None, state=None, seed=42, twice=False):
     """(inputs, outputs as [(label, tensor)]) of the reference at a case, on the CPU;
     the names of the model's parameters and buffers are appended to `state`
-    when it is a list."""
+    when it is a list. `twice`: the model is called a second time on a copy
+    of the same inputs, and (inputs, outputs, second outputs) returned."""
     import torch
     task = dict(doc)
     task["reference"] = dict(doc["reference"], source=source)
+    # The controls' own transforms are chosen here, not applied twice.
+    task["origin"] = {k: v for k, v in (doc.get("origin") or {}).items() if k != "controls"}
     if transforms is not None:
         task["reference"]["input_transforms"] = transforms
     ref = kp.Reference(task)
     module = kp.load_module(ref.problem_source_at(case_index), ref.source_name, work_dir, "kbench_import")
     try:
-        inputs = kp.make_inputs(module, ref, 42, "cpu", "strict")
+        inputs = kp.make_inputs(module, ref, seed, "cpu", "strict")
         model = kp.build_model(getattr(module, ref.entry), module, ref, 42, "cpu")
         if state is not None and isinstance(model, torch.nn.Module):
             state.extend(n for n, _ in list(model.named_parameters()) + list(model.named_buffers()))
         with torch.no_grad():
             out = model(*[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
         flat = [(label, kp.as_tensor(v)) for label, v in kp.flatten_outputs(out)]
+        if twice:
+            # As the workers call it: again, without the seed set anew.
+            with torch.no_grad():
+                out2 = model(*[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
+            return inputs, flat, [(label, kp.as_tensor(v)) for label, v in kp.flatten_outputs(out2)]
         return inputs, flat
     finally:
         kp.unload_module(module)
@@ -530,6 +538,9 @@ def validate_task(doc, source, apply_proposals):
     if not have_torch():
         origin["notes"].append("not validated: torch is not installed where it was imported (the cases were not "
                                "run and nothing was checked for outputs that cannot tell right from wrong)")
+        print("kbench import: %s: validation did not run (no torch for %s): the cases the reference rejects, the "
+              "negative controls (outputs that cannot tell right from wrong) and the reference's determinism are "
+              "unchecked" % (origin.get("file", doc["name"]), sys.executable), file=sys.stderr)
         return
     import torch
     work_dir = tempfile.mkdtemp(prefix="kbench-import-")
@@ -579,10 +590,68 @@ def validate_task(doc, source, apply_proposals):
                     origin["notes"].append("the proposed input transforms were applied (--apply-proposals)")
         if checked:
             propose_kernel_signature(doc, checked, state)
+            audit_controls(doc, source, work_dir)
         origin["validated"] = True
         origin["torch_version"] = torch.__version__
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
+
+
+# The perf case's controls are checked on the CPU when its inputs hold at
+# most this many elements (the problem's own sizes are often gigabytes).
+PERF_CASE_CPU_ELEMENTS = 1 << 24
+
+
+def _perf_case_elements(doc):
+    """Elements of the perf case's inputs, from the inputs the import read
+    (None when a shape is not known)."""
+    dims = dict(doc["perf_case"]["dims"])
+    total = 0
+    for d in doc["reference"].get("inputs", []):
+        if "shape" not in d:
+            return None
+        n = 1
+        for s in d["shape"]:
+            try:
+                n *= int(eval(str(s), {"__builtins__": {}}, dict(dims)))
+            except Exception:
+                return None
+        total += n
+    return total
+
+
+def audit_controls(doc, source, work_dir):
+    """Negative controls at every validated case (kbench_controls.audit),
+    written into the task as origin.controls: what `strict` applies (input
+    transforms, a magnitude-aware tolerance, cases left out, or a refusal)
+    and what `kernelbench` only reports."""
+    import kbench_controls as kc
+    names = [c["name"] for c in doc["cases"]]
+    n_perf = _perf_case_elements(doc)
+    with_perf = n_perf is not None and n_perf <= PERF_CASE_CPU_ELEMENTS
+    if with_perf:
+        names.append(doc["perf_case"]["name"])
+
+    def run(ci, transforms, seed, twice=False):
+        return _reference_outputs(doc, source, ci, work_dir, transforms, seed=seed, twice=twice)
+
+    rec = kc.audit(names, run, lambda dt: _tolerance(doc, dt), kp.kb_dtype)
+    if not with_perf:
+        rec["perf_case"] = {"case": doc["perf_case"]["name"], "checked": False,
+                            "why": "its inputs are too large for the CPU (%s elements); the smaller cases draw from "
+                                   "the same distributions" % (n_perf if n_perf is not None else "an unknown number of")}
+    doc["origin"]["controls"] = rec
+    for f in rec["findings"]:
+        # origin.findings reach every score's warnings.
+        doc["origin"]["findings"].append({"kind": f["kind"], "reason": "negative_controls", "case": f["case"],
+                                          "message": "negative controls: " + f["message"], "proposal": None})
+    st = rec["strict"]
+    if st["input_transforms"]:
+        doc["origin"]["notes"].append("negative controls: strict transforms the inputs %s (checked to make the "
+                                      "outputs discriminating); kernelbench does not" % json.dumps(st["input_transforms"]))
+    if st["tolerance"]:
+        doc["origin"]["notes"].append("negative controls: strict judges with the magnitude-aware tolerance %s"
+                                      % json.dumps(st["tolerance"]))
 
 
 def validate_tritonbench(doc, code):
@@ -629,7 +698,67 @@ def files_of(path, pattern=r".*\.py$"):
     return sorted(out)
 
 
+def audit_main(paths):
+    """`kbench audit` of problems and tasks whose reference is Python: one
+    JSON document on stdout ({"checked", "ok", "controls", ...}) per path
+    given (one path: the document alone)."""
+    out = []
+    for path in paths:
+        r = {"task": path}
+        try:
+            if path.endswith(".py"):
+                if not have_torch():
+                    r.update({"checked": False, "ok": True, "why": "no torch for %s: the reference cannot run, so its "
+                                                                   "controls are unchecked" % sys.executable})
+                else:
+                    doc, _ = import_kernelbench_file(path, True)
+                    r["name"] = doc["name"]
+                    controls = doc["origin"].get("controls")
+                    r.update({"checked": controls is not None, "controls": controls,
+                              "ok": not (controls or {}).get("strict", {}).get("refused")})
+                    if controls is None:
+                        r["why"] = "; ".join(doc["origin"]["notes"])[:400]
+            else:
+                with open(path, encoding="utf-8") as f:
+                    doc = json.load(f)
+                r["name"] = doc.get("name")
+                controls = (doc.get("origin") or {}).get("controls")
+                ref = doc.get("reference") or {}
+                if controls is not None:
+                    r.update({"checked": True, "controls": controls, "note": "recorded in the task at import (what "
+                              "strict applies)", "ok": not controls.get("strict", {}).get("refused")})
+                elif ref.get("style", "kernelbench") != "kernelbench":
+                    r.update({"checked": False, "ok": True, "why": "a TritonBench test function makes its inputs on "
+                                                                   "the GPU: not run on the CPU"})
+                elif not have_torch():
+                    r.update({"checked": False, "ok": True, "why": "no torch for %s, and no controls recorded in the "
+                                                                   "task" % sys.executable})
+                else:
+                    source = ref.get("source")
+                    if source is None:
+                        with open(os.path.join(os.path.dirname(path), ref["source_file"]), encoding="utf-8") as f:
+                            source = f.read()
+                    work_dir = tempfile.mkdtemp(prefix="kbench-audit-")
+                    try:
+                        doc.setdefault("origin", {}).setdefault("notes", [])
+                        doc["origin"].setdefault("findings", [])
+                        audit_controls(doc, source, work_dir)
+                    finally:
+                        shutil.rmtree(work_dir, ignore_errors=True)
+                    controls = doc["origin"]["controls"]
+                    r.update({"checked": True, "controls": controls, "ok": not controls["strict"].get("refused"),
+                              "note": "not recorded in the task: strict applies none of it until the problem is "
+                                      "imported again"})
+        except Exception as e:
+            r.update({"checked": False, "ok": False, "why": _first_line(e)})
+        out.append(r)
+    print(json.dumps(out[0] if len(out) == 1 else out))
+    return 0
+
+
 def main(argv):
+    if argv and argv[0] == "audit":
+        return audit_main(argv[1:])
     ap = argparse.ArgumentParser(prog="kbench import", description=__doc__.split("\n\n")[0])
     ap.add_argument("benchmark", choices=["kernelbench", "tritonbench"])
     ap.add_argument("path", help="a problem file, or a folder of them (searched recursively)")

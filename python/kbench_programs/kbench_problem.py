@@ -272,6 +272,11 @@ class Reference:
         self.perf_source = ref.get("perf_source", "")  # tritonbench: TritonBench's performance script
         self.precision = ref.get("precision", "f32")
         self.input_transforms = ref.get("input_transforms", [])
+        # The transforms the import's negative controls chose for `strict`
+        # (origin.controls.strict): applied in strict mode only, so the
+        # kernelbench protocol stays KernelBench's.
+        controls = ((task.get("origin") or {}).get("controls") or {}).get("strict") or {}
+        self.strict_input_transforms = list(controls.get("input_transforms", []))
         self.dims = list((task.get("dims") or {}).keys())
         self.cases = list(task.get("cases", [])) + [task.get("perf_case")]
 
@@ -343,7 +348,8 @@ def make_inputs(module, ref, seed, device, mode):
     while get_inputs() runs), the same values in every process for a seed,
     and fast where KernelBench spends seconds on the CPU.
     The task's input transforms (an import's proposals the user accepted)
-    apply after."""
+    apply after, then, in strict mode, those the negative controls chose
+    (origin.controls.strict.input_transforms)."""
     import torch
     fn = getattr(module, ref.get_inputs, None)
     if fn is None:
@@ -364,7 +370,10 @@ def make_inputs(module, ref, seed, device, mode):
                 x = x.to(dtype=precision)
             x = x.to(device=device)
         out.append(x)
-    for t in ref.input_transforms:
+    transforms = list(ref.input_transforms)
+    if mode == "strict":
+        transforms += getattr(ref, "strict_input_transforms", [])
+    for t in transforms:
         i = int(t["input"])
         if i < len(out) and isinstance(out[i], torch.Tensor) and out[i].is_floating_point():
             scale, shift = float(t.get("scale", 1.0)), float(t.get("shift", 0.0))

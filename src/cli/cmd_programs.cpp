@@ -68,9 +68,11 @@ int import_error(bool json, int code, const std::string& status, const std::stri
     return code;
 }
 
+}  // namespace
+
 // Runs the importer with `args`; its stdout into *out when given, else the
 // terminal's. With `json` its own errors are the error document.
-int run_importer(const std::vector<std::string>& args, std::string* out, bool json = false) {
+int run_importer(const std::vector<std::string>& args, std::string* out, bool json) {
     std::string looked;
     std::string dir = programs_dir("kbench_importer.py", &looked);
     if (dir.empty())
@@ -117,8 +119,6 @@ int run_importer(const std::vector<std::string>& args, std::string* out, bool js
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-}  // namespace
-
 int cmd_import(int argc, char** argv) {
     std::vector<std::string> args;
     bool json = false;
@@ -146,7 +146,9 @@ bool is_problem_file(const std::string& path) {
 std::string task_from_problem(const std::string& path, const std::string& benchmark) {
     require_file(path, "problem");
     std::string out;
-    int rc = run_importer({benchmark, path, "--stdout", "--no-validate"}, &out);
+    // Validated as `kbench import` does (where the interpreter has torch):
+    // the negative controls decide what strict applies (docs/tasks.md).
+    int rc = run_importer({benchmark, path, "--stdout"}, &out);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     if (rc != 0 || out.empty() || out.find('\n') != std::string::npos)
         throw Failure("task invalid", "cannot turn " + path + " into a task (`kbench import " + benchmark + " " + path +

@@ -33,13 +33,19 @@ const Command kSweepCommand = {
     "sweep", "sweep TASK CANDIDATE --dim N=A..B[:S]", "candidate and baseline over a range of sizes: table and plot",
     "", {}, "", nullptr, cmd_sweep,
 };
+// Negative controls of tasks and problems (cmd_audit.cpp, docs/tasks.md).
+const Command kAuditCommand = {
+    "audit", "audit [--json] TASK|DIR|PROBLEM.py...", "which wrong answers (zeros, constants, the input) would pass, per case",
+    "", {}, "", nullptr, cmd_audit,
+};
 
 }  // namespace
 
 const std::vector<const Command*>& commands() {
     static const std::vector<const Command*> all = {
         &kInfoCommand, &kValidateCommand, &kCompileCommand, &kScoreCommand, &kSuiteCommand,
-        &kExtractCommand, &kRunCommand, &kReportCommand, &kImportCommand, &kDevicesCommand, &kSweepCommand,
+        &kExtractCommand, &kRunCommand, &kReportCommand, &kImportCommand, &kAuditCommand, &kDevicesCommand,
+        &kSweepCommand,
     };
     return all;
 }

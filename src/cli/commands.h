@@ -25,6 +25,10 @@ bool is_problem_file(const std::string& path);
 // naming the command that says why when it cannot be made. `benchmark`:
 // "kernelbench" or "tritonbench".
 std::string task_from_problem(const std::string& path, const std::string& benchmark);
+// Runs kbench's importer (kbench_importer.py) with `args`; its stdout into
+// *out when given, else the terminal's. Returns its exit status.
+int run_importer(const std::vector<std::string>& args, std::string* out, bool json = false);
+int cmd_audit(int argc, char** argv);    // cmd_audit.cpp
 // The "program" section of a score's result, as lines under the score's.
 void print_program(const Json& result);
 

@@ -58,10 +58,25 @@ PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput
     facts.protocol = pc.protocol.name;
     facts.style = t.python->style;
     facts.torch_compute = pc.protocol.torch_compute;
+    // The import's findings, but for those of outputs that cannot tell right
+    // from wrong where strict's negative controls transform the inputs
+    // (their warning no longer holds), then what the controls applied.
+    bool transformed = false;
+    if (t.origin.is_object() && pc.protocol.name == "strict") {
+        const Json controls = t.origin.value("controls", Json::object());
+        const Json strict = controls.is_object() ? controls.value("strict", Json::object()) : Json::object();
+        const Json transforms = strict.is_object() ? strict.value("input_transforms", Json()) : Json();
+        transformed = (transforms.is_array() || transforms.is_object()) && !transforms.empty();
+    }
     if (t.origin.is_object())
-        for (const Json& f : t.origin.value("findings", Json::array()))
-            if (f.is_object() && f.contains("message"))
-                facts.reference_warnings.push_back("import finding: " + f["message"].get<std::string>());
+        for (const Json& f : t.origin.value("findings", Json::array())) {
+            if (!f.is_object() || !f.contains("message")) continue;
+            const std::string reason = f.value("reason", std::string());
+            if (transformed && (reason == "equals_input" || reason == "near_zero" || reason == "near_constant"))
+                continue;
+            facts.reference_warnings.push_back("import finding: " + f["message"].get<std::string>());
+        }
+    for (const std::string& n : pc.protocol.controls_notes) facts.reference_warnings.push_back(n);
     ps.done = true;  // until the candidate is resolved
     auto stage = SteadyClock::now();
     auto done = [&](kb_verdict v, const std::string& msg) {

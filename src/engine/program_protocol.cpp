@@ -156,7 +156,55 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.clone_inputs = true;
     t.measure = "spans";
     t.statistic = "median";
+    apply_negative_controls(task, p);
     return p;
+}
+
+void apply_negative_controls(const Task& task, ProgramProtocol& p) {
+    if (!task.origin.is_object() || !task.origin.contains("controls")) return;
+    const Json& c = task.origin["controls"];
+    if (!c.is_object() || !c.contains("strict") || !c["strict"].is_object()) return;
+    const Json& st = c["strict"];
+    if (st.contains("refused") && st["refused"].is_string())
+        fail(KB_ERR_TASK_INVALID, "task '" + task.name + "' is refused under strict: " +
+                                      st["refused"].get<std::string>());
+    for (const Json& n : st.value("dropped_cases", Json::array())) {
+        if (!n.is_string()) continue;
+        const std::string name = n.get<std::string>();
+        int index = -1;
+        for (size_t i = 0; i < task.cases.size(); ++i)
+            if (task.cases[i].name == name) index = int(i);
+        if (index < 0) continue;
+        p.correctness.erase(std::remove_if(p.correctness.begin(), p.correctness.end(),
+                                           [&](const ProgramRunPlan& r) { return r.case_index == index; }),
+                            p.correctness.end());
+        if (index == task.perf_index) p.recheck = false;
+        p.dropped_cases.push_back(name);
+        p.controls_notes.push_back("case '" + name + "' cannot tell right from wrong (negative controls): left out of "
+                                   "correctness");
+    }
+    if (p.correctness.empty())
+        fail(KB_ERR_TASK_INVALID, "task '" + task.name + "' is refused under strict: no case is left that can tell "
+                                  "right from wrong (negative controls; see `kbench audit`)");
+    const Json& tol = st.value("tolerance", Json::object());
+    if (tol.is_object())
+        for (auto it = tol.begin(); it != tol.end(); ++it) {
+            std::optional<DType> d = parse_dtype(it.key());
+            if (!d || !it.value().is_object()) continue;
+            Tolerance t = program_tolerance(p, task, *d);
+            t.atol = it.value().value("atol", t.atol);
+            t.rtol = it.value().value("rtol", t.rtol);
+            t.equal_nan = false;
+            p.tolerance[*d] = t;
+            p.controls_notes.push_back(std::string("outputs of ") + it.key() +
+                                       " are judged with the magnitude-aware tolerance atol " +
+                                       std::to_string(t.atol) + ", rtol " + std::to_string(t.rtol) +
+                                       " (negative controls)");
+        }
+    const Json& tr = st.value("input_transforms", Json::array());
+    if (tr.is_array() && !tr.empty())
+        p.controls_notes.push_back("inputs transformed " + tr.dump() +
+                                   " so that the outputs tell right from wrong (negative controls)");
 }
 
 bool program_timing_settled(const ProgramTimingPlan& plan, const std::vector<double>& candidate_samples,

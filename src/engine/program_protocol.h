@@ -104,7 +104,21 @@ struct ProgramProtocol {
     // default, then to KernelBench's values (kernelbench_tolerance).
     std::map<DType, Tolerance> tolerance;
     std::optional<double> excessive_speedup;  // KernelBench's flag threshold
+    // strict: what the import's negative controls (origin.controls.strict,
+    // python/kbench_programs/kbench_controls.py) decided. Cases that cannot
+    // tell right from wrong are left out of `correctness` (their names here;
+    // the recheck is off when the perf case is one of them); a tightened
+    // tolerance is in `tolerance`; the input transforms are applied by the
+    // workers in strict mode. kernelbench changes nothing.
+    std::vector<std::string> dropped_cases;
+    std::vector<std::string> controls_notes;  // what was applied, for the result's warnings
 };
+
+// The strict decisions of the negative controls recorded in the task
+// (origin.controls.strict), applied to a strict protocol. Throws
+// kb::Error(KB_ERR_TASK_INVALID) when the controls refused the task (no case
+// can tell right from wrong), naming the task and why.
+void apply_negative_controls(const Task& task, ProgramProtocol& p);
 
 struct ProgramProtocolOptions {
     std::string name = "strict";

@@ -21,7 +21,7 @@ TASK_DIR = os.path.join(SRC, "tasks", "elementwise", "vector_add_f32")
 FAMILY = os.path.join(SRC, "tasks", "elementwise")
 CORRECT = os.path.join(TASK_DIR, "candidates", "correct.cu")
 COMMANDS = ["info", "validate", "compile", "score", "suite"]
-RAW_COMMANDS = ["extract", "report"]  # parse their own options (cmd_extract.cpp, cmd_report.cpp)
+RAW_COMMANDS = ["extract", "report", "audit"]  # parse their own options (cmd_extract.cpp, cmd_report.cpp, ...)
 
 
 def kbench(*args):

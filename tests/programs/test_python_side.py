@@ -251,6 +251,84 @@ class Importer(unittest.TestCase):
         self.assertTrue(any("small_primes" in n for n in doc["origin"]["notes"]))
 
 
+@unittest.skipUnless(HAVE_TORCH, "needs torch")
+class NegativeControls(unittest.TestCase):
+    """kbench_controls on torch tensors, and what the import writes for strict."""
+
+    def setUp(self):
+        self.out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.out)
+
+    def problem(self, name, forward, inputs="[torch.rand(batch_size, width)]", extra=""):
+        src = ("import torch\nimport torch.nn as nn\n" + extra +
+               "class Model(nn.Module):\n    def forward(self, x):\n        return %s\n" % forward +
+               "batch_size = 16\nwidth = 256\n"
+               "def get_inputs():\n    return %s\n" % inputs +
+               "def get_init_inputs():\n    return []\n")
+        path = os.path.join(self.out, name + ".py")
+        with open(path, "w") as f:
+            f.write(src)
+        doc, _ = ki.import_kernelbench_file(path, validate=True)
+        return doc
+
+    def test_controls_on_hand_made_tensors(self):
+        import kbench_controls as kcn
+        import torch
+        x = torch.rand(8, 64)
+        self.assertEqual(kcn.controls(torch.relu(x), [x], torch.relu(torch.rand(8, 64)), 1e-4, 1e-4), ["input:0"])
+        y = torch.softmax(torch.rand(2, 65536), dim=1)  # every element below 3e-5
+        other = torch.softmax(torch.rand(2, 65536), dim=1)
+        self.assertIn("zeros", kcn.controls(y, [], other, 1e-4, 1e-4))
+        atol, rtol = kcn.magnitude_tolerance(y, "f32", 1e-4, 1e-4)
+        self.assertLess(atol, 1e-7)
+        self.assertEqual(kcn.controls(y, [], other, atol, rtol), [])
+        # A one-element output: its mean is itself, not a control.
+        self.assertEqual(kcn.controls(torch.tensor(3.0), [], torch.tensor(4.0), 1e-4, 1e-4), [])
+
+    def test_relu_on_positive_inputs_gets_the_centring_transform_in_strict_only(self):
+        doc = self.problem("relu_positive", "torch.relu(x)")
+        st = doc["origin"]["controls"]["strict"]
+        self.assertEqual(st["input_transforms"], [{"input": 0, "scale": 2.0, "shift": -1.0}])
+        self.assertEqual(st["dropped_cases"], [])
+        self.assertNotIn("refused", st)
+        self.assertTrue(all("input:0" in c["outputs"][0]["passing"] for c in doc["origin"]["controls"]["cases"]))
+        self.assertTrue(all(c["strict"]["passing"] == [] for c in doc["origin"]["controls"]["cases"]))
+        with open(os.path.join(self.out, "relu_positive.py")) as f:
+            doc["reference"]["source"] = f.read()
+        ref = kp.Reference(doc)
+        m = kp.load_module(ref.problem_source_at(0), ref.source_name, self.out, "t")
+        try:
+            strict = kp.make_inputs(m, ref, 5, "cpu", "strict")[0]
+            faithful = kp.make_inputs(m, ref, 5, "cpu", "kernelbench")[0]
+        finally:
+            kp.unload_module(m)
+        self.assertGreaterEqual(float(faithful.min()), 0.0)  # kernelbench: the problem's own inputs
+        self.assertLess(float(strict.min()), 0.0)            # strict: 2x - 1
+
+    def test_a_constant_output_is_refused(self):
+        doc = self.problem("zero_out", "x[:, :1] - x[:, :1]")
+        st = doc["origin"]["controls"]["strict"]
+        self.assertIn("refused", st)
+        self.assertEqual(len(st["dropped_cases"]), len(doc["origin"]["controls"]["cases"]))
+        self.assertTrue(any(f["kind"] == "cannot_tell_right_from_wrong" for f in doc["origin"]["findings"]))
+
+    def test_tiny_outputs_get_the_magnitude_aware_tolerance(self):
+        # Outputs of about 1e-9: scaling the inputs by 1000 still leaves them
+        # far below KernelBench's 1e-4.
+        doc = self.problem("tiny", "1e-9 * x")
+        st = doc["origin"]["controls"]["strict"]
+        self.assertNotIn("refused", st)
+        self.assertIn("f32", st["tolerance"])
+        self.assertLess(st["tolerance"]["f32"]["atol"], 1e-8)
+
+    def test_a_reference_that_draws_random_numbers_is_not_deterministic(self):
+        doc = self.problem("noisy", "x + torch.rand_like(x)")
+        c = doc["origin"]["controls"]
+        self.assertFalse(c["deterministic"])
+        self.assertTrue(all(not case["deterministic"] for case in c["cases"]))
+        self.assertIn("refused", c["strict"])  # every case disagrees with itself beyond the tolerance
+
+
 class SourceScan(unittest.TestCase):
     def rules(self, src):
         return {f["rule"] for f in kc.scan_source(src)}

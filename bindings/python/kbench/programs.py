@@ -40,11 +40,13 @@ def _importer():
     return kbench_importer
 
 
-def problem_task(problem, benchmark="kernelbench", validate=False, channel=None):
+def problem_task(problem, benchmark="kernelbench", validate=True, channel=None):
     """The task of a problem file: a KernelBench problem (.py) or a
-    TritonBench operator, imported as `kbench import` does (validate=True runs
-    the reference on the CPU first, which needs torch here). A task file,
-    JSON text, a dict or a Task is taken as it is."""
+    TritonBench operator, imported as `kbench import` does: validated (the
+    reference run on the CPU at its cases, the negative controls that decide
+    what strict applies) where this interpreter has torch; without torch one
+    line on stderr says what that leaves unchecked. A task file, JSON text, a
+    dict or a Task is taken as it is."""
     if isinstance(problem, Task):
         return problem
     if isinstance(problem, (str, os.PathLike)) and os.fspath(problem).endswith(".py"):
