@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 
+#include "ipc/confine.h"
 #include "ipc/pidfd.h"
 #include "util/units.h"
 
@@ -83,6 +84,7 @@ struct ChildArgs {
     int resource[4] = {};
     KernelRlimit limit[4] = {};
     bool reset_signal[kMaxSignal + 1] = {};
+    const ConfinePlan* confine = nullptr;
     // Written by the child when a step fails (the parent reads them after the
     // clone returns: CLONE_VFORK suspends it until the child execs or exits).
     int err = 0;
@@ -142,6 +144,10 @@ KB_CHILD_CODE int child_main(void* arg) {
 #endif
         for (int fd = keep_top + 1; fd < 4096; ++fd) ::syscall(SYS_close, fd);
     if (a->cwd && ::syscall(SYS_chdir, a->cwd) != 0) child_fail(a, "chdir");
+    if (a->confine) {
+        const char* step = confine_in_child(a->confine);
+        if (step) child_fail(a, step);
+    }
     uint64_t none = 0;
     ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof(uint64_t));
     ::syscall(SYS_execve, a->path, a->argv, a->envp);
@@ -193,6 +199,7 @@ pid_t spawn_process(const SpawnSpec& spec, std::string* error) {
     a->argv = argv.data();
     a->envp = envp.data();
     a->cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+    a->confine = spec.confine;
     if (spec.fds.size() > size_t(kMaxFds)) {
         *error = "too many descriptors to hand over";
         return -1;
