@@ -27,6 +27,7 @@ struct ProgramWorkerSettings {
     bool test_cpu = false;    // $KBENCH_PROGRAM_TEST_CPU=1 with test hooks: torch on the CPU (tests)
     bool standby = true;      // a warm candidate worker behind the one in use
     double timeout_s = 0;     // kb_context_options.timeout_s: every candidate request's deadline
+    bool confine = true;      // confined workers (ipc/confine.h); KB_CONTEXT_NO_CONFINE turns it off
 };
 
 // The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)
