@@ -22,6 +22,7 @@ import json
 import os
 import resource
 import select
+import signal
 import socket
 import struct
 import threading
@@ -209,6 +210,43 @@ def watch_parent(parent):
         os._exit(0)
 
     threading.Thread(target=watch, name="kbench-parent-watch", daemon=True).start()
+
+
+def after_untrusted_code(environment):
+    """Undoes what a candidate or a problem file left for the next one in this
+    worker: its changes to the environment (LD_PRELOAD, PYTHONPATH, ...), and
+    the processes it started that still run. A confined worker's descendants
+    cannot leave its process group (docs/isolation.md, "Confinement"), so every
+    process of the group but this one is the code's, and is killed."""
+    if os.environ != environment:
+        os.environ.clear()
+        os.environ.update(environment)
+    me = os.getpid()
+    if os.getpgrp() != me:
+        return
+    killed = False
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 2 and int(fields[2]) == me:
+            try:
+                os.kill(int(name), signal.SIGKILL)
+                killed = True
+            except OSError:
+                pass
+    while killed:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
 
 
 def no_core_files():

@@ -1023,6 +1023,8 @@ if kprof._PATH:
 
 def serve(worker):
     conn = worker.conn
+    # The environment each candidate and problem file starts with.
+    environment = dict(os.environ)
     while True:
         frame = conn.read_frame()
         if frame is None:
@@ -1064,6 +1066,8 @@ def serve(worker):
         except Exception:
             conn.reply_error(msg_type, msg_id, kf.KB_ERR_INTERNAL,
                              "the Python program worker failed (a kbench bug): " + traceback.format_exc())
+        if msg_type in (kf.MSG_PROGRAM_LOAD, kf.MSG_PROGRAM_RUN, kf.MSG_PROGRAM_TIME):
+            kf.after_untrusted_code(environment)
 
 
 def main(argv):
