@@ -110,6 +110,12 @@ KB_CHILD_CODE int child_main(void* arg) {
     if (::syscall(SYS_setpgid, 0, 0) != 0) child_fail(a, "setpgid");
     for (int i = 0; i < a->nlimits; ++i)
         if (::syscall(SYS_prlimit64, 0, a->resource[i], &a->limit[i], nullptr) != 0) child_fail(a, "setrlimit");
+    // Confinement (ipc/confine.h) before the descriptors are sorted: its
+    // Landlock ruleset is a descriptor of the host's that the sorting closes.
+    if (a->confine) {
+        const char* step = confine_in_child(a->confine);
+        if (step) child_fail(a, step);
+    }
     // Descriptors: first out of the way (a source may sit on a target's
     // number), then onto their numbers, which clears close-on-exec there.
     int temp[kMaxFds];
@@ -144,10 +150,6 @@ KB_CHILD_CODE int child_main(void* arg) {
 #endif
         for (int fd = keep_top + 1; fd < 4096; ++fd) ::syscall(SYS_close, fd);
     if (a->cwd && ::syscall(SYS_chdir, a->cwd) != 0) child_fail(a, "chdir");
-    if (a->confine) {
-        const char* step = confine_in_child(a->confine);
-        if (step) child_fail(a, step);
-    }
     uint64_t none = 0;
     ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof(uint64_t));
     ::syscall(SYS_execve, a->path, a->argv, a->envp);
