@@ -9,6 +9,9 @@ import os
 import sys
 
 
+_NAME = "write_outside"
+
+
 def _env(name, default=""):
     return os.environ.get("KBENCH_HOSTILE_" + name, default)
 
@@ -47,7 +50,7 @@ if torch is not None:
             except Exception as e:  # the harm was refused: carry on
                 report = {"error": repr(e)}
             try:
-                with open("hostile-report-%s.json" % os.path.basename(__file__).split(".")[0], "w") as f:
+                with open("hostile-report-%s.json" % _NAME, "w") as f:
                     json.dump(report, f)
             except OSError:
                 pass
