@@ -1095,6 +1095,7 @@ def main(argv):
     kf.close_leaked_fds(fd)
     kf.watch_parent(args["--parent"])
     kf.no_core_files()
+    kf.become_subreaper()
     work_dir = args["--work-dir"]
     os.makedirs(work_dir, exist_ok=True)
     # Triton's cache and a candidate's files stay in the worker's own folder.
