@@ -20,7 +20,8 @@
 //     descendant stays in the worker's process group, which the host kills);
 //     no kill(-1), no signal to the host;
 //   - no_new_privs, and a scrubbed environment (confined_environment).
-// $KBENCH_CONFINE=0 (or ConfineRequest::enabled false) turns it all off.
+// $KBENCH_CONFINE=0 (or ConfineRequest::enabled false) turns it all off;
+// $KBENCH_CONFINE_SKIP=userns,landlock,seccomp (any of them) leaves those out.
 #pragma once
 
 #include <sys/types.h>
