@@ -80,14 +80,31 @@ uint64_t handled_fs(int abi) {
     return h;
 }
 
-// A raw clone child that tries the namespaces and exits 0 when they work.
+KB_CHILD_CODE int try_namespaces(void*) {
+    long r = ::syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNET);
+    ::syscall(SYS_exit, r == 0 ? 0 : 1);
+    return 1;
+}
+
+// A child that tries the namespaces and exits 0 when they work. It shares
+// the host's memory (CLONE_VM | CLONE_VFORK, as spawn_process): a host with
+// a large heap pays no copy of its page tables.
 bool user_namespace_works() {
+    static char stack[16 * 1024] __attribute__((aligned(64)));
+    sigset_t all, old;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+#if defined(__SANITIZE_THREAD__)
+    // ThreadSanitizer takes a CLONE_VM child for a fork (ipc/spawn.cpp): a
+    // plain raw fork instead.
     long pid = ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0);
+    if (pid == 0) try_namespaces(nullptr);
+    (void)stack;
+#else
+    int pid = ::clone(try_namespaces, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+#endif
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) return false;
-    if (pid == 0) {
-        long r = ::syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNET);
-        ::syscall(SYS_exit_group, r == 0 ? 0 : 1);
-    }
     int status = 0;
     while (::waitpid(pid_t(pid), &status, 0) < 0 && errno == EINTR) {
     }
