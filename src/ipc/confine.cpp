@@ -18,11 +18,16 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
+
+#include "ipc/spawn.h"
 
 #ifdef KB_HAVE_SECCOMP
 #include <seccomp.h>
 #endif
+
+extern char** environ;
 
 // Code that runs in the child between clone and exec (see ipc/spawn.cpp).
 #if defined(__clang__)
@@ -252,7 +257,6 @@ std::vector<std::string> confined_environment(const char* const* env, const std:
 }
 
 std::vector<std::string> python_installation_paths(const std::string& interpreter) {
-    std::vector<std::string> out;
     std::string exe = interpreter;
     if (exe.find('/') == std::string::npos) {
         std::vector<std::string> dirs;
@@ -263,12 +267,47 @@ std::vector<std::string> python_installation_paths(const std::string& interprete
                 break;
             }
     }
-    if (exe.find('/') == std::string::npos) return out;
-    // The folder above bin/ (a virtual environment's, unresolved), and that of
-    // the interpreter it links to (the base installation).
-    out.push_back(dirname_of(dirname_of(exe)));
+    if (exe.find('/') == std::string::npos) return {};
+    static std::mutex mutex;
+    static std::map<std::string, std::vector<std::string>> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(exe);
+    if (it != cache.end()) return it->second;
+    // The interpreter (and a wrapper or shim that names it) as files, and
+    // the folders it says it imports from: asked of the interpreter itself
+    // (the user's, trusted), once per process, since a wrapper script or a
+    // virtual environment's link says nothing of where the installation is.
+    std::vector<std::string> out = {exe};
     std::string real = real_path(exe);
-    if (!real.empty()) out.push_back(dirname_of(dirname_of(real)));
+    if (!real.empty() && real != exe) out.push_back(real);
+    SpawnSpec spec;
+    spec.argv = {exe, "-c",
+                 "import sys, site\n"
+                 "for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable]"
+                 " + list(getattr(site, 'getsitepackages', lambda: [])()) + sys.path:\n"
+                 "    print(p)\n"};
+    for (char** e = environ; e && *e; ++e) spec.env.emplace_back(*e);
+    RunResult r = run_limited(spec, 30, 1 << 20);
+    if (r.ok()) {
+        size_t start = 0;
+        while (start < r.output.size()) {
+            size_t end = r.output.find('\n', start);
+            if (end == std::string::npos) end = r.output.size();
+            std::string line = r.output.substr(start, end - start);
+            start = end + 1;
+            // Never a whole file system or the shared temporary folder.
+            if (line.size() > 1 && line[0] == '/' && line != "/tmp" && line != "/home" && line != "/root")
+                out.push_back(line);
+        }
+    }
+    // The folder above bin/ of the interpreter or its shim (a pyenv shim runs
+    // pyenv's own scripts there), unless that is a shared folder.
+    for (const std::string& p : {exe, real}) {
+        std::string prefix = p.empty() ? std::string() : dirname_of(dirname_of(p));
+        if (prefix.size() > 1 && prefix != "/tmp" && prefix != "/home" && prefix != "/root" && prefix != "/var")
+            out.push_back(prefix);
+    }
+    cache[exe] = out;
     return out;
 }
 
@@ -304,6 +343,18 @@ ConfinePlanPtr prepare_confinement(const ConfineRequest& req, std::vector<std::s
         std::vector<std::string> read_extra;
         split_paths(env_value(e.data(), "PYTHONPATH"), &read_extra);
         split_paths(env_value(e.data(), "LD_LIBRARY_PATH"), &read_extra);
+        // The programs on PATH and their installations (the folder above a
+        // bin/ or a pyenv shims/), unless that is a shared folder: a wrapper
+        // script may run the interpreter through them.
+        std::vector<std::string> path_dirs;
+        split_paths(env_value(e.data(), "PATH"), &path_dirs);
+        for (const std::string& d : path_dirs) {
+            read_extra.push_back(d);
+            std::string base = d.substr(d.find_last_of('/') + 1), up = dirname_of(d);
+            if ((base == "bin" || base == "shims") && up.size() > 1 && up != "/tmp" && up != "/home" &&
+                up != "/root" && up != "/var")
+                read_extra.push_back(up);
+        }
         for (const char* n : {"CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV", "CONDA_PREFIX"})
             if (const char* v = env_value(e.data(), n)) read_extra.push_back(v);
         if (!scratch.empty()) *env = confined_environment(e.data(), scratch);
