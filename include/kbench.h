@@ -237,6 +237,12 @@ typedef struct kb_context_options {
  * (which a standby replaces), as before kbench 0.3. Not with
  * KB_CONTEXT_CONTAIN_TRAPS. */
 #define KB_CONTEXT_NO_CONTAIN_TRAPS 0x8u
+/* Start the workers that run untrusted Python (program candidates and
+ * references) without confinement (namespaces, Landlock, seccomp, a scrubbed
+ * environment: docs/isolation.md, "Confinement"). For debugging only.
+ * $KBENCH_CONFINE=0 does the same for every context and the Triton compile
+ * worker. */
+#define KB_CONTEXT_NO_CONFINE 0x10u
 
 #define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u, NULL }
 

@@ -18,6 +18,8 @@ command -v abidiff >/dev/null || need+=(abigail-tools)
 # Bindings (bindings/README.md): SWIG for Python and Go, Python's headers, Go.
 # Rust's cargo comes from rustup, not Debian; without one the Rust tests skip.
 command -v swig >/dev/null || need+=(swig)
+# Seccomp filters for the workers that run untrusted Python (docs/isolation.md, "Confinement").
+[ -f /usr/include/seccomp.h ] || need+=(libseccomp-dev)
 [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] || need+=(python3-dev)
 # The pip test (tests/pip) makes a fresh virtual environment.
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)

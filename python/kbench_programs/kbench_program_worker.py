@@ -1052,6 +1052,8 @@ if kprof._PATH:
 
 def serve(worker):
     conn = worker.conn
+    # The environment each candidate and problem file starts with.
+    environment = dict(os.environ)
     while True:
         frame = conn.read_frame()
         if frame is None:
@@ -1093,6 +1095,8 @@ def serve(worker):
         except Exception:
             conn.reply_error(msg_type, msg_id, kf.KB_ERR_INTERNAL,
                              "the Python program worker failed (a kbench bug): " + traceback.format_exc())
+        if msg_type in (kf.MSG_PROGRAM_LOAD, kf.MSG_PROGRAM_RUN, kf.MSG_PROGRAM_TIME):
+            kf.after_untrusted_code(environment)
 
 
 def main(argv):
@@ -1120,6 +1124,7 @@ def main(argv):
     kf.close_leaked_fds(fd)
     kf.watch_parent(args["--parent"])
     kf.no_core_files()
+    kf.become_subreaper()
     work_dir = args["--work-dir"]
     os.makedirs(work_dir, exist_ok=True)
     # Triton's cache and a candidate's files stay in the worker's own folder.

@@ -219,7 +219,7 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
                    "kb_context_options.isolation is not a kb_isolation value");
         KB_REQUIRE(o.timeout_s >= 0, "kb_context_options.timeout_s must be >= 0");
         const unsigned known = KB_CONTEXT_EMIT_PTX | KB_CONTEXT_NO_NVCC_FALLBACK | KB_CONTEXT_CONTAIN_TRAPS |
-                               KB_CONTEXT_NO_CONTAIN_TRAPS;
+                               KB_CONTEXT_NO_CONTAIN_TRAPS | KB_CONTEXT_NO_CONFINE;
         KB_REQUIRE(!(o.flags & ~known), "kb_context_options.flags has bits this library does not know (" +
                                             std::to_string(o.flags & ~known) + "); use KB_CONTEXT_* values");
         KB_REQUIRE(!((o.flags & KB_CONTEXT_CONTAIN_TRAPS) && (o.flags & KB_CONTEXT_NO_CONTAIN_TRAPS)),
@@ -237,6 +237,7 @@ kb_status kb_context_create(const kb_context_options* opts, kb_context** out) {
         co.nvcc_fallback = (o.flags & KB_CONTEXT_NO_NVCC_FALLBACK) == 0;
         co.contain_traps = (o.flags & KB_CONTEXT_CONTAIN_TRAPS) != 0;
         co.contain_comparisons = (o.flags & KB_CONTEXT_NO_CONTAIN_TRAPS) == 0;
+        co.confine = (o.flags & KB_CONTEXT_NO_CONFINE) == 0;
         if (o.limits) {
             if (kb_status s = check_version<kb_limits>(o.limits->version)) return s;
             std::string why = kb::capi::apply_limits(kb::capi::read_versioned(o.limits, kb_limits KB_LIMITS_INIT), &co);

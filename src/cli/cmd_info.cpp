@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "ipc/confine.h"
 #include "util/install_dirs.h"
 #include "worker_host/program_workers.h"
 #include "worker_host/worker_locate.h"
@@ -34,6 +35,7 @@ int run_info(const Args& a) {
     open_context(a, oc);
     Json j = parse(kb_context_json(oc.ctx.get()));
     j["helpers"] = helpers();
+    j["sandbox"] = sandbox_info();
     if (a.json()) {
         if (!oc.device) j["no_device_reason"] = oc.no_device_reason;
         print_json(j);
@@ -52,6 +54,11 @@ int run_info(const Args& a) {
     std::printf("isolation   %s\n", j["isolation"].get<std::string>().c_str());
     std::printf("nvrtc       %s\n", j["nvrtc_version"].get<std::string>().c_str());
     std::printf("cuda home   %s\n", j["cuda_home"].get<std::string>().c_str());
+    const Json& sb = j["sandbox"];
+    std::printf("sandbox     %s (untrusted Python: pid %s, fs %s, net %s; seccomp: %s)\n",
+                sb["enabled"].get<bool>() ? "on" : "off ($KBENCH_CONFINE=0)", sb["pid"].get<std::string>().c_str(),
+                sb["fs"].get<std::string>().c_str(), sb["net"].get<std::string>().c_str(),
+                sb["seccomp"].get<std::string>().c_str());
     const Json& dir = j["helpers"]["programs_dir"];
     std::printf("programs    %s\n", dir.is_string() ? dir.get<std::string>().c_str()
                                                     : "not found (kbench import and program candidates need them)");

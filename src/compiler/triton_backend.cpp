@@ -160,6 +160,7 @@ std::unique_ptr<TritonBackend::Worker> TritonBackend::start_worker() const {
     o.what = "Triton compile worker";
     o.fix = "check that '" + program + "' runs" + how;
     o.stderr_file = w->work_dir + "/stderr.log";
+    o.confine = true;
     w->proc = WorkerProcess::spawn(o);
 
     auto sent = WorkerClock::now();

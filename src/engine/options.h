@@ -53,6 +53,9 @@ struct ContextOptions {
     double timeout_s = 0;
     bool emit_ptx = false;
     bool nvcc_fallback = true;
+    // Confine the workers that run untrusted Python (ipc/confine.h);
+    // KB_CONTEXT_NO_CONFINE or $KBENCH_CONFINE=0 turns it off.
+    bool confine = true;
     // What candidates may bring (documents, code, plans): docs/limits.md.
     Limits limits;
     // The compilers' limits: wall clock per compile, and the kernel-enforced

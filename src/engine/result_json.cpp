@@ -6,6 +6,7 @@
 
 #include "compiler/triton_launch.h"
 #include "engine/verdict.h"
+#include "ipc/confine.h"
 #include "util/error.h"
 
 namespace kb {
@@ -542,6 +543,9 @@ Json to_json(const ScoreResult& r) {
                    {"queue_ms", r.stages.queue_ms}};
     j["elapsed_ms"] = r.elapsed_ms;
     if (r.program) j["program"] = to_json(*r.program);
+    // What confined the process that ran the candidate's Python (ipc/confine.h):
+    // program candidates run in confined workers; kernels in kbench-worker.
+    j["sandbox"] = sandbox_summary(bool(r.program));
     return j;
 }
 

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 
+#include "ipc/confine.h"
 #include "ipc/pidfd.h"
 #include "util/units.h"
 
@@ -83,6 +84,7 @@ struct ChildArgs {
     int resource[4] = {};
     KernelRlimit limit[4] = {};
     bool reset_signal[kMaxSignal + 1] = {};
+    const ConfinePlan* confine = nullptr;
     // Written by the child when a step fails (the parent reads them after the
     // clone returns: CLONE_VFORK suspends it until the child execs or exits).
     int err = 0;
@@ -108,6 +110,12 @@ KB_CHILD_CODE int child_main(void* arg) {
     if (::syscall(SYS_setpgid, 0, 0) != 0) child_fail(a, "setpgid");
     for (int i = 0; i < a->nlimits; ++i)
         if (::syscall(SYS_prlimit64, 0, a->resource[i], &a->limit[i], nullptr) != 0) child_fail(a, "setrlimit");
+    // Confinement (ipc/confine.h) before the descriptors are sorted: its
+    // Landlock ruleset is a descriptor of the host's that the sorting closes.
+    if (a->confine) {
+        const char* step = confine_in_child(a->confine);
+        if (step) child_fail(a, step);
+    }
     // Descriptors: first out of the way (a source may sit on a target's
     // number), then onto their numbers, which clears close-on-exec there.
     int temp[kMaxFds];
@@ -193,6 +201,7 @@ pid_t spawn_process(const SpawnSpec& spec, std::string* error) {
     a->argv = argv.data();
     a->envp = envp.data();
     a->cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+    a->confine = spec.confine;
     if (spec.fds.size() > size_t(kMaxFds)) {
         *error = "too many descriptors to hand over";
         return -1;

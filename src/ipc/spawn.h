@@ -19,6 +19,10 @@
 #include "ipc/process_limits.h"
 
 namespace kb {
+struct ConfinePlan;
+}
+
+namespace kb {
 
 struct SpawnSpec {
     std::vector<std::string> argv;  // argv[0] is the executable's path (no PATH search)
@@ -28,6 +32,8 @@ struct SpawnSpec {
     // 0, 1 and 2, those not listed are /dev/null; nothing else is inherited.
     std::vector<std::pair<int, int>> fds;
     ProcessLimits limits;
+    // Applied last before exec (ipc/confine.h); null: none. Outlives the call.
+    const ConfinePlan* confine = nullptr;
 };
 
 // Starts spec.argv in a process group of its own (one kill reaches everything

@@ -17,6 +17,8 @@
 
 #include "util/error.h"
 #include "ipc/pidfd.h"
+#include "ipc/confine.h"
+#include "ipc/spawn.h"
 #include "ipc/worker_environment.h"
 
 extern char** environ;
@@ -84,6 +86,60 @@ std::string describe_wait_status(int status) {
         return "killed by " + signal_description(WTERMSIG(status)) + (WCOREDUMP(status) ? ", core dumped" : "");
     return "stopped (wait status " + std::to_string(status) + ")";
 }
+
+namespace {
+
+thread_local std::string confine_error_text;
+const char* confine_error() { return confine_error_text.c_str(); }
+
+// The confined start (ipc/confine.h): spawn_process's clone, with the plan
+// applied in the child just before exec. The same descriptors, process group
+// and signal state as the posix_spawn start. Returns -1 with
+// confine_error() saying why.
+pid_t spawn_confined(const SpawnOptions& opts, const std::string& program, const std::vector<std::string>& args,
+                     char** env, int sock, int child_fd) {
+    SpawnSpec spec;
+    spec.argv = args;
+    if (program.find('/') == std::string::npos) {
+        const char* path = std::getenv("PATH");
+        std::string dirs = path ? path : "/usr/bin:/bin", found;
+        size_t start = 0;
+        while (found.empty() && start <= dirs.size()) {
+            size_t end = dirs.find(':', start);
+            if (end == std::string::npos) end = dirs.size();
+            std::string cand = dirs.substr(start, end - start) + "/" + program;
+            if (end > start && ::access(cand.c_str(), X_OK) == 0) found = cand;
+            start = end + 1;
+        }
+        if (found.empty()) {
+            confine_error_text = program + " is not on PATH";
+            return -1;
+        }
+        spec.argv[0] = found;
+    }
+    for (char** e = env; e && *e; ++e) spec.env.emplace_back(*e);
+    ConfineRequest req = python_worker_confinement(opts.command, opts.extra_args, opts.device >= 0);
+    ConfinePlanPtr plan = prepare_confinement(req, &spec.env, &confine_error_text);
+    if (!plan) return -1;
+    spec.confine = plan.get();
+    spec.fds.push_back({sock, child_fd});
+    int err_fd = -1;
+    if (!opts.stderr_file.empty()) {
+        err_fd = ::open(opts.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (err_fd < 0) {
+            confine_error_text = "cannot open " + opts.stderr_file + ": " + std::strerror(errno);
+            return -1;
+        }
+        spec.fds.push_back({err_fd, 2});
+    } else {
+        spec.fds.push_back({2, 2});
+    }
+    pid_t pid = spawn_process(spec, &confine_error_text);
+    if (err_fd >= 0) ::close(err_fd);
+    return pid;
+}
+
+}  // namespace
 
 std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     const std::string fix = !opts.fix.empty() ? "; " + opts.fix
@@ -161,6 +217,25 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const SpawnOptions& opts) {
     argv.push_back(nullptr);
 
     pid_t pid = 0;
+    if (opts.confine && confinement_wanted_by_env()) {
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&attr);
+        pid = spawn_confined(opts, program, args, env, sv[1], child_fd);
+        if (pid < 0) {
+            ::close(sv[0]);
+            ::close(sv[1]);
+            fail(KB_ERR_WORKER, "cannot start the " + opts.what + " '" + program + "' confined: " + std::string(
+                                    confine_error()) + "; $KBENCH_CONFINE=0 starts it without confinement" + fix);
+        }
+        ::close(sv[1]);
+        ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+        std::unique_ptr<WorkerProcess> w(new WorkerProcess());
+        w->pid_ = pid;
+        w->fd_ = sv[0];
+        w->pidfd_ = open_pidfd(pid);
+        w->started_ = WorkerClock::now();
+        return w;
+    }
     // posix_spawn, not fork: the host may be huge and multithreaded (a
     // trainer with a framework's threads); vfork-style spawning copies no
     // page tables and runs no atfork handlers.
@@ -240,6 +315,11 @@ bool WorkerProcess::reap(double wait_s) {
     auto until = WorkerClock::now() + std::chrono::duration_cast<WorkerClock::duration>(std::chrono::duration<double>(wait_s));
     for (;;) {
         int status = 0;
+        // Ended but not reaped: its group id is still its own, so whatever it
+        // started and left behind goes now (nothing a worker starts outlives it).
+        siginfo_t si{};
+        if (::waitid(P_PID, id_t(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid_)
+            ::kill(-pid_, SIGKILL);
         pid_t r = ::waitpid(pid_, &status, WNOHANG);
         if (r == pid_) {
             reaped_ = true;

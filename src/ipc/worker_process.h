@@ -39,6 +39,9 @@ struct SpawnOptions {
     // Non-empty: the process's stderr goes to this file (created or
     // truncated) instead of the host's.
     std::string stderr_file;
+    // Confine the process from its start (ipc/confine.h): for workers that
+    // run untrusted Python. $KBENCH_CONFINE=0 overrides it.
+    bool confine = false;
 };
 
 struct Outcome {

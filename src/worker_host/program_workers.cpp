@@ -115,6 +115,7 @@ ProgramWorkerSettings program_worker_settings(const ContextOptions& opts) {
     if (s.test_cpu) s.device = -1;
     s.standby = env("KBENCH_WORKER_STANDBY") != "0";
     s.timeout_s = opts.timeout_s;
+    s.confine = opts.confine;
     return s;
 }
 
@@ -143,6 +144,7 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.spawn.fix = "kbench runs it with the interpreter $KBENCH_PYTHON names (else python3 on PATH): install "
                        "torch there, or point $KBENCH_PYTHON at one that has it";
         ws.spawn.stderr_file = dir + "/stderr.log";
+        ws.spawn.confine = settings_.confine;
         ws.standby = standby;
         ws.hello_extra = Json{{"role", name}, {"test_cpu", settings_.test_cpu}, {"cache_share", settings_.cache_share}};
         ws.hello_s = kHelloS;

@@ -33,6 +33,7 @@ struct ProgramWorkerSettings {
     double cache_share = 0.15;
     bool reference = true;    // the roles whose workers start (a request for another is kbench's bug)
     bool candidate = true;
+    bool confine = true;      // confined workers (ipc/confine.h); KB_CONTEXT_NO_CONFINE turns it off
 };
 
 // The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)

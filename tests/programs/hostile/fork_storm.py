@@ -1,0 +1,66 @@
+# A hostile program candidate (docs/isolation.md, "Confinement"): forks 300 sleeping children.
+# In forward it does one harmful thing, then computes softmax correctly, so
+# its verdict is a pass only if the harm was blocked; tests/unit/test_confine.cpp
+# runs act() alone in a confined process without torch (`python3 fork_storm.py --work-dir DIR`).
+# Parameters come from $KBENCH_HOSTILE_* (the test sets them).
+import json
+import os
+import sys
+
+
+_NAME = "fork_storm"
+
+
+def _env(name, default=""):
+    return os.environ.get("KBENCH_HOSTILE_" + name, default)
+
+
+def act():
+    import time
+    pids = []
+    for _ in range(300):
+        try:
+            pid = os.fork()
+        except OSError as e:
+            return {"forked": len(pids), "stopped": e.errno, "pids": pids}
+        if pid == 0:
+            time.sleep(600)
+            os._exit(0)
+        pids.append(pid)
+    with open("storm-pids", "w") as f:
+        f.write(" ".join(map(str, pids)))
+    return {"forked": len(pids), "pids": pids}
+
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+if torch is not None:
+    class ModelNew(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            try:
+                report = act()
+            except Exception as e:  # the harm was refused: carry on
+                report = {"error": repr(e)}
+            try:
+                with open("hostile-report-%s.json" % _NAME, "w") as f:
+                    json.dump(report, f)
+            except OSError:
+                pass
+            e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+            return e / e.sum(dim=1, keepdim=True)
+
+
+if __name__ == "__main__":
+    os.chdir(sys.argv[sys.argv.index("--work-dir") + 1])
+    try:
+        out = act()
+    except BaseException as e:
+        out = {"error": repr(e)}
+    with open("report.json", "w") as f:
+        json.dump(out, f)
