@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "emulate/emulator.h"
 #include "task/task.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace kb::cli {
 namespace {
@@ -54,7 +56,7 @@ const char* kAuditUsage =
     "\n"
     "examples:\n"
     "  kbench audit tasks                                     # every built-in task\n"
-    "  kbench audit --json bench/kernelbench/problems/19_ReLU.py\n"
+    "  kbench audit --json 23_Softmax.py                      # a KernelBench problem file\n"
     "\n"
     "exit codes: 0 every task discriminating, 1 a task that is not (or invalid), 2 usage error\n";
 
@@ -305,6 +307,14 @@ void print_entry(const Json& e) {
 
 int cmd_audit(int argc, char** argv) {
     bool json = false;
+    for (int i = 1; i < argc; ++i) json = json || std::string(argv[i]) == "--json";
+    // An error of the command itself: the one error document with --json
+    // (README, "The command-line tool"), else a line on stderr.
+    auto error = [&](int code, const std::string& status, const std::string& msg) {
+        if (json) print_json(error_json(code == kExitUsage ? "usage" : "failure", status, msg));
+        else std::fprintf(stderr, "kbench audit: %s\n%s", msg.c_str(), code == kExitUsage ? (std::string("\n") + kAuditUsage).c_str() : "");
+        return code;
+    };
     uint64_t max_elements = uint64_t(1) << 20;
     std::vector<std::string> paths;
     for (int i = 1; i < argc; ++i) {
@@ -313,20 +323,18 @@ int cmd_audit(int argc, char** argv) {
             std::printf("%s", kAuditUsage);
             return kExitOk;
         } else if (a == "--json") {
-            json = true;
         } else if (a == "--max-elements" && i + 1 < argc) {
             max_elements = std::strtoull(argv[++i], nullptr, 10);
         } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "kbench audit: unknown option '%s'\n\n%s", a.c_str(), kAuditUsage);
-            return kExitUsage;
+            return error(kExitUsage, "usage", "unknown option '" + a + "'");
         } else {
             paths.push_back(a);
         }
     }
-    if (paths.empty()) {
-        std::fprintf(stderr, "kbench audit: name a task, a folder of tasks or a problem file\n\n%s", kAuditUsage);
-        return kExitUsage;
-    }
+    if (paths.empty()) return error(kExitUsage, "usage", "name a task, a folder of tasks or a problem file");
+    for (const std::string& p : paths)
+        if (!kb::file_exists(p) && !std::filesystem::is_directory(p))
+            return error(kExitFailed, "not found", p + ": no such file or folder");
     Json all = Json::array();
     int bad = 0;
     try {
@@ -356,8 +364,7 @@ int cmd_audit(int argc, char** argv) {
             if (!json) print_entry(e);
         }
     } catch (const Failure& f) {
-        std::fprintf(stderr, "kbench audit: %s\n", f.what());
-        return kExitFailed;
+        return error(kExitFailed, "failure", f.what());
     }
     if (json) print_json(all);
     return bad ? kExitFailed : kExitOk;

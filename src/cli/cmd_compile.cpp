@@ -1,5 +1,7 @@
 // kbench compile: compile a task's reference and baseline, or a candidate.
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -27,6 +29,15 @@ void print_kernel(const Json& k) {
             std::printf("      block %d, shared %lld B, params (%s)\n", l["block"][0].get<int>(),
                         (long long)l["shared_mem"].get<int64_t>(), params.c_str());
         }
+}
+
+// A Python program candidate: a .py file that defines ModelNew, or any .py
+// without a `# kbench: launch` comment (a Triton kernel brings its launch).
+bool is_program_file(const std::string& path) {
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".py") != 0) return false;
+    std::ifstream f(path);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return text.find("ModelNew") != std::string::npos || text.find("kbench: launch") == std::string::npos;
 }
 
 int run_compile(const Args& a) {
@@ -79,6 +90,33 @@ int run_compile(const Args& a) {
             report(kb_compile_task_program(oc.ctx.get(), task.get(), role, k.out()), k,
                    role == KB_ROLE_REFERENCE ? "reference" : "baseline");
         }
+    } else if (python_reference && is_program_file(a.positional[1])) {
+        // A program candidate (a ModelNew, a TritonBench wrapper): its
+        // compile is its import, in a Python candidate worker (no GPU needed,
+        // torch needed): kb_score's compile-only stage.
+        kb_candidate c = candidate_for(a.positional[1], a);
+        c.language = KB_LANG_PYTHON;
+        kb_score_options so = KB_SCORE_OPTIONS_INIT;
+        so.flags = KB_SCORE_COMPILE_ONLY;
+        kb_result* r = nullptr;
+        kb_status st = kb_score(oc.ctx.get(), task.get(), &c, &so, &r);
+        if (st != KB_OK) {
+            ++failures;
+            if (a.json()) out.push_back({{"label", a.positional[1]}, {"ok", false}, {"status", kb_status_string(st)}, {"error", kb_last_error()}});
+            else std::printf("  %-12s FAILED: %s\n", a.positional[1].c_str(), error_text(st).c_str());
+        } else {
+            const bool ok = kb_result_verdict(r) == KB_VERDICT_NONE;
+            if (!ok) ++failures;
+            Json j = parse(kb_result_json(r));
+            if (a.json()) {
+                out.push_back({{"label", a.positional[1]}, {"ok", ok}, {"language", "python"}, {"verdict", j["verdict"]},
+                               {"message", j["message"]}, {"import_ms", j["program"].value("import_ms", 0.0)}});
+            } else {
+                std::printf("  %-12s %s: %s\n", a.positional[1].c_str(), ok ? "imported" : "FAILED",
+                            kb_result_message(r));
+            }
+            kb_result_destroy(r);
+        }
     } else {
         kb_candidate c = candidate_for(a.positional[1], a);
         KernelHandle k;
@@ -100,6 +138,10 @@ extern const Command kCompileCommand = {
     "nvcc, given), the time and the kernels the launch plan resolved to. Needs no\n"
     "GPU: without one it compiles to PTX (--arch sm_XY for a cubin). Exit 1 when\n"
     "something does not compile; the compiler's log says why.\n"
+    "A Python program candidate (a ModelNew) of an imported task is imported in\n"
+    "a Python worker instead, which needs torch but no GPU; it reports the\n"
+    "import's error and line, or that it imported (docs/programs.md says what\n"
+    "such a check cannot see).\n"
     "--json prints an array of the kernels' JSON (kb_kernel_json), or of\n"
     "{\"label\", \"ok\": false, \"status\", \"error\"} for one that failed.",
     {"--json", "--device", "--no-device", "--arch", "--ptx", "--no-nvcc", "--in-process", "--launch"},

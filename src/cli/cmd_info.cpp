@@ -56,9 +56,12 @@ int run_info(const Args& a) {
     std::printf("cuda home   %s\n", j["cuda_home"].get<std::string>().c_str());
     const Json& sb = j["sandbox"];
     std::printf("sandbox     %s (untrusted Python: pid %s, fs %s, net %s; seccomp: %s)\n",
-                sb["enabled"].get<bool>() ? "on" : "off ($KBENCH_CONFINE=0)", sb["pid"].get<std::string>().c_str(),
-                sb["fs"].get<std::string>().c_str(), sb["net"].get<std::string>().c_str(),
-                sb["seccomp"].get<std::string>().c_str());
+                !sb["enabled"].get<bool>()           ? "off ($KBENCH_CONFINE=0)"
+                : sb.value("device_workers", false) ? "on"
+                                                     : "on for workers without a device; workers on a GPU unconfined "
+                                                       "($KBENCH_CONFINE=1 confines them)",
+                sb["pid"].get<std::string>().c_str(), sb["fs"].get<std::string>().c_str(),
+                sb["net"].get<std::string>().c_str(), sb["seccomp"].get<std::string>().c_str());
     const Json& dir = j["helpers"]["programs_dir"];
     std::printf("programs    %s\n", dir.is_string() ? dir.get<std::string>().c_str()
                                                     : "not found (kbench import and program candidates need them)");

@@ -9,6 +9,7 @@
 #include "engine/kernel_program.h"
 #include "engine/program_backend.h"
 #include "engine/program_protocol.h"
+#include "ipc/confine.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -58,6 +59,7 @@ PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput
     facts.protocol = pc.protocol.name;
     facts.style = t.python->style;
     facts.torch_compute = pc.protocol.torch_compute;
+    facts.confined = confine_python_worker(opts_.confine, opts_.device);
     // The import's findings, but for those of outputs that cannot tell right
     // from wrong where strict's negative controls transform the inputs
     // (their warning no longer holds), then what the controls applied.

@@ -205,6 +205,7 @@ struct ProgramFacts {
     ProgramAttribution attribution;  // over the correctness runs
     std::optional<ProgramTiming> timing;
     std::vector<std::string> reference_warnings;  // outputs that cannot tell right from wrong, import findings
+    bool confined = false;  // its Python workers run confined (ipc/confine.h: confine_python_worker)
 };
 
 struct ScoreResult {

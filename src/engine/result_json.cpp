@@ -544,8 +544,8 @@ Json to_json(const ScoreResult& r) {
     j["elapsed_ms"] = r.elapsed_ms;
     if (r.program) j["program"] = to_json(*r.program);
     // What confined the process that ran the candidate's Python (ipc/confine.h):
-    // program candidates run in confined workers; kernels in kbench-worker.
-    j["sandbox"] = sandbox_summary(bool(r.program));
+    // a program candidate's worker where it was confined; kernels run in kbench-worker.
+    j["sandbox"] = sandbox_summary(r.program && r.program->confined);
     return j;
 }
 

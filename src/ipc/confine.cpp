@@ -192,6 +192,15 @@ bool confinement_wanted_by_env() {
     return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "false") == 0);
 }
 
+bool confinement_forced_by_env() {
+    const char* v = std::getenv("KBENCH_CONFINE");
+    return v && (std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0 || std::strcmp(v, "true") == 0);
+}
+
+bool confine_python_worker(bool asked, int device) {
+    return asked && confinement_wanted_by_env() && (device < 0 || confinement_forced_by_env());
+}
+
 Json sandbox_summary(bool enabled) {
     if (!enabled || !confinement_wanted_by_env()) return Json{{"pid", "off"}, {"fs", "off"}, {"net", "off"}};
     const ConfineSupport& s = confine_support();
@@ -217,6 +226,7 @@ Json sandbox_info() {
     const ConfineSupport& s = confine_support();
     Json j = sandbox_summary();
     j["enabled"] = confinement_wanted_by_env();
+    j["device_workers"] = confinement_wanted_by_env() && confinement_forced_by_env();
     j["user_namespace"] = s.user_namespace;
     j["landlock_abi"] = s.landlock_abi;
 #ifdef KB_HAVE_SECCOMP

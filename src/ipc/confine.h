@@ -54,6 +54,16 @@ const ConfineSupport& confine_support();
 
 // False when $KBENCH_CONFINE is 0/off/false.
 bool confinement_wanted_by_env();
+// True when $KBENCH_CONFINE is 1/on/true.
+bool confinement_forced_by_env();
+// Whether a Python worker on `device` (-1: none) that its context asked to
+// confine (`asked`) is confined. A worker with a device is not, unless
+// $KBENCH_CONFINE=1: in a worker confined as below, torch's CUDA
+// initialisation fails on the GPU machines tried (cudaGetDeviceCount: error
+// 304, "OS call failed or operation not supported"; every program test of
+// `bash bench/run_device.sh programs` failed so on an H100), and which
+// mechanism CUDA needs lifted is not known yet ($KBENCH_CONFINE_SKIP finds it).
+bool confine_python_worker(bool asked, int device);
 
 // {"pid": ..., "fs": ..., "net": ...}: what confines a worker started now,
 // each "off" when nothing does (confinement turned off, or no mechanism).

@@ -12,6 +12,7 @@
 #include "util/files.h"
 #include "util/install_dirs.h"
 #include "util/sha256.h"
+#include "ipc/confine.h"
 #include "protocol/program_wire.h"
 #include "worker_host/deadlines.h"
 
@@ -115,7 +116,7 @@ ProgramWorkerSettings program_worker_settings(const ContextOptions& opts) {
     if (s.test_cpu) s.device = -1;
     s.standby = env("KBENCH_WORKER_STANDBY") != "0";
     s.timeout_s = opts.timeout_s;
-    s.confine = opts.confine;
+    s.confine = confine_python_worker(opts.confine, s.device);
     return s;
 }
 

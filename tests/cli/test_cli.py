@@ -299,6 +299,7 @@ class ErrorShape(unittest.TestCase):
             (["import", "kernelbench", tmp], 1),  # a folder without problem files
             (["devices", "--frobnicate"], 2),
             (["sweep"], 2), (["sweep", "/no/such/task", CORRECT, "--dim", "n=1024..2048", "--dry-run"], 1),
+            (["audit"], 2), (["audit", "--frobnicate", TASK], 2), (["audit", "/no/such/task.json"], 1),
         ]
 
     def test_every_command_error_is_one_document(self):
@@ -472,6 +473,36 @@ class ExitCodes(unittest.TestCase):
                 self.assertNotIn(jargon, out + err)
             d = json.loads(kbench("compile", "--json", task)[1])
             self.assertEqual(d[0]["language"], "python")
+
+    def test_a_program_answer_compiles_by_its_import(self):
+        # kbench compile TASK answer.py of an imported task imports the
+        # ModelNew in a Python worker: its syntax error names its line, with
+        # or without torch; a correct one imports with torch, and without it
+        # the error says torch is missing, never blaming the answer.
+        with tempfile.TemporaryDirectory() as tmp:
+            problem = write(tmp, "19_ReLU.py", RELU_PROBLEM)
+            rc, out, err = kbench("import", "kernelbench", problem, "-o", os.path.join(tmp, "out"), "--no-validate")
+            self.assertEqual(rc, 0, err)
+            task = out.split(":")[0]
+            broken = write(tmp, "broken.py", "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x)\n"
+                                             "        return x\n")
+            rc, out, err = kbench("compile", "--no-device", task, broken)
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("SyntaxError", out + err)
+            self.assertIn("line 5", out + err)
+            good = write(tmp, "good.py", "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                                         "        return torch.relu(x)\n")
+            rc, out, err = kbench("compile", "--no-device", task, good)
+            if python_has_torch():
+                self.assertEqual(rc, 0, out + err)
+                self.assertIn("imported", out)
+            else:
+                self.assertEqual(rc, 1, out + err)
+                self.assertIn("has no torch", out + err)
+                self.assertNotIn("compile_error", out + err)
+            d = json.loads(kbench("compile", "--json", "--no-device", task, broken)[1])
+            self.assertFalse(d[0]["ok"])
+            self.assertEqual(d[0]["verdict"], "compile_error")
 
     def test_import_without_torch_says_what_was_not_done(self):
         if python_has_torch():
