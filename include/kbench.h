@@ -241,7 +241,8 @@ typedef struct kb_context_options {
  * references) without confinement (namespaces, Landlock, seccomp, a scrubbed
  * environment: docs/isolation.md, "Confinement"). For debugging only.
  * $KBENCH_CONFINE=0 does the same for every context and the Triton compile
- * worker. */
+ * worker. Workers on a GPU are confined only where $KBENCH_CONFINE=1 asks
+ * (docs/isolation.md says why). */
 #define KB_CONTEXT_NO_CONFINE 0x10u
 
 #define KB_CONTEXT_OPTIONS_INIT { KB_CONTEXT_OPTIONS_VERSION, 0, KB_ISOLATION_DEFAULT, NULL, NULL, NULL, NULL, 0.0, 0u, NULL }

@@ -148,6 +148,7 @@ pub const KB_CONTEXT_EMIT_PTX: c_uint = 0x1;
 pub const KB_CONTEXT_NO_NVCC_FALLBACK: c_uint = 0x2;
 pub const KB_CONTEXT_CONTAIN_TRAPS: c_uint = 0x4;
 pub const KB_CONTEXT_NO_CONTAIN_TRAPS: c_uint = 0x8;
+pub const KB_CONTEXT_NO_CONFINE: c_uint = 0x10;
 pub const KB_CONTEXT_OPTIONS_INIT: kb_context_options = kb_context_options {
     version: KB_CONTEXT_OPTIONS_VERSION,
     device: 0,
