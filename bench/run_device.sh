@@ -77,12 +77,14 @@ if [ $run_programs = 1 ]; then
   # Figures first, then the tests: a call stopped at its limit still
   # returns the benchmarks' JSON.
   step "program throughput (bench/kernelbench/program_bench.py)"
-  env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=$OUT/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
+  env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
-    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} --out "$OUT/program_bench.json" >/dev/null 2>"$OUT/program_bench.err"
+    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
+    2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
-  tail -12 "$OUT/program_bench.err"
-  [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "$OUT/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
+  # Written where the device tool returns them as they grow.
+  tail -12 "${RETURN_DIR:-$OUT}/program_bench.err"
+  [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
   if [ "${RUN_BATCH:-1}" = 1 ]; then
     step "kernel batch throughput (bench/batch_bench.cpp)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"

@@ -15,7 +15,9 @@ made, reference outputs cached; reported, not counted):
                  the GPU-busy fraction (NVML utilisation sampled every 20 ms
                  while the batch runs) and the median stage times.
 
-Prints one JSON document (also to --out) and a table on stderr, last.
+Prints one JSON document (also to --out) and a table on stderr, last. The
+--out file is rewritten after each series, and each series prints a line on
+stderr as it ends, so a run stopped by a time limit keeps what it measured.
 
 usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
 """
@@ -87,6 +89,13 @@ def verdicts(docs):
     return counts
 
 
+def save(doc, path):
+    if path:
+        with open(path + ".tmp", "w") as f:
+            f.write(json.dumps(doc, indent=1) + "\n")
+        os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -118,6 +127,8 @@ def main():
                       label=name)
         prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
     doc["priming"] = prime
+    save(doc, args.out)
+    print("program_bench: primed %d problems: %s" % (len(names), verdicts(list(prime.values()))), file=sys.stderr)
 
     # One at a time: fresh variants, timed.
     lat, lat_docs = [], []
@@ -131,6 +142,9 @@ def main():
     doc["one_at_a_time"] = {"n": len(lat), "median_s": round(statistics.median(lat), 3) if lat else None,
                             "min_s": round(min(lat), 3) if lat else None, "max_s": round(max(lat), 3) if lat else None,
                             "verdicts": verdicts(lat_docs), "stages_ms": median_stages(lat_docs)}
+    save(doc, args.out)
+    print("program_bench: one at a time: median %s s, stages %s" % (doc["one_at_a_time"]["median_s"],
+                                                                   doc["one_at_a_time"]["stages_ms"]), file=sys.stderr)
 
     series = []
     serial = 0
@@ -161,12 +175,12 @@ def main():
                            "failures": [{"verdict": d.get("verdict"), "task": d.get("task"),
                                          "message": (d.get("message") or d.get("error") or "")[:400]}
                                         for d in docs if d.get("verdict") != "pass"][:6]})
-    doc["batch"] = series
-    text = json.dumps(doc, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+            doc["batch"] = series
+            save(doc, args.out)
+            s = series[-1]
+            print("program_bench: lanes %d %s: %.2f/s, gpu busy %s, %s, stages %s" % (
+                lanes, mode, s["per_s"], s["gpu_busy"], s["verdicts"], s["stages_ms"]), file=sys.stderr)
+    print(json.dumps(doc, indent=1))
     o = doc["one_at_a_time"]
     print("program_bench: %d problems; one at a time: median %.2f s (%s)" % (len(names), o["median_s"] or 0,
                                                                             o["verdicts"]), file=sys.stderr)

@@ -50,6 +50,7 @@ import kbench_kernel_model as kk  # noqa: E402
 import kbench_tritonbench_perf as ktp  # noqa: E402
 import kbench_profile as kprof  # noqa: E402
 import kbench_load_inline as kli  # noqa: E402
+import kbench_triton_warm as ktw  # noqa: E402
 import collections  # noqa: E402
 
 WORKER_VERSION = "1"
@@ -396,6 +397,8 @@ class Worker:
         finally:
             self.loading = None
         import_ms = (_perf_counter() - t0) * 1e3
+        # Before the kernels are wrapped for counting (which binds their run).
+        ktw.install()
         triton = ka.triton_kernels(module)
         cuda = ka.cuda_kernels_in_source(source)
         if cuda_kernel:
@@ -422,8 +425,38 @@ class Worker:
             if missing:
                 result.update({"loaded": False, "error": "the candidate defines no %s (a candidate for this task "
                                                          "defines %s)" % (", ".join(missing), ", ".join(wanted))})
+        if result["loaded"] and doc.get("warm") and t is not None and triton:
+            result.update(self.warm(h, t[1], doc["warm"]))
         result["integrity"] = self.integrity_report(before_threads)
         return result
+
+    def warm(self, h, ref, runs):
+        """Calls the loaded candidate once per run of `runs` (case, seed,
+        mode, model seed) with every Triton launch compile-only
+        (kbench_triton_warm), so that its kernels compile now and not in the
+        GPU phases. The inputs and model it makes are those the runs then
+        use. Nothing it computes is kept; what it raises, the real call
+        raises again where it counts. Returns {"warmed", "warm_ms"}."""
+        if ref.style != "kernelbench" or not self.device.startswith("cuda") or not ktw.install():
+            return {}
+        t0 = _perf_counter()
+        warmed = 0
+        for r in runs:
+            args = None
+            try:
+                case = int(r["case"])
+                tensors, _ = self.make_inputs(h, ref, case, r.get("seed", 0), r.get("mode", "strict"))
+                model = self.model(h, ref, case, "candidate", r.get("model_seed", 42))
+                args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
+                with ktw.compile_only():
+                    self.call(model, args, ref, "candidate", None)
+                warmed += 1
+            except (Exception, SystemExit):
+                pass
+            finally:
+                args = None
+        self.sync()
+        return {"warmed": warmed, "warm_ms": (_perf_counter() - t0) * 1e3}
 
     def unload_candidate(self):
         if self.perf is not None and self.perf[0][1] == "candidate":

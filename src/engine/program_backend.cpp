@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -50,6 +51,35 @@ uint64_t output_bytes(const ProgramOutputMeta& m) {
 // under 1 MiB from its small pool, never from one large poisoned block, and
 // picks the best-fitting free block, so the worker also leaves poisoned free
 // blocks of exactly the sizes an unwritten output would be allocated at.
+// The device memory a candidate's run at a case takes: its inputs and their
+// copy, its outputs and the poison (twice the outputs) beside them.
+uint64_t run_footprint(const ProgramRunReply& ref) {
+    uint64_t in_bytes = 0, out_bytes = 0;
+    for (const ProgramInput& in : ref.inputs)
+        if (in.is_tensor)
+            if (auto dt = parse_dtype(in.dtype)) {
+                uint64_t n = dtype_size(*dt);
+                for (int64_t d : in.shape) n *= uint64_t(std::max<int64_t>(d, 0));
+                in_bytes += n;
+            }
+    for (const ProgramOutputMeta& m : ref.outputs) out_bytes += output_bytes(m);
+    return 2 * in_bytes + 4 * out_bytes;
+}
+
+// Holds `bytes` of the gate for a scope (none: 0).
+struct GateHold {
+    ProgramReferences::Gate& gate;
+    uint64_t bytes;
+    GateHold(ProgramReferences::Gate& g, uint64_t b) : gate(g), bytes(b) {
+        if (bytes) gate.acquire(bytes);
+    }
+    ~GateHold() {
+        if (bytes) gate.release(bytes);
+    }
+    GateHold(const GateHold&) = delete;
+    GateHold& operator=(const GateHold&) = delete;
+};
+
 void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i) {
@@ -280,10 +310,38 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     auto obs = std::make_shared<ProgramObservation>();
     loaded_.clear();
     load_integrity_ = {};
-    ProgramLoadReply load =
-        candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr);
+    // The warm-up: one run per case of the correctness plan (its first seed,
+    // whose inputs the worker then holds for that run), for the cases whose
+    // reference already ran here, so that their device memory is known and
+    // taken out of the gate as a correctness run's is.
+    std::vector<ProgramRunRequest> warm;
+    uint64_t warm_bytes = 0;
+    if (pc.protocol.warm) {
+        std::vector<int> seen;
+        for (const ProgramRunPlan& r : pc.protocol.correctness) {
+            if (std::find(seen.begin(), seen.end(), r.case_index) != seen.end()) continue;
+            seen.push_back(r.case_index);
+            ProgramRunRequest rq;
+            rq.case_index = r.case_index;
+            rq.seed = r.seed;
+            rq.model_seed = pc.protocol.model_seed;
+            rq.mode = pc.protocol.input_mode;
+            auto ref = refs_.cache().find(reference_key(*tb.task, rq));
+            if (!ref) continue;
+            warm_bytes = std::max(warm_bytes, run_footprint(*ref));
+            warm.push_back(rq);
+        }
+    }
+    ProgramLoadReply load;
+    {
+        GateHold held(refs_.gate(), warm.empty() ? 0 : warm_bytes);
+        load = candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr, warm);
+    }
     out.load_ms = ms_since(t0);
     obs->import_ms = load.import_ms;
+    obs->warm_ms = load.warm_ms;
+    obs->build = load.build;
+    obs->build_fallbacks = load.build_fallbacks;
     obs->triton_kernels = load.triton_kernels;
     obs->cuda_kernels = load.cuda_kernels;
     obs->findings = load.findings;  // the source scan's
@@ -375,25 +433,7 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     // A kernel's signature must fit what the problem makes and returns
     // (checked on every run: a program candidate may have cached the reply).
     if (pc.kernel) check_kernel_signature(t, base.case_index, *ref);
-    // The device memory this run takes: the candidate's inputs and their
-    // copy, its outputs and the poison (twice the outputs) beside them.
-    uint64_t in_bytes = 0, out_bytes = 0;
-    for (const ProgramInput& in : ref->inputs)
-        if (in.is_tensor)
-            if (auto dt = parse_dtype(in.dtype)) {
-                uint64_t n = dtype_size(*dt);
-                for (int64_t d : in.shape) n *= uint64_t(std::max<int64_t>(d, 0));
-                in_bytes += n;
-            }
-    for (const ProgramOutputMeta& m : ref->outputs) out_bytes += output_bytes(m);
-    struct Held {
-        ProgramReferences::Gate& gate;
-        uint64_t bytes;
-        ~Held() { gate.release(bytes); }
-    };
-    const uint64_t footprint = 2 * in_bytes + 4 * out_bytes;
-    refs_.gate().acquire(footprint);
-    Held held{refs_.gate(), footprint};
+    GateHold held(refs_.gate(), run_footprint(*ref));
     ProgramRunRequest rq = base;
     rq.clone_inputs = p.clone_inputs;
     rq.record_ops = p.record_ops && !recheck;
@@ -614,6 +654,25 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         at.mode = p.input_mode;
         if (auto ref = refs_.cache().find(reference_key(t, at))) tq.reference_ms = ref->run_ms;
     }
+    // The reference's rounds come from the last candidate timed at this
+    // plan when they are at most $KBENCH_PROGRAM_REFERENCE_REUSE_S seconds
+    // old (default 30; 0 times the reference beside every candidate).
+    static const double reuse_s = [] {
+        const char* v = std::getenv("KBENCH_PROGRAM_REFERENCE_REUSE_S");
+        return v ? std::max(0.0, std::atof(v)) : 30.0;
+    }();
+    std::string timing_key;
+    {
+        ProgramRunRequest at;
+        at.case_index = p.time.case_index;
+        at.seed = p.time.seed;
+        at.model_seed = p.model_seed;
+        at.mode = p.input_mode;
+        timing_key = reference_key(t, at) + "/" + p.time.warmup_seed.to_json().dump() + "/" +
+                     std::to_string(p.time.trials) + "/" + std::to_string(p.time.budget_ms) + "/" +
+                     std::to_string(p.time.warmup_calls) + "/" + p.time.measure;
+    }
+    unsigned reused_rounds = 0;
     std::vector<double> cand_s, ref_s, cand_events, cand_spans, round_ratios;
     std::string method, ref_method;
     auto timing = std::make_shared<ProgramTiming>();
@@ -640,11 +699,17 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             tr.wall_ms = ms_since(t0);
             return tr;
         }
-        ProgramTimeReply r =
-            refs_.with_worker([&](PythonWorkers& w) { return w.time(ProgramRole::reference, task, tq); });
-        if (r.failure || r.error)
-            fail(KB_ERR_REFERENCE_FAILED, "the reference failed while timing: " +
-                                              (r.failure ? r.failure->message : *r.error + "\n" + r.error_where));
+        ProgramTimeReply r;
+        if (auto kept = refs_.timed_round(timing_key, round, reuse_s)) {
+            r = std::move(*kept);
+            ++reused_rounds;
+        } else {
+            r = refs_.with_worker([&](PythonWorkers& w) { return w.time(ProgramRole::reference, task, tq); });
+            if (r.failure || r.error)
+                fail(KB_ERR_REFERENCE_FAILED, "the reference failed while timing: " +
+                                                  (r.failure ? r.failure->message : *r.error + "\n" + r.error_where));
+            refs_.keep_timed_round(timing_key, round, r);
+        }
         std::vector<double> cs = samples_of(c, p.time.measure, &method);
         std::vector<double> rs = samples_of(r, p.time.measure, &ref_method);
         if (!cs.empty() && !rs.empty()) {
@@ -666,6 +731,7 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
     tr.wall_ms = ms_since(t0);
     timing->method = method;
     timing->round_speedups = round_ratios;
+    timing->reference_rounds_reused = reused_rounds;
     if (!cand_s.empty() && !ref_s.empty()) {
         timing->candidate_ms = summarize(cand_s);
         timing->reference_ms = summarize(ref_s);

@@ -20,13 +20,16 @@
 // GPU phases keep the lanes' rules (correctness shared, timing alone).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <map>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/backend.h"
 #include "engine/program_protocol.h"
@@ -101,6 +104,28 @@ public:
         std::condition_variable freed_;
     };
     Gate& gate() { return gate_; }
+    // The reference's timing rounds at a timing key (task, case, seeds and
+    // plan), reused by the candidates timed after it for `max_age_s` from its
+    // first round: at KernelBench's sizes the reference's side is half of a
+    // candidate's timing. A round not yet kept is timed and kept by the
+    // candidate that needs it. `max_age_s` 0: nothing is reused.
+    std::optional<ProgramTimeReply> timed_round(const std::string& key, unsigned round, double max_age_s) {
+        std::lock_guard<std::mutex> lock(timing_mutex_);
+        auto it = timed_.find(key);
+        if (it == timed_.end() || max_age_s <= 0) return std::nullopt;
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.at).count() > max_age_s) {
+            timed_.erase(it);
+            return std::nullopt;
+        }
+        if (round >= it->second.rounds.size()) return std::nullopt;
+        return it->second.rounds[round];
+    }
+    void keep_timed_round(const std::string& key, unsigned round, const ProgramTimeReply& r) {
+        std::lock_guard<std::mutex> lock(timing_mutex_);
+        TimedReference& t = timed_[key];
+        if (round == 0) t = TimedReference{std::chrono::steady_clock::now(), {}};
+        if (t.rounds.size() == round) t.rounds.push_back(r);
+    }
     // As Backend::let_go, and the owner to release (Context's destructor).
     std::unique_ptr<PythonWorkers> release() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -121,6 +146,12 @@ private:
     std::unique_ptr<PythonWorkers> workers_;
     ProgramReferenceCache cache_;
     Gate gate_;
+    struct TimedReference {
+        std::chrono::steady_clock::time_point at;
+        std::vector<ProgramTimeReply> rounds;
+    };
+    std::mutex timing_mutex_;
+    std::map<std::string, TimedReference> timed_;
 };
 
 class ProgramBackend : public Backend {

@@ -1,6 +1,8 @@
 #include "engine/program_protocol.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "engine/options.h"
 #include "measure/stats.h"
@@ -79,6 +81,7 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     const PythonReference& py = *task.python;
     ProgramProtocol p;
     p.name = o.name;
+    if (const char* w = std::getenv("KBENCH_PROGRAM_WARM")) p.warm = std::string(w) != "0";
     p.torch_compute = o.torch_compute.empty() ? task.program.torch_compute : o.torch_compute;
     // A TritonBench task is timed on its performance script's inputs, when
     // it has one (otherwise its test function is all there is: correctness).

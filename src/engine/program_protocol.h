@@ -96,6 +96,11 @@ struct ProgramProtocol {
     bool record_ops = true;         // the torch dispatch mode in correctness runs
     bool record_kernels = true;     // CUPTI in correctness runs
     bool recheck = true;            // after timing, the perf case on a secret seed
+    // Compile the candidate's Triton kernels for every case at the load, on
+    // the CPU and outside the GPU phases (PythonWorkers::load_candidate's
+    // warm-up). $KBENCH_PROGRAM_WARM=0 turns it off (to measure what it saves
+    // with bench/kernelbench/program_bench.py).
+    bool warm = true;
     bool enforce_policy = true;     // "fail" findings fail (policy_violation)
     std::string torch_compute;      // the rule applied
     bool timing = true;

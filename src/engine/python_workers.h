@@ -44,6 +44,15 @@ struct ProgramLoadReply {
     double import_ms = 0;
     std::vector<ProgramFinding> findings;  // the source scan's (severity "report")
     std::vector<std::string> triton_kernels, cuda_kernels;
+    // The warm-up after the import (load_candidate's `warm`): the cases whose
+    // Triton kernels it compiled, and the time it took.
+    int warmed = 0;
+    double warm_ms = 0;
+    // How the import's load_inline / load calls were built: "fast", "torch"
+    // (torch's own build), "fast+torch", or empty when it made none; and why
+    // each that went to torch's build did (python/kbench_programs/kbench_load_inline.py).
+    std::string build;
+    std::vector<std::string> build_fallbacks;
     ProgramIntegrity integrity;
     std::optional<ProgramWorkerFailure> failure;
 };
@@ -165,10 +174,14 @@ public:
     // Imports a candidate in the candidate worker (replacing the previous one).
     // With `kernel`, the candidate is a kernel: `source` is its code (Triton's
     // is imported; CUDA's only names its kernels) and the worker builds the
-    // candidate's ModelNew from the table.
+    // candidate's ModelNew from the table. `warm`: runs whose shapes the
+    // worker compiles the candidate's Triton kernels for after the import
+    // (calling the model with every Triton launch made compile-only), so that
+    // the JIT compiles run here, on the CPU, in parallel over lanes, and not
+    // inside the GPU phases that follow.
     virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
-                                            const std::string& source_name,
-                                            const KernelCandidate* kernel = nullptr) = 0;
+                                            const std::string& source_name, const KernelCandidate* kernel = nullptr,
+                                            const std::vector<ProgramRunRequest>& warm = {}) = 0;
     // The reference (the problem's model) or the loaded candidate at one case.
     // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
     virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;

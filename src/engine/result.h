@@ -87,9 +87,11 @@ struct ProgramObservation {
     kb_verdict policy = KB_VERDICT_PASS;
     std::string policy_message;
     std::shared_ptr<const ProgramTiming> timing;  // Backend::time
-    // Backend::load: the import.
-    double import_ms = 0;
+    // Backend::load: the import, the warm-up's compiles, how load_inline built.
+    double import_ms = 0, warm_ms = 0;
     std::vector<std::string> triton_kernels, cuda_kernels;
+    std::string build;
+    std::vector<std::string> build_fallbacks;
 };
 using ProgramObservationPtr = std::shared_ptr<const ProgramObservation>;
 
@@ -190,6 +192,9 @@ struct ProgramTiming {
     bool settled_early = false;              // stopped before the protocol's last round (program_timing_settled)
     std::vector<double> round_speedups;      // each round's reference/candidate statistic, in order
     unsigned warmup_calls = 0;
+    // Rounds whose reference side came from an earlier candidate's timing at
+    // the same plan, at most $KBENCH_PROGRAM_REFERENCE_REUSE_S seconds before.
+    unsigned reference_rounds_reused = 0;
 };
 
 struct ProgramFacts {
@@ -200,6 +205,14 @@ struct ProgramFacts {
     // (CUDA, PTX, cubin) or "triton"; empty for a Python program.
     std::string kernel_language;
     double import_ms = 0;
+    // The Triton kernels' compiles after the import, ahead of the GPU phases
+    // (PythonWorkers::load_candidate's warm-up); 0 when none ran.
+    double warm_ms = 0;
+    // How its load_inline / load extensions were built: "fast" (kbench's
+    // build), "torch" (torch's own), "fast+torch"; empty when it built none.
+    // `build_fallbacks` says why each went to torch's build.
+    std::string build;
+    std::vector<std::string> build_fallbacks;
     std::vector<std::string> triton_kernels, cuda_kernels;  // what the candidate declares
     std::vector<ProgramFinding> findings;
     ProgramAttribution attribution;  // over the correctness runs

@@ -583,6 +583,11 @@ Json to_json(const ProgramFacts& p) {
     j["torch_compute"] = p.torch_compute;
     if (!p.kernel_language.empty()) j["kernel"] = p.kernel_language;
     j["import_ms"] = p.import_ms;
+    if (p.warm_ms > 0) j["warm_ms"] = p.warm_ms;
+    if (!p.build.empty()) {
+        j["build"] = p.build;
+        if (!p.build_fallbacks.empty()) j["build_fallbacks"] = p.build_fallbacks;
+    }
     j["triton_kernels"] = p.triton_kernels;
     j["cuda_kernels"] = p.cuda_kernels;
     Json fs = Json::array();
@@ -607,6 +612,7 @@ Json to_json(const ProgramFacts& p) {
         tj["rounds"] = t.rounds;
         tj["settled_early"] = t.settled_early;
         tj["round_speedups"] = t.round_speedups;
+        tj["reference_rounds_reused"] = t.reference_rounds_reused;
         tj["warmup_calls"] = t.warmup_calls;
         j["timing"] = tj;
     }

@@ -56,6 +56,11 @@ void absorb_program(ScoreResult& res, const ProgramObservationPtr& o) {
     if (!o || !res.program) return;
     ProgramFacts& f = *res.program;
     if (o->import_ms > 0) f.import_ms = o->import_ms;
+    if (o->warm_ms > 0) f.warm_ms = o->warm_ms;
+    if (!o->build.empty()) {
+        f.build = o->build;
+        f.build_fallbacks = o->build_fallbacks;
+    }
     if (!o->triton_kernels.empty()) f.triton_kernels = o->triton_kernels;
     if (!o->cuda_kernels.empty()) f.cuda_kernels = o->cuda_kernels;
     merge_attribution(f.attribution, o->attribution);

@@ -78,9 +78,13 @@ Json run_key_body(const ProgramRunRequest& rq) {
 }  // namespace
 
 Json program_load_body(const std::string& id, const std::string& source_name, const KernelCandidate* kernel,
-                       std::vector<std::string>* blobs) {
+                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm) {
     Json body;
     body["candidate"] = Json{{"id", id}, {"source_blob", 0}, {"source_name", source_name}};
+    if (!warm.empty()) {
+        body["warm"] = Json::array();
+        for (const ProgramRunRequest& rq : warm) body["warm"].push_back(run_key_body(rq));
+    }
     if (kernel) {
         body["candidate"]["kernel"] = kernel->table;
         if (!kernel->image.empty()) {
@@ -103,6 +107,21 @@ ProgramLoadReply program_load_reply(const Json& r) {
                                 f.value("line", 0)});
     out.triton_kernels = strings(r.value("triton_kernels", Json::array()));
     out.cuda_kernels = strings(r.value("cuda_kernels", Json::array()));
+    out.warmed = r.value("warmed", 0);
+    out.warm_ms = r.value("warm_ms", 0.0);
+    bool fast = false, torch = false;
+    for (const Json& b : r.value("load_inline", Json::array())) {
+        if (!b.is_object()) continue;
+        const std::string how = b.value("build", std::string());
+        fast = fast || how == "fast";
+        if (how == "torch") {
+            torch = true;
+            if (b.contains("why") && b["why"].is_string())
+                out.build_fallbacks.push_back(b.value("name", std::string("extension")) + ": " +
+                                              b["why"].get<std::string>());
+        }
+    }
+    out.build = fast && torch ? "fast+torch" : fast ? "fast" : torch ? "torch" : "";
     out.integrity = integrity_from(r.value("integrity", Json::object()));
     return out;
 }

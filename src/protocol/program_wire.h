@@ -18,7 +18,7 @@ namespace kb::wire {
 // program_load: the candidate's source (blob 0) and, for a kernel candidate,
 // its table and image (blob 1). `id` names the candidate in the worker.
 Json program_load_body(const std::string& id, const std::string& source_name, const KernelCandidate* kernel,
-                       std::vector<std::string>* blobs);
+                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm = {});
 ProgramLoadReply program_load_reply(const Json& result);
 
 // program_run: the reference or the candidate at one case.

@@ -273,7 +273,8 @@ void ProgramWorkers::reply_failed(ProgramRole role, wire::Msg type, const Outcom
 }
 
 ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::string& source,
-                                                const std::string& source_name, const KernelCandidate* kernel) {
+                                                const std::string& source_name, const KernelCandidate* kernel,
+                                                const std::vector<ProgramRunRequest>& warm) {
     ProgramLoadReply out;
     if (contaminated_) {
         supervisor(ProgramRole::candidate).retire();
@@ -281,7 +282,7 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
     }
     std::vector<std::string> blobs{source};
     const std::string id = sha256_hex(kernel ? source + kernel->table.dump() + kernel->image : source);
-    Json body = wire::program_load_body(id.substr(0, 16), source_name, kernel, &blobs);
+    Json body = wire::program_load_body(id.substr(0, 16), source_name, kernel, &blobs, warm);
     double deadline = settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS;
     Outcome o = exchange(ProgramRole::candidate, wire::Msg::program_load, body, blobs, task, deadline);
     if (!o.ok()) {
@@ -291,7 +292,8 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
     if (!wire::reply_ok(o.reply.json)) reply_failed(ProgramRole::candidate, wire::Msg::program_load, o);
     out = wire::program_load_reply(o.reply.json["result"]);
     note_integrity(out.integrity);
-    // A new candidate's first call at each case compiles its kernels.
+    // A new candidate's first call at each case compiles its kernels, unless
+    // the warm-up after the import compiled them.
     candidate_cases_seen_.clear();
     loaded_ = id;
     return out;

@@ -54,7 +54,8 @@ public:
 
     Json info() override;
     ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source, const std::string& source_name,
-                                    const KernelCandidate* kernel = nullptr) override;
+                                    const KernelCandidate* kernel = nullptr,
+                                    const std::vector<ProgramRunRequest>& warm = {}) override;
     ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,

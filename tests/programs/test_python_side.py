@@ -376,6 +376,76 @@ class Integrity(unittest.TestCase):
         self.assertEqual(kc.new_threads(before), [])
 
 
+class TritonWarm(unittest.TestCase):
+    """kbench_triton_warm against stand-ins for Triton's JITFunction and
+    Autotuner (the real ones need a GPU to compile for)."""
+
+    def setUp(self):
+        import types
+        self.saved = {k: sys.modules.get(k) for k in ("triton.runtime.jit", "triton.runtime.autotuner")}
+        calls = self.calls = []
+
+        class JITFunction:
+            def run(self, *args, grid, warmup, **kwargs):
+                calls.append(("run", args, warmup, kwargs.get("BLOCK")))
+                return "launched" if not warmup else "compiled"
+
+            def warmup(self, *args, grid, **kwargs):
+                return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+        class Autotuner:
+            def __init__(self, fn):
+                self.fn, self.cache = fn, {}
+
+            def run(self, *args, **kwargs):
+                self.cache["chosen"] = 64
+                return self.fn.run(*args, BLOCK=64, **kwargs)
+
+            def warmup(self, *args, **kwargs):
+                return [self.fn.warmup(*args, BLOCK=b, **kwargs) for b in (32, 64)]
+
+        jit = types.ModuleType("triton.runtime.jit")
+        jit.JITFunction = JITFunction
+        tuner = types.ModuleType("triton.runtime.autotuner")
+        tuner.Autotuner = Autotuner
+        sys.modules["triton.runtime.jit"], sys.modules["triton.runtime.autotuner"] = jit, tuner
+        sys.modules.pop("kbench_triton_warm", None)
+        import kbench_triton_warm
+        self.ktw, self.JITFunction, self.Autotuner = kbench_triton_warm, JITFunction, Autotuner
+
+    def tearDown(self):
+        for k, v in self.saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+        sys.modules.pop("kbench_triton_warm", None)
+
+    def test_launches_compile_only_inside_and_run_outside(self):
+        self.assertTrue(self.ktw.install())
+        fn = self.JITFunction()
+        launch = fn.run  # bound before the warm-up, as the launch counters bind it
+        with self.ktw.compile_only():
+            self.assertEqual(launch(1, 2, grid=(1,), warmup=False), "compiled")
+        self.assertEqual(launch(1, 2, grid=(1,), warmup=False), "launched")
+        self.assertEqual([c[2] for c in self.calls], [True, False])
+
+    def test_autotuner_compiles_every_config_and_chooses_none(self):
+        self.assertTrue(self.ktw.install())
+        tuned = self.Autotuner(self.JITFunction())
+        with self.ktw.compile_only():
+            self.assertIsNone(tuned.run(7, grid=(1,), warmup=False))
+        self.assertEqual(sorted(c[3] for c in self.calls), [32, 64])
+        self.assertTrue(all(c[2] for c in self.calls))
+        self.assertEqual(tuned.cache, {})
+        self.assertEqual(tuned.run(7, grid=(1,), warmup=False), "launched")
+        self.assertEqual(tuned.cache, {"chosen": 64})
+
+    def test_without_triton_nothing_is_installed(self):
+        sys.modules.pop("triton.runtime.jit")
+        self.assertFalse(self.ktw.install())
+
+
 @unittest.skipUnless(HAVE_TORCH, "needs torch")
 class Inputs(unittest.TestCase):
     def reference(self, name, dims=None):

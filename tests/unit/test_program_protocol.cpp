@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 #include "engine/options.h"
+#include "engine/program_backend.h"
 #include "engine/program_protocol.h"
 #include "util/error.h"
 
@@ -279,4 +281,30 @@ TEST(ProgramProtocol, SeedSpecs) {
     EXPECT_EQ(SeedSpec::trial(3).to_json(), (Json{{"kernelbench_trial", 3}, {"base", 42}}));
     EXPECT_NE(SeedSpec::trial(3).key(), SeedSpec::plain(3).key());
     EXPECT_NE(SeedSpec::trial(3).text().find("torch.manual_seed(42)"), std::string::npos);
+}
+
+// The reference's timing rounds, reused by the candidates timed after it
+// within the window, from its first round on.
+TEST(ProgramReferenceTiming, RoundsAreKeptInOrderAndExpire) {
+    ProgramReferences refs([]() -> std::unique_ptr<PythonWorkers> { return nullptr; }, 0);
+    ProgramTimeReply r0, r1;
+    r0.span_ms = {1.0};
+    r1.span_ms = {2.0};
+    EXPECT_FALSE(refs.timed_round("k", 0, 30));
+    refs.keep_timed_round("k", 1, r1);  // a later round before the first: not kept
+    EXPECT_FALSE(refs.timed_round("k", 1, 30));
+    refs.keep_timed_round("k", 0, r0);
+    refs.keep_timed_round("k", 1, r1);
+    ASSERT_TRUE(refs.timed_round("k", 0, 30));
+    EXPECT_EQ(refs.timed_round("k", 0, 30)->span_ms, std::vector<double>{1.0});
+    EXPECT_EQ(refs.timed_round("k", 1, 30)->span_ms, std::vector<double>{2.0});
+    EXPECT_FALSE(refs.timed_round("k", 2, 30));
+    EXPECT_FALSE(refs.timed_round("other", 0, 30));
+    EXPECT_FALSE(refs.timed_round("k", 0, 0));  // 0: never reused
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_FALSE(refs.timed_round("k", 0, 0.01));  // older than the window: dropped
+    EXPECT_FALSE(refs.timed_round("k", 1, 30));
+    // A new first round starts a new window.
+    refs.keep_timed_round("k", 0, r1);
+    EXPECT_EQ(refs.timed_round("k", 0, 30)->span_ms, std::vector<double>{2.0});
 }
