@@ -35,7 +35,8 @@ case "$kind" in
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     # Left out: the tests of what an install or a wheel looks like (they
     # build and load an uninstrumented consumer) and of the exported symbols
-    # (the sanitizers' runtimes add their own).
+    # (the sanitizers' runtimes add their own). scripts/run-tests.sh runs
+    # these on the plain build.
     (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 -L unit -E "${SANITIZE_EXCLUDE:-^(pip_install_wheel|install_consumers|abi_compatible_with_baseline|exported_symbols_are_kb_only)$}")
     ;;
   thread)
