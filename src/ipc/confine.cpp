@@ -423,6 +423,14 @@ ConfinePlanPtr prepare_confinement(const ConfineRequest& req, std::vector<std::s
                 allow("/dev/shm", all);
             }
             for (const std::string& p : req.write_paths) allow(p, all);
+            // What a set-up needs beyond these (a driver or an interpreter
+            // installed elsewhere): $KBENCH_CONFINE_READ and
+            // $KBENCH_CONFINE_WRITE, colon-separated absolute paths.
+            std::vector<std::string> more_read, more_write;
+            split_paths(std::getenv("KBENCH_CONFINE_READ"), &more_read);
+            split_paths(std::getenv("KBENCH_CONFINE_WRITE"), &more_write);
+            for (const std::string& p : more_read) allow(p, kReadRights);
+            for (const std::string& p : more_write) allow(p, all);
         }
     }
     // Namespaces.
