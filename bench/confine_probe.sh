@@ -22,6 +22,7 @@ variants=(
   "skip=none" "skip=userns" "skip=landlock" "skip=userns,landlock"
   "read=/dev" "read=/" "write=/dev" "write=/tmp" "read=/etc:/run:/var:/opt" "write=/proc:/sys" "write=/"
 )
+[ -n "${PROBE_VARIANTS:-}" ] && read -r -a variants <<<"$PROBE_VARIANTS"
 for v in "${variants[@]}"; do
   skip=; read=; write=
   case $v in skip=*) skip=${v#skip=} ;; read=*) read=${v#read=} ;; write=*) write=${v#write=} ;; esac

@@ -421,6 +421,15 @@ ConfinePlanPtr prepare_confinement(const ConfineRequest& req, std::vector<std::s
                     allow(p, kReadRights | kFsWriteFile);
                 for (int i = 0; i < 64; ++i) allow("/dev/nvidia" + std::to_string(i), kFsReadFile | kFsWriteFile);
                 allow("/dev/shm", all);
+                // CUDA's driver writes into the process's own /proc entries
+                // (cudaGetDeviceCount fails with error 304 otherwise;
+                // bench/confine_probe.sh). A rule cannot name the worker's
+                // own /proc/<pid> before it exists, so /proc is writable
+                // where the user namespace leaves the worker no capability
+                // outside it: /proc/sys and the like stay read-only to it,
+                // and other processes' memory and descriptors need ptrace
+                // access, which the namespace and Landlock's scoping deny.
+                if (s.user_namespace) allow("/proc", all);
             }
             for (const std::string& p : req.write_paths) allow(p, all);
             // What a set-up needs beyond these (a driver or an interpreter

@@ -57,12 +57,11 @@ bool confinement_wanted_by_env();
 // True when $KBENCH_CONFINE is 1/on/true.
 bool confinement_forced_by_env();
 // Whether a Python worker on `device` (-1: none) that its context asked to
-// confine (`asked`) is confined. A worker with a device is not, unless
-// $KBENCH_CONFINE=1: in a worker confined as below, torch's CUDA
-// initialisation fails on the GPU machines tried (cudaGetDeviceCount: error
-// 304, "OS call failed or operation not supported"; every program test of
-// `bash bench/run_device.sh programs` failed so on an H100), and which
-// mechanism CUDA needs lifted is not known yet ($KBENCH_CONFINE_SKIP finds it).
+// confine (`asked`) is confined. A worker with a device is confined only
+// where $KBENCH_CONFINE=1 asks: CUDA starts in it (its driver writes into the
+// worker's own /proc entries, which the rules allow where the user namespace
+// works; bench/confine_probe.sh), but the GPU program tests have not yet run
+// confined (docs/isolation.md).
 bool confine_python_worker(bool asked, int device);
 
 // {"pid": ..., "fs": ..., "net": ...}: what confines a worker started now,
