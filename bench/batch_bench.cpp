@@ -221,13 +221,13 @@ int main(int argc, char** argv) {
         bodies.push_back(read_file(dir + "/candidates/correct.cu"));
     }
     // Distinct candidates, down to their PTX: an empty kernel of a name of
-    // its own. Until session 24 a comment alone made each source new; that
-    // missed kbench's compile cache but left the PTX the same, and on a host
-    // with a GPU NVRTC's cubin then came back from a cache of the CUDA stack
+    // its own. A comment alone would make each source new for kbench's compile
+    // cache but leave the PTX the same, and on a host
+    // with a GPU NVRTC's cubin would come back from a cache of the CUDA stack
     // (a correct softmax: 14 ms to a cubin, against 70 ms for the PTX's own
-    // assembly; bench/RESULTS.md, session 24), a hit a stream of different
+    // assembly; bench/nvrtc_cache_probe.cpp measures it), a hit a stream of different
     // answers never gets. KBENCH_BENCH_SAME_PTX=1 makes the comment-only
-    // sources again, to compare with figures measured before.
+    // sources, to measure that cache's effect.
     const bool same_ptx = std::getenv("KBENCH_BENCH_SAME_PTX") && std::string(std::getenv("KBENCH_BENCH_SAME_PTX")) == "1";
     out["candidates_distinct_ptx"] = !same_ptx;
     // The run's own number too: the CUDA stack's cache outlives the process.
@@ -257,9 +257,9 @@ int main(int argc, char** argv) {
     // below are steady state (an RL loop scores thousands per context).
     score_each(ctx, clean_jobs(int(tasks.size())), true);
     // And every lane started: a batch's lanes past the first start their
-    // workers (and run the references there) on first use. Until session 11
-    // that happened inside the timed batch below, and its figure counted
-    // three workers' start-up; this warm batch's own rate is reported apart.
+    // workers (and run the references there) on first use. Warming them here
+    // keeps three workers' start-up out of the timed batch below; this warm
+    // batch's own rate is reported apart.
     // (0 lanes asks for the library's default, 4: docs/c-api.md.)
     const int warm_jobs = int(tasks.size()) * int(g_lanes ? g_lanes : 4) * 2;
     if (mode == "correctness") {

@@ -17,8 +17,8 @@
 #   .bindbin/go/kbench-score       the score example as a program (bindings/go/cmd/kbench-score)
 #   .bindbin/rust/test-*           `cargo test --no-run` binaries (score_gpu scores on a GPU)
 #   .bindbin/rust/example-*        the examples (score, compile_only)
-# Debug information is stripped: the folder must travel (the device tool
-# carries at most 64 MiB).
+# Debug information is stripped: the folder is copied to the GPU machine,
+# which takes at most 64 MiB of ignored files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD

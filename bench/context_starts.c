@@ -9,7 +9,7 @@
 //
 // bench/run_device.sh starts 1, 4 and 8 of them per GPU at once, on one GPU
 // and on two, and prints each one's cuInit, context and first allocation
-// times. On two H200s' host (bench/RESULTS.md, session 21): alone, 0.45 s
+// times. On a host of two H200s (`bench/run_device.sh`, bench/RESULTS.md): alone, 0.45 s
 // of cuInit and 0.13 s of context; eight at once, on one GPU or four on each
 // of two, all finished together after 1.27-1.48 s; sixteen after 2.6-3.1 s.
 #include <cuda.h>

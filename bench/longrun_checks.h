@@ -23,9 +23,9 @@ namespace longrun {
 // ceiling without end; a cache fills and stops.) Ceilings, not single
 // samples: device memory moves by a CUDA context (hundreds of MiB) whenever a
 // sample falls while a crashed worker's replacement starts, and a sample in a
-// trough made the first version of this check, which compared every sample
-// with the one at `warmup`, fail a run whose ceiling did not move (the H100,
-// 2026-11-24: 5.9-7.3 GiB before, 5.9-7.5 GiB after).
+// trough would make a check that compares every sample with the one at
+// `warmup` fail a run whose ceiling does not move (on an H100, 5.9-7.3 GiB
+// before against 5.9-7.5 GiB after; `kbench_longrun_bench`).
 inline bool flat(const std::vector<uint64_t>& series, size_t warmup, uint64_t bound, std::string* why) {
     if (series.size() < warmup + 4) {
         if (why)

@@ -8,7 +8,7 @@
 //
 // Sources differ by a comment alone (the PTX stays the same), or, with
 // KBENCH_PROBE_DISTINCT=1, by an empty kernel of a name of their own (the
-// PTX differs). Measured on H200 hosts (bench/RESULTS.md, session 24): with
+// PTX differs). On an H200 host (`bench/run_device.sh`, bench/RESULTS.md): with
 // a GPU visible and the same PTX, NVRTC's PTX and cubin came back in a
 // fraction of the time a new PTX took, and CUDA_CACHE_DISABLE=1 or
 // CUDA_VISIBLE_DEVICES= took that away; nvJitLink (run with -no-cache, as

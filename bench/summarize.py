@@ -1,13 +1,21 @@
-"""The short table of a device run, from the JSON files bench/run_device.sh
-leaves in OUT_DIR; with --markdown, the same figures as bench/RESULTS.md.
-Every number printed comes from those files: nothing is typed in by hand.
+"""Writes bench/RESULTS.md, and summarises one device run.
 
-usage: python3 bench/summarize.py OUT_DIR [--markdown RESULTS.md --date D --command C]
+    python3 bench/summarize.py --write    bench/RESULTS.md from bench/results.json
+    python3 bench/summarize.py --check    exit 1 when bench/RESULTS.md is not what --write writes
+    python3 bench/summarize.py OUT_DIR [--markdown FILE --date D --command C]
+
+bench/results.json holds the latest figures of each benchmark (its source, its
+command, a table of date, GPU, commit and figures); RESULTS.md is its
+rendering, and git keeps the figures' history. With OUT_DIR, the short table
+of the JSON files bench/run_device.sh leaves there; with --markdown, the same
+figures as a Markdown file. Every number printed comes from those files:
+nothing is typed in by hand.
 """
 import argparse
 import json
 import os
 import re
+import sys
 
 
 def load(out, name):
@@ -342,14 +350,92 @@ def collect(out):
     return rows
 
 
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS_JSON = os.path.join(HERE, "results.json")
+RESULTS_MD = os.path.join(HERE, "RESULTS.md")
+MAX_LINES = 400
+
+
+def cell(v):
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def render_results(doc):
+    """RESULTS.md's text from results.json's document."""
+    lines = ["# " + doc["title"], ""]
+    for p in doc.get("intro", []):
+        lines += [p, ""]
+    for b in doc["benchmarks"]:
+        cols = ["date", "GPU", "commit"] + b["columns"]
+        lines += ["## %s (`%s`)" % (b["name"], b["source"]), "", "Command: `%s`" % b["command"], ""]
+        if b.get("about"):
+            lines += [b["about"], ""]
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("| " + " | ".join("---" for _ in cols) + " |")
+        for r in b["rows"]:
+            if len(r) != len(cols):
+                raise ValueError("%s: a row of %d cells under %d columns: %r" % (b["name"], len(r), len(cols), r))
+            lines.append("| " + " | ".join(cell(v) for v in r) + " |")
+        lines.append("")
+        for n in b.get("notes", []):
+            lines += [n, ""]
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    if text.count("\n") > MAX_LINES:
+        raise ValueError("RESULTS.md would have %d lines, more than %d: keep the latest figures only"
+                         % (text.count("\n"), MAX_LINES))
+    return text
+
+
+def results_main(check, source, target):
+    with open(source) as f:
+        doc = json.load(f)
+    text = render_results(doc)
+    if not doc["benchmarks"]:
+        print("error: %s lists no benchmarks" % source)
+        return 1
+    if not check:
+        with open(target, "w") as f:
+            f.write(text)
+        print("wrote %s (%d lines, %d benchmarks)" % (target, text.count("\n"), len(doc["benchmarks"])))
+        return 0
+    try:
+        with open(target) as f:
+            current = f.read()
+    except OSError as e:
+        print("error: %s" % e)
+        return 1
+    if current != text:
+        import difflib
+        diff = difflib.unified_diff(current.splitlines(), text.splitlines(), target, "written from " + source,
+                                    lineterm="", n=1)
+        for i, line in enumerate(diff):
+            if i == 40:
+                print("...")
+                break
+            print(line)
+        print("error: %s is not what bench/summarize.py --write makes of %s; run it" % (target, source))
+        return 1
+    print("%s is current (%d lines, %d benchmarks)" % (target, text.count("\n"), len(doc["benchmarks"])))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("out")
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--write", action="store_true", help="write RESULTS.md from results.json")
+    ap.add_argument("--check", action="store_true", help="fail when RESULTS.md is not what --write writes")
+    ap.add_argument("--results", default=RESULTS_JSON, help="the figures (default: bench/results.json)")
+    ap.add_argument("--results-md", default=RESULTS_MD, help="the file written (default: bench/RESULTS.md)")
     ap.add_argument("--markdown")
     ap.add_argument("--date", default="")
     ap.add_argument("--command", default="bash bench/run_device.sh full")
     ap.add_argument("--device", default="")
     a = ap.parse_args()
+    if a.write or a.check:
+        return results_main(a.check, a.results, a.results_md)
+    if not a.out:
+        ap.error("give OUT_DIR, --write or --check")
     rows = collect(a.out)
     print(f"{'measure':<78} {'value':>22} {'target':>14}")
     for _, m, v, t in rows:
@@ -373,4 +459,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,8 +18,8 @@ several batches one after another (bench/batch_bench.cpp) gets a section each.
 
 Stalls: stretches of at least --stall seconds (1) in which no span of any
 lane thread ended, each with what every lane was in at its middle (its
-innermost span). Session 16's traced run had one of 6 s: three lanes waited
-for their replacement workers together (bench/RESULTS.md).
+innermost span). A typical one: three lanes waiting for their replacement
+workers together.
 
 --monitor FILE lays `gpu_disturbance monitor DEV SECONDS` beside the batch
 (bench/gpu_disturbance.cu: a tiny kernel's round trip, allocations and fresh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Downloads the wheels KernelBench's harness needs on the GPU machine and
-# lacks there into .whl/ (git-ignored), for the device tool to carry:
+# lacks there into .whl/ (git-ignored), to be copied there with the tree:
 # eval.py's KernelExecResult is a pydantic (v2) model, and the machine has no
 # pydantic and no network. bench/run_device.sh installs .whl/*.whl into
 # /tmp/site. Run here, in the repository root, on a machine that reaches PyPI.

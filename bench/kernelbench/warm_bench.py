@@ -196,7 +196,7 @@ def main():
     ap.add_argument("--protocol", default="strict", choices=("strict", "kernelbench"))
     ap.add_argument("--min-samples", type=int, default=0,
                     help="timing samples per side before the strict protocol may stop (0: its default); "
-                         "20 reproduces the protocol before session 9 (four rounds always)")
+                         "20 gives the protocol of four rounds always")
     ap.add_argument("--problems", default=os.path.join(HERE, "problems"))
     ap.add_argument("--candidates", default=os.path.join(HERE, "candidates"))
     a = ap.parse_args()

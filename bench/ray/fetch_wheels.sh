@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Puts Ray and the packages it needs into .whl-ray/ (git-ignored), for the
-# device tool to carry to the GPU machine, which has no Ray and no network.
-# Ray's wheel (79 MB for 2.60.0) is over the tool's 64 MiB carry limit, so
+# Puts Ray and the packages it needs into .whl-ray/ (git-ignored), to be
+# copied to the GPU machine, which has no Ray and no network. Ray's wheel
+# (79 MB for 2.60.0) is over the 64 MiB that copy may hold, so
 # bench/ray/strip_wheel.py repacks it without what `kbench run --ray` never
 # loads: the Java jars, the dashboard's web client and the libraries
 # (RLlib, Tune, Train, Serve, Data, LLM). bench/run_device.sh installs

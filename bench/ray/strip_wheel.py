@@ -1,5 +1,5 @@
 """Repacks a Ray wheel without what kbench's use of Ray never loads, so it
-fits the device tool's 64 MiB carry (bench/ray/fetch_wheels.sh): the Java
+fits the 64 MiB of ignored files copied to the GPU machine (bench/ray/fetch_wheels.sh): the Java
 jars, the dashboard's web client, and the libraries built on Ray Core.
 RECORD is rewritten to list what stays, so pip installs it as any wheel.
 

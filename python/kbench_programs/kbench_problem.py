@@ -464,7 +464,7 @@ _weights_cache = {}
 # they exchange are of one kind; the torch version below is the fallback (the
 # CPU, a build without the library). On an H100 a 6.4 GB input took 29 ms in
 # torch (a Python loop over 4 M-word chunks, five passes each) against one
-# bandwidth-bound pass here (bench/RESULTS.md, session 9).
+# bandwidth-bound pass here (bench/kernelbench/program_bench.py).
 # A candidate that replaces it (or checksum) is caught by the integrity
 # check (kbench_checks.WATCHED).
 gpu_checksum = None

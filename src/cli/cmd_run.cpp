@@ -442,7 +442,7 @@ int run(const Options& o) {
         } else {
             // Only --gpus all needs the count, and with it this process's own
             // cuInit (0.4 s on one H200 host, 12.7-14.5 s on others:
-            // bench/RESULTS.md, session 23). Otherwise each context's worker
+            // `bench/run_bench.py`). Otherwise each context's worker
             // finds out whether its GPU exists: this process does not wait
             // for the driver before spawning them.
             int count = std::numeric_limits<int>::max();

@@ -26,7 +26,7 @@ inline bool compared_on_gpu(uint64_t elements) { return elements > (uint64_t(1) 
 // the cached host copy, which would cross PCIe for every comparison (64 MB
 // for vector_add's perf case, 160 MB for softmax's). Without those uploads a
 // one-lane correctness-only batch ran 86 verdicts a second instead of 68-71
-// (bench/RESULTS.md, session 11). The reference's results appear on the
+// (`kbench_batch_bench`, bench/batch_bench.cpp). The reference's results appear on the
 // device only after the candidate has finished and are scrubbed before
 // anything else runs, as DESIGN.md section 4 asks.
 struct ReferenceRerun {

@@ -154,7 +154,7 @@ struct CompilerConfig {
     // It costs the three small bench tasks' compiles about a fifth less
     // CPU time. The optimisations left out keep the program's meaning; the
     // rounding of a result may differ where NVVM fuses fewer multiply-adds
-    // (a gelu kernel: 16 fused of 20, session 25), as between two
+    // (a gelu kernel: 16 fused of 20), as between two
     // compilers, which the comparisons' tolerances are for. Never used for
     // a build that is timed. $KBENCH_FAST_COMPILE=0 turns it off.
     bool comparisons_fast_compile = true;

@@ -178,7 +178,7 @@ struct Names {
 // flag (TrapFlag, 16 bytes): the buffers' bounds [lo, hi) at +16, the span
 // of the module's variables at +32, the deadline at +48. One symbol rather
 // than three: ptxas's work on a checked copy grows with the module symbols
-// its checks and the arming entry name (bench/RESULTS.md, session 30).
+// its checks and the arming entry name (bench/contained_compile_cost.cpp).
 constexpr int kBoundsAt = 16, kVarsAt = 32, kDeadlineAt = 48;
 constexpr uint64_t kStateBytes = 64;
 
@@ -238,8 +238,9 @@ std::string access_check(const Access& a, const std::string& guard, const Names&
     }
     // One way out for both failures (P and Q never hold together): the kind
     // and the address in one 16-byte store (TrapFlag's line, unused by
-    // faults, becomes 0), then exit. Two stores and an exit for each made
-    // ptxas work a tenth more on vector_add's copies (callgrind, session 30).
+    // faults, becomes 0), then exit. Two stores and an exit for each make
+    // ptxas work a tenth more on vector_add's copies (callgrind over
+    // bench/contained_compile_cost.cpp).
     line("selp.b64 " + E + ", " + std::to_string(kFaultOutOfBounds) + ", " + std::to_string(kFaultMisaligned) + ", " + P);
     line("or.pred " + P + ", " + P + ", " + Q);
     line("@" + P + " st.volatile.global.v2.u64 [" + n.flag + "], {" + E + ", " + A + "}");

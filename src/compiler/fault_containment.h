@@ -6,10 +6,10 @@
 // Why: an out-of-bounds or misaligned access ends the kernel with a sticky
 // error; the worker's context is lost, and while the driver reports the
 // fault (about 145 ms) no other context on that GPU makes progress
-// (bench/RESULTS.md, session 14). A kernel that never finishes is stopped
+// (bench/gpu_disturbance.cu). A kernel that never finishes is stopped
 // only by ending its process. Either way the worker is replaced, and its
 // replacement's start waits in line with every other process start on the
-// machine (session 17). In a stream of model answers these are common.
+// machine (bench/context_starts.c). In a stream of model answers these are common.
 //
 // What: on top of contained traps (compiler/trap_containment.h), every
 // global or generic load, store and atomic whose address is a 64-bit
@@ -27,9 +27,9 @@
 // candidate's own, and the recheck sees the very code that was timed. The
 // copies share the module's variables with them. The form of a check
 // matters: one failure block per function, branched to, with the ranges in
-// registers, made a correct attention kernel's copy 3-6 times slower on an
-// H100 (bench/RESULTS.md, session 18); a store and an exit where each check
-// stands did not. What the checks do not cover
+// registers, makes a correct attention kernel's copy 3-6 times slower on an
+// H100 (`kbench_batch_bench`); a store and an exit where each check stands
+// does not. What the checks do not cover
 // (an address held in a 32-bit register, a symbol's address, indirect
 // branches, a barrier waited on forever, instructions of multi-statement
 // lines of inline asm) still faults or hangs as before, and process
@@ -72,8 +72,8 @@ struct CheckedPtx {
 // checked copies beside them (what a score that times needs: its timing and
 // the recheck after it run the functions themselves), or the copies alone,
 // with the module's variables and the arming entry: all a score's
-// comparisons run. The copies alone took ptxas 7-45% less time
-// (bench/contained_compile_cost.cpp, bench/RESULTS.md session 22); a
+// comparisons run. The copies alone take ptxas 7-45% less time
+// (bench/contained_compile_cost.cpp); a
 // correctness-only score builds them (CompileRequest::comparisons_only)
 // and runs them for its recheck too.
 enum class CheckedForm { beside_plain, copies_only };

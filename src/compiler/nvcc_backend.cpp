@@ -20,27 +20,10 @@
 #include "compiler/implicit_headers.h"
 #include "compiler/source_prep.h"
 #include "util/clock.h"
+#include "util/files.h"
 
 namespace kb {
 namespace {
-
-// Removes a folder we created and everything in it (nvcc leaves nothing
-// deeper than one level, but be thorough).
-void remove_tree(const std::string& path) {
-    DIR* d = ::opendir(path.c_str());
-    if (d) {
-        while (dirent* e = ::readdir(d)) {
-            std::string n = e->d_name;
-            if (n == "." || n == "..") continue;
-            std::string p = path + "/" + n;
-            struct stat st;
-            if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(p);
-            else ::unlink(p.c_str());
-        }
-        ::closedir(d);
-    }
-    ::rmdir(path.c_str());
-}
 
 std::string base_name(const std::string& name) {
     size_t slash = name.find_last_of('/');

@@ -364,7 +364,7 @@ CompiledImage NvrtcBackend::compile_with(const CompileRequest& rq, bool allow_fa
     // Compared, never timed: NVVM's costly optimisations left out, ptxas's
     // kept where NVRTC assembles, so register use and what a launch may ask
     // stay close to the full build's. Measured on the three small bench
-    // tasks: a fifth less time to a cubin (bench/RESULTS.md, session 25).
+    // tasks: a fifth less time to a cubin (`kbench_compile_bench`).
     // (Checked copies, which kbench assembles after containing the traps,
     // get ptxas at =mid: below.)
     std::vector<std::string> fast_opts;
@@ -425,8 +425,8 @@ CompiledImage NvrtcBackend::compile_with(const CompileRequest& rq, bool allow_fa
                 // A checked copy of every function beside it, for the
                 // comparisons (compiler/fault_containment.h): one module,
                 // assembled once. An image that is only compared holds the
-                // copies alone, which ptxas assembled in 55-93% of the time
-                // of both (bench/RESULTS.md, session 22).
+                // copies alone, which ptxas assembles in 55-93% of the time
+                // of both (bench/contained_compile_cost.cpp).
                 if (config_.checked_build && allow_checked) {
                     KB_PROFILE_SPAN("nvrtc.check_faults");
                     checked = check_faults(nr.image, checked_copies_only(config_, rq) ? CheckedForm::copies_only
@@ -440,8 +440,7 @@ CompiledImage NvrtcBackend::compile_with(const CompileRequest& rq, bool allow_fa
                     // 153.5 verdicts a second (six runs each; plain builds
                     // 159.3), its mean compile from 77 to 70 ms. At =max
                     // the copies assembled faster still but ran slower on the
-                    // GPU, and the batch fell to 120-123 (bench/RESULTS.md,
-                    // session 28).
+                    // GPU, and the batch fell to 120-123 (`kbench_batch_bench`).
                     std::vector<std::string> ptxas_fast;
                     if (allow_fast && checked_copies_only(config_, rq) && fast_compiles(config_, rq))
                         ptxas_fast.push_back("-Xptxas=--Ofast-compile=mid");

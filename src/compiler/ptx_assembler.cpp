@@ -97,7 +97,7 @@ PtxAssembly assemble_ptx(const std::string& cuda_home, const std::string& ptx, c
     // new every time (its trap flag's name holds a nonce), so each link
     // added an entry no one runs again and pushed the user's own out, for a
     // lookup that never hits (0.2 ms of a 10 ms link on two H200s' host,
-    // bench/RESULTS.md, session 19). kbench's own compile cache holds what
+    // bench/nvrtc_cache_probe.cpp). kbench's own compile cache holds what
     // is worth keeping. An nvJitLink without the option is asked again
     // without it.
     static std::atomic<bool> no_cache_known_bad{false};

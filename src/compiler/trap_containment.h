@@ -5,8 +5,7 @@
 // Why: a `trap` instruction (`__trap()`, `asm("trap;")`, a failed device-side
 // `assert()`) is an exception the driver recovers from by tearing the
 // context's channel down, and while it does, it holds a lock every process
-// on the machine needs to start: measured on two H200s (bench/RESULTS.md,
-// session 17), one trap kept a fresh process's cuInit waiting 0.38-0.65 s,
+// on the machine needs to start: on two H200s (bench/context_starts.c), one trap kept a fresh process's cuInit waiting 0.38-0.65 s,
 // two traps beside two hangs 1.3 s, and in `kbench run` a cluster of them
 // 6.9 s, on the other GPU too. The trapping worker's context is lost and
 // the worker replaced, whose start waits for that same lock.

@@ -52,18 +52,6 @@ std::string find_program(const std::string& name) {
     return "";
 }
 
-std::string tail_of_file(const std::string& path, size_t max_bytes) {
-    std::string s;
-    try {
-        s = read_file(path);
-    } catch (const Error&) {
-        return "";
-    }
-    if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-}
-
 int arch_number(const std::string& arch) {
     static const std::regex re("^(sm|compute)_([0-9]{2,3})[af]?$");
     std::smatch m;

@@ -319,7 +319,7 @@ void Batch::device_loop(size_t lane) {
     // beside it. The driver creates CUDA contexts one at a time across the
     // machine (about 0.2 s each on two H200s' host): workers started
     // together shared that line and were all ready at its end (six lanes of
-    // two GPUs after 1.5-1.9 s, bench/RESULTS.md, sessions 19-21), where one
+    // two GPUs after 1.5-1.9 s, bench/context_starts.c), where one
     // after another the first is ready after one start, the next after two.
     if (lane > 0 && ctx_.has_device()) {
         bool start = false;

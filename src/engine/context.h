@@ -64,8 +64,8 @@ public:
     // The end (the destructor) then hangs up on the context's device and
     // Python workers without waiting for them to exit: each frees its CUDA
     // context on its own time (Backend::let_go). For a process about to exit,
-    // which has its results already: kbench run's end took 0.7 s on one GPU
-    // and 1.4 s on two waiting for them (bench/RESULTS.md, session 19).
+    // which has its results already: kbench run's end takes 0.7 s on one GPU
+    // and 1.4 s on two waiting for them (`bench/run_bench.py`).
     void end_without_waiting() { end_without_waiting_ = true; }
 
     const ContextOptions& options() const { return opts_; }
@@ -197,8 +197,8 @@ private:
         // Every one (timing and the recheck): the candidate has passed every
         // case, the perf case included, within its limits, so a timeout now
         // is far more often the GPU's doing (a neighbour's hang or crash,
-        // whose effects on two GPUs outlasted GpuIncidents::kAftermath:
-        // bench/RESULTS.md, 2026-11-27) than a kernel's; a kernel that does
+        // whose effects on two GPUs can outlast GpuIncidents::kAftermath:
+        // bench/gpu_disturbance.cu) than a kernel's; a kernel that does
         // hang only now costs a second deadline.
         always,
     };
@@ -215,8 +215,7 @@ private:
     // By task hash; bind_mutex_ guards the map, not the compiles. One global
     // lock across the compiles had held every lane of a 500-answer run while
     // each task's reference compiled, one task after another: 6.1 s of four
-    // lanes' time on one GPU, 13.2 s of eight on two (bench/RESULTS.md,
-    // session 20).
+    // lanes' time on one GPU, 13.2 s of eight on two (`bench/run_bench.py`).
     std::map<std::string, std::shared_future<TaskBinding>> bindings_;
     Isolation isolation_;                          // kept: the Python workers start on first use
     // The reference worker and runs every lane's program backend shares, and

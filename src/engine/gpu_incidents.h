@@ -1,6 +1,6 @@
 // Hangs that disturbed the whole GPU, kept per context so that one lane's
 // timeout can be told apart from a neighbour's doing. On an H100
-// (bench/RESULTS.md, 2026-11-26) a kernel that spins until its worker is
+// (bench/gpu_disturbance.cu) a kernel that spins until its worker is
 // killed slows every other context on the GPU (so does the driver's
 // recovery from a crash: every other context stalled 105-149 ms while it
 // handled one, bench/gpu_disturbance.cu): in a stream with
@@ -30,9 +30,9 @@ public:
     // The same for a timeout that ended inside its worker (a checked build's
     // loops stopped themselves; the worker answered and goes on): nothing is
     // killed or torn down, so its spin is over when the reply comes; the
-    // margin covers the reply's way back. Session 25 (bench/RESULTS.md): with
-    // the 1 s aftermath, in a contained stream of 120 candidates with 3
-    // hangs every hang after the first was run twice, 0.5 s instead of 0.25.
+    // margin covers the reply's way back. With the 1 s aftermath, in a
+    // contained stream of 120 candidates with 3 hangs (`kbench_batch_bench`),
+    // every hang after the first runs twice, 0.5 s instead of 0.25.
     static constexpr std::chrono::milliseconds kInPlaceAftermath{50};
     // A request running this long is a hang or is slowed by one: kbench's
     // own requests on the built-in tasks take milliseconds. Well under the

@@ -14,8 +14,8 @@
 // synchronisation on an H100, bench/RESULTS.md), so new correctness work is
 // let in meanwhile instead of every lane stalling behind the timer for the
 // rest of the hang. Once no sharer is that old, the timer's preference
-// holds again. A 500-answer `kbench run` spent two fifths of its lanes' time
-// waiting here before this (bench/RESULTS.md, 2026-11-26, session 10).
+// holds again. Without this, a 500-answer `kbench run` spends two fifths of
+// its lanes' time waiting here (`bench/run_bench.py`).
 #pragma once
 
 #include <chrono>
@@ -66,9 +66,9 @@ public:
     }
     // lock(), but gives up (false, out of line) once a sharer looks hung
     // while it waits: a lane that has other work does that rather than idle
-    // behind a hang it cannot time beside (engine/timing_backlog.h). A lane
-    // once waited 6.6 s so while the others' workers were replaced
-    // (bench/RESULTS.md, 2026-11-27, session 16).
+    // behind a hang it cannot time beside (engine/timing_backlog.h), which
+    // can last seconds while the others' workers are replaced
+    // (bench/trace_lanes.py shows such waits).
     bool lock_unless_hung() {
         std::unique_lock<std::mutex> l(mu_);
         ++timers_waiting_;

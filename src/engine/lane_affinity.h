@@ -4,8 +4,8 @@
 // respawned worker (after a crash or a hang) starts with none. With 15 tasks
 // spread over 4 lanes in submission order, every lane ran every task's
 // references, again after each respawn: in a 500-answer `kbench run` the
-// lanes spent about a quarter of their time in them (bench/RESULTS.md,
-// 2026-11-26, session 10). So a lane prefers, among the oldest compiled jobs, one of a
+// lanes would spend about a quarter of their time in them
+// (`bench/run_bench.py`). So a lane prefers, among the oldest compiled jobs, one of a
 // task it ran lately; the oldest job is never passed over more than
 // kMaxSkips times, so nothing waits without bound.
 #pragma once

@@ -48,9 +48,9 @@ CaseBuffers& LocalBackend::buffers(const TaskPtr& task, int case_index) {
     // arming and freeing them per visit cost more than the runs of small
     // kernels. Bounded by bytes and count; the least recently used go first.
     // The count is no tighter than the bytes for a batch over a few tasks:
-    // with 8 sets, a batch over the bench's three tasks (20 cases) freed and
-    // made a set at up to half its compares, each with an input checksum
-    // waiting for the device (bench/RESULTS.md, session 26). The count still
+    // with 8 sets, a batch over the bench's three tasks (20 cases) frees and
+    // makes a set at up to half its compares, each with an input checksum
+    // waiting for the device (`kbench_batch_bench`). The count still
     // bounds what the bytes do not see (scratch, guard zones).
     constexpr size_t kMaxSets = 64;
     constexpr uint64_t kMaxBytes = uint64_t(2) << 30;
@@ -189,7 +189,7 @@ void LocalBackend::pin_for_upload(const ReferenceRun& run) {
     // Outputs big enough to be compared on the GPU, where the reference is not
     // run again on the device, are uploaded for every candidate: pinned, that
     // copy runs several times faster. But pinning costs too (35 ms a time in
-    // session 10's `kbench run` profile), and many references are compared
+    // a `kbench run` profile), and many references are compared
     // once: a task seen once, a worker replaced after a crash. So the pages
     // are locked at the second upload, when the reference has shown it is in
     // use.

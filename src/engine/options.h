@@ -34,7 +34,7 @@ inline unsigned compile_workers_setting() {
 // at most 16, and never fewer than min(8, threads) nor 2. Compiles are what
 // bounds a correctness-only stream of distinct candidates: on a 16-thread
 // H200 host the batch bench's rate went from 113 per second with 8 workers
-// to 142 with 12, and no higher with 14 or 16 (bench/RESULTS.md, session 24);
+// to 142 with 12, and no higher with 14 or 16 (`kbench_batch_bench 120`);
 // the lanes and their workers mostly wait on the GPU.
 inline unsigned default_compile_workers() {
     if (unsigned n = compile_workers_setting()) return n;

@@ -146,7 +146,7 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.min_trials = std::max(1u, std::min(t.trials, (min_samples + t.rounds - 1) / t.rounds));
     // Rounds after the second run only while the estimate is still loose:
     // the stable kernels of milliseconds at KernelBench's sizes, whose rounds
-    // cost the most, settle in two (bench/RESULTS.md, session 9).
+    // cost the most, settle in two (bench/kernelbench/warm_bench.py).
     t.min_rounds = 2;
     t.min_samples = min_samples;
     t.target_rel_noise = o.timing_given && o.timing.target_rel_noise > 0 ? o.timing.target_rel_noise
@@ -222,7 +222,7 @@ bool program_timing_settled(const ProgramTimingPlan& plan, const std::vector<dou
     // disagree: then the later rounds are what averages it out. The last
     // `min_rounds` must agree: on an H100 the first round often stood
     // 10-15% off the others at KernelBench's sizes while the later ones agreed
-    // to 1% (bench/RESULTS.md, session 9), and the pooled median, kept whole,
+    // to 1% (bench/kernelbench/warm_bench.py), and the pooled median, kept whole,
     // is robust to one round.
     auto last = round_ratios.end() - std::ptrdiff_t(plan.min_rounds);
     auto [lo, hi] = std::minmax_element(last, round_ratios.end());

@@ -2,8 +2,8 @@
 // (engine/batch.cpp). Timing needs the GPU alone (engine/gpu_phase.h), and
 // getting it means waiting for every other lane's correctness request in
 // flight to end while new ones are held back: the GPU drains, and the lanes
-// idle. In a 500-answer `kbench run` the lanes spent 28-35 % of their time
-// waiting so (bench/RESULTS.md, 2026-11-27, session 13), most of it behind a
+// idle. In a 500-answer `kbench run` the lanes would spend 28-35 % of their
+// time waiting so (`bench/run_bench.py`), most of it behind a
 // hang (nobody times beside a spinning kernel) or a fresh worker's references.
 //
 // So a lane that cannot have the GPU alone at once keeps the candidate

@@ -15,8 +15,8 @@ namespace kb {
 // process can actually fill: its heap and private writable mappings, so
 // reading /dev/zero into memory meets it. RLIMIT_AS counted reserved address
 // space too, and NVRTC under an 8 GiB RLIMIT_AS compiled 2.5x slower than
-// without it (45 vs 18 ms per small kernel on the H100, 2026-11-24), while
-// staying far below the cap in memory actually used.
+// without it (45 vs 18 ms per small kernel on an H100, `kbench_compile_bench`),
+// while staying far below the cap in memory actually used.
 constexpr int kMemoryLimit = RLIMIT_DATA;
 
 struct ProcessLimits {

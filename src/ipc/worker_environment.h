@@ -6,8 +6,8 @@
 // machine (docs/isolation.md, "Standby after a loss"), and a context's
 // hardware queues are most of what that creation does. A worker issues all
 // its work on one stream, so the driver's default of eight queues buys it
-// nothing. On an H100 host (bench/RESULTS.md, session 22), eight fresh
-// processes starting together got their contexts after 0.25-0.36 s with one
+// nothing. On an H100 host (bench/context_starts.c), eight fresh
+// processes starting together get their contexts after 0.25-0.36 s with one
 // queue, against 0.85-1.12 s with the default; one process alone, 0.06 s
 // against 0.15 s.
 //

@@ -190,4 +190,16 @@ void remove_tree(const std::string& path) {
     ::rmdir(path.c_str());
 }
 
+std::string tail_of_file(const std::string& path, size_t max_bytes) {
+    std::string s;
+    try {
+        s = read_file(path);
+    } catch (const Error&) {
+        return "";
+    }
+    if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
 }  // namespace kb

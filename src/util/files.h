@@ -1,6 +1,7 @@
 // Small file helpers with error messages that name the path.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -44,5 +45,8 @@ std::string make_temp_dir(const std::string& prefix);
 // Removes a folder and everything in it (symbolic links are removed, never
 // followed); quietly does what it can.
 void remove_tree(const std::string& path);
+// The last `max_bytes` of a file (a log), "..." before them when cut, without
+// trailing newlines or spaces; "" when it cannot be read.
+std::string tail_of_file(const std::string& path, size_t max_bytes);
 
 }  // namespace kb

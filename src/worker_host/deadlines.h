@@ -38,8 +38,7 @@ struct DeadlinePolicy {
     // Above the compiler's own per-compile limit (CompilerConfig::timeout_s,
     // 300 s), so its more precise message wins when it applies.
     static constexpr double kCompileS = 330.0;
-    // The floor of a kernel's run limit (kernel()). Measured on an H100
-    // (bench/RESULTS.md, 2026-11-26): a faulting kernel is still "running"
+    // The floor of a kernel's run limit (kernel()). On an H100: a faulting kernel is still "running"
     // until the driver has recovered its channel: 96-395 ms after the launch
     // for a misaligned store, 99-147 ms for a wild write (bench/
     // gpu_disturbance.cu, 20 processes each), so a 0.25 s floor made a crash

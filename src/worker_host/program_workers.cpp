@@ -52,18 +52,6 @@ std::string secs(double s) {
     return buf;
 }
 
-std::string tail_of(const std::string& path, size_t max_bytes) {
-    std::string s;
-    try {
-        s = read_file(path);
-    } catch (const Error&) {
-        return "";
-    }
-    if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-}
-
 }  // namespace
 
 std::string locate_program_worker_script() {
@@ -160,8 +148,8 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         if (reference_) reference_->ensure_ready();
         if (candidate_) candidate_->ensure_ready();
     } catch (const Error& e) {
-        std::string log = tail_of(work_root_ + "/reference/stderr.log", 1500);
-        if (log.empty()) log = tail_of(work_root_ + "/candidate/stderr.log", 1500);
+        std::string log = tail_of_file(work_root_ + "/reference/stderr.log", 1500);
+        if (log.empty()) log = tail_of_file(work_root_ + "/candidate/stderr.log", 1500);
         reference_.reset();
         candidate_.reset();
         remove_tree(work_root_);
@@ -243,7 +231,7 @@ ProgramWorkerFailure ProgramWorkers::failure_of(ProgramRole role, const Outcome&
     f.worker.outcome = outcome_kind_name(o.kind);
     f.worker.detail = o.detail;
     f.worker.last_words = o.last_words;
-    const std::string log = tail_of(work_root_ + "/" + program_role_name(role) + "/stderr.log", 800);
+    const std::string log = tail_of_file(work_root_ + "/" + program_role_name(role) + "/stderr.log", 800);
     if (o.kind == Outcome::Kind::timeout) {
         f.verdict = KB_VERDICT_TIMEOUT;
         f.deadline_s = deadline_s;

@@ -198,8 +198,8 @@ void Supervisor::ensure_ready() {
         // After a failure, the next standby starts now rather than after
         // this worker's first reply: failures come in runs (a model's answers
         // for one task crash alike), and a replacement waits for whatever is
-        // left of its standby's start (replacements took over a second at
-        // times: bench/RESULTS.md, 2026-11-27, session 15). The first worker's
+        // left of its standby's start (replacements can take over a second:
+        // bench/trace_lanes.py shows them). The first worker's
         // standby still waits for its first reply, so that a context's
         // creation is not slowed by a second start.
         if (respawn) start_standby();

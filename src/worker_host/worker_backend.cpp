@@ -536,8 +536,8 @@ WorkerSettings worker_settings(const ContextOptions& opts, int device) {
     // checks, nvcc's or Triton's images). CUDA contexts are created one at a
     // time across the machine (about 0.2 s each on two H200s' host), so each
     // standby delayed every other worker's start and run: on two H200s, a
-    // 500-answer `kbench run` went from 41.6-43.1 to 43.9-46.8 answers per
-    // second without them (bench/RESULTS.md, session 21).
+    // 500-answer `kbench run` scores 41.6-43.1 answers per second with them
+    // and 43.9-46.8 without (`bench/run_bench.py`).
     // KBENCH_WORKER_STANDBY=1 keeps one from the start regardless.
     CompilerConfig cc;
     cc.contain_traps = opts.contain_traps;
@@ -591,11 +591,10 @@ std::unique_ptr<Backend> make_worker_backend(const ContextOptions& opts) {
                                                         " does not exist: device ordinals start at 0"));
     // The worker itself answers whether the driver and the device exist: its
     // hello refuses with KB_ERR_NO_DEVICE, and the supervisor passes that on.
-    // Asking here as well cost a cuInit in this process before the worker
-    // was even spawned, on the path of every context's start: 0.4-0.45 s on
-    // an H200 host in session 21, 12.7-14.5 s on session 23's two-H200
-    // machines, where the workers' whole start took 0.4-0.5 s
-    // (bench/RESULTS.md). Only when there is no
+    // Asking here as well would cost a cuInit in this process before the
+    // worker is even spawned, on the path of every context's start: 0.4-0.45 s
+    // on one H200 host, 12.7-14.5 s on some two-H200 hosts, where the
+    // workers' whole start takes 0.4-0.5 s (bench/context_starts.c). Only when there is no
     // worker to ask does this process look, so that a machine without a GPU
     // still hears KB_ERR_NO_DEVICE, as an in-process context would say,
     // rather than that the worker is missing.

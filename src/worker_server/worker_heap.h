@@ -10,7 +10,7 @@
 // 9.6-23.5 ms less correctness-only and 1.9-15.8 ms less timed (medians, five
 // alternated pairs; the difference is in its compile stage); a batch, 14
 // compiles at once, did not change
-// (bench/RESULTS.md, session 29). A worker is a process of kbench's own, so
+// (`kbench_score_bench`, `kbench_batch_bench`). A worker is a process of kbench's own, so
 // its heap policy is ours to choose; the host process (the application
 // linking kbench) is never changed.
 #pragma once

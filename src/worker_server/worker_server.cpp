@@ -478,8 +478,8 @@ WorkerServer::Reply WorkerServer::run_reference(const wire::Frame& req) {
     apply_test_fault(req.json);
     // A host that only needs the run time (its deadline for the candidate)
     // says so: the statistics of every output were about a third of this
-    // request's time (44.5 ms mean, 30.5 of it the run, in session 10's
-    // `kbench run` profile), and nobody would read them.
+    // request's time (44.5 ms mean, 30.5 of it the run, in a `kbench run`
+    // profile), and nobody would read them.
     Json result = req.json.value("statistics", true)
                       ? to_json(backend().run_reference(tb, ci, seed))
                       : to_json(backend().reference_run_time(tb, ci, seed, wants_gpu_outputs(req.json, *task, ci, seed)));

@@ -50,12 +50,12 @@ DEFAULT_MAX_RETRIES = 2
 # the device, max(4, 2 x 8 + 2, 4 + 8) = 18 with 8 compile threads and 4
 # lanes, plus the passed candidates those lanes keep waiting to time (4 lanes
 # x a backlog of 4). At 4 in flight a GPU actor scored 5.9 answers/s where
-# `kbench run` scored 7.4 on the same H200 (bench/RESULTS.md, 2026-11-26);
-# 16, set then, left no room for the backlog that came a day later, which
-# had crowded out the compiles ahead in `kbench run` too (16 of 18 places on
-# two H200s, src/cli/cmd_run.cpp). Measured on two H200s since, 34 and 16
+# `kbench run` scored 7.4 on the same H200 (`bench/run_bench.py --ray`);
+# 16 leaves no room for the timing backlog, which crowds out the compiles
+# ahead in `kbench run` too (16 of 18 places on two H200s,
+# src/cli/cmd_run.cpp). On two H200s, 34 and 16
 # gave the same rate (40.6 and 40.9 answers/s, scoring phases 9.8 and 10.0 s;
-# bench/RESULTS.md, session 24): Ray's pool is not short of candidates.
+# `bench/run_bench.py --ray`): Ray's pool is not short of candidates.
 DEFAULT_IN_FLIGHT_PER_ACTOR = 34
 
 
@@ -254,8 +254,7 @@ class Worker:
         # Calls arrive on several threads (a threaded actor): the batch
         # compiles the next candidates on CPU threads while others run on the
         # GPU. A GPU actor gets what `kbench run` gives a GPU: min(8, the
-        # node's cores / its GPUs) (until session 22, 4: half of kbench run's
-        # on a two-GPU host with 32 cores); the compile-only actors, one per
+        # node's cores / its GPUs); the compile-only actors, one per
         # CPU, 2 each.
         if compile_threads is None:
             compile_threads = 2 if compile_only else compile_threads_per_gpu(os.cpu_count() or 1, _node_gpus())
