@@ -2,8 +2,8 @@
 # Everything kbench measures on a GPU machine, in one go: build with the
 # machine's own toolchain, run the unit and GPU tests, score the built-in
 # tasks, run the benchmarks, and print a short table last. Full logs and
-# JSON go to $RUN_DIR (default ./out); when $OUT is set (the device tool's
-# return folder) they are also packed into $OUT/run.tgz.
+# JSON go to $RUN_DIR (default ./out); when $OUT is set (a folder
+# the remote runner returns) they are also packed into $OUT/run.tgz.
 #
 #   bash bench/run_device.sh [tests|bench|full]
 #     tests: build, unit and GPU tests, the suite of built-in candidates, and
@@ -20,8 +20,8 @@
 #            benchmark (bench/kernelbench/program_bench.py) and the kernel
 #            batch benchmark beside it (kernel rates must not move)
 #     full:  both tests and bench: far more than 10 minutes per command
-#            (in session 22 `tests` alone, with RUN_UNIT=0 RUN_SUITE=0, ran
-#            138 of 217 GPU tests in the 8 minutes after an H100's build)
+#            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
+#            of 217 GPU tests in the 8 minutes after an H100's build)
 #   GPU_PART=K/N: only every N-th GPU test from the K-th, one part per call:
 #     RUN_UNIT=0 RUN_SUITE=0 GPU_PART=1/3 bash bench/run_device.sh tests, then 2/3, 3/3
 #   PROFILE_BATCH=1 / PROFILE_RUN=1: the batch / run benchmark under
@@ -42,9 +42,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${BUILD:-build-device}
 JOBS=$(nproc)
 GEN=$(command -v ninja >/dev/null && echo "-G Ninja" || echo "")
-# Each step first packs what the steps before it left, so a call stopped at
-# its time limit still brings back their logs (the device tool returns what
-# is under $OUT then).
+# Each step first packs what the steps before it left, so a command stopped
+# at its time limit still brings back their logs (the remote runner returns
+# what is under $OUT then).
 step() {
   echo "== $* ($(date +%T))"
   [ -n "${RETURN_DIR:-}" ] && tar czf "$RETURN_DIR/run-$MODE.tgz" -C "$OUT" . 2>/dev/null
@@ -82,7 +82,7 @@ if [ $run_programs = 1 ]; then
     ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
-  # Written where the device tool returns them as they grow.
+  # Written under $OUT, which a remote runner returns as they grow.
   tail -12 "${RETURN_DIR:-$OUT}/program_bench.err"
   [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
   if [ "${RUN_BATCH:-1}" = 1 ]; then
@@ -112,11 +112,11 @@ if [ $run_tests = 1 ]; then
     [ -f "$f" ] && cp "$f" "$OUT/compat_results.json"
   done
   # RUN_GPU=0 / RUN_REST=0 split the tests half over two calls of at most
-  # 10 minutes each (the device tool's limit).
+  # 10 minutes each (a remote runner's limit per command).
   if [ "${RUN_GPU:-1}" = 1 ]; then
   step "gpu tests${GPU_PART:+ (part $GPU_PART)}"
   # One at a time: timing tests must not share the GPU with other tests.
-  # All of them take longer than one device call allows (session 22, an
+  # All of them take longer than one 10-minute command allows (on an
   # H100: 138 of 217 in the 8 minutes after the build; the torch program
   # tests take 20-30 s each), so GPU_PART=K/N runs every N-th test from the
   # K-th, one part per call.
@@ -132,7 +132,7 @@ print("^(" + "|".join(re.escape(x) for x in names) + ")$" if names else "^$")' "
       { echo "GPU_PART must be K/N with 1 <= K <= N, e.g. 1/2, got '$GPU_PART'"; exit 2; }
     GPU_SELECT=(-R "$part_re")
   fi
-  # Written where the device tool returns it as it grows: the longest step,
+  # Written under $OUT, which a remote runner returns as it grows: the longest step,
   # and the one a call's time limit stops.
   GPU_LOG=${RETURN_DIR:-$OUT}/ctest_gpu.log
   (cd "$BUILD" && ctest -j 1 -L gpu "${GPU_SELECT[@]}" --timeout 300 --output-on-failure ${GPU_TESTS_ARGS:-} >"$GPU_LOG" 2>&1)
