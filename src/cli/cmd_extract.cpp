@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "batch/candidates.h"
-#include "batch/extract.h"
-#include "batch/jsonl.h"
-#include "batch/prepare.h"
-#include "batch/task_index.h"
+#include "evaluate/candidates.h"
+#include "evaluate/extract.h"
+#include "evaluate/jsonl.h"
+#include "evaluate/prepare.h"
+#include "evaluate/task_index.h"
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "util/error.h"
@@ -22,9 +22,9 @@ namespace kb::cli {
 
 namespace {
 
-using batch::Extraction;
-using batch::ExtractOptions;
-using batch::ExtractOutcome;
+using evaluate::Extraction;
+using evaluate::ExtractOptions;
+using evaluate::ExtractOutcome;
 
 const char* kExtractUsage =
     "usage: kbench extract [options] FILE|-\n"
@@ -59,7 +59,7 @@ const Subcommand kCommand{"extract", kExtractUsage};
 struct Options {
     std::string file, task, candidates;
     std::vector<std::string> tasks, entries;
-    batch::AnswerLanguage language = batch::AnswerLanguage::detect;
+    evaluate::AnswerLanguage language = evaluate::AnswerLanguage::detect;
     bool include_reasoning = false, json = false, code_only = false, prepared = false;
 };
 
@@ -77,7 +77,7 @@ Options parse(int argc, char** argv, bool json) {
         if (a == "--task") o.task = value(i);
         else if (a == "--language") {
             std::string l = value(i);
-            if (!batch::parse_answer_language(l, &o.language))
+            if (!evaluate::parse_answer_language(l, &o.language))
                 throw UsageError{"--language expects cuda, triton or detect, got '" + l + "'"};
         } else if (a == "--entry") o.entries.push_back(value(i));
         else if (a == "--include-reasoning") o.include_reasoning = true;
@@ -105,7 +105,7 @@ std::string read_input(const std::string& path) {
 }
 
 void print_text(const Extraction& x) {
-    std::printf("outcome   %s\n", batch::extract_outcome_name(x.outcome));
+    std::printf("outcome   %s\n", evaluate::extract_outcome_name(x.outcome));
     if (!x.language.empty()) std::printf("language  %s\n", x.language.c_str());
     if (x.picked_block > 0) {
         std::string used;
@@ -135,12 +135,12 @@ int extract_one(const Options& o) {
     eo.language = o.language;
     eo.include_reasoning = o.include_reasoning;
     if (!o.task.empty()) {
-        batch::TaskIndex idx;
+        evaluate::TaskIndex idx;
         std::string why;
         auto e = idx.resolve(o.task, "", &why);
         if (!e) return report_error(kCommand, o.json, 1, "--task " + o.task + ": " + why);
         try {
-            eo.entries = batch::task_entries(*idx.load(*e));
+            eo.entries = evaluate::task_entries(*idx.load(*e));
         } catch (const kb::Error& err) {
             return report_error(kCommand, o.json, 1, err.what());
         }
@@ -153,14 +153,14 @@ int extract_one(const Options& o) {
     } catch (const kb::Error& err) {
         return report_error(kCommand, o.json, 1, err.what());
     }
-    Extraction x = batch::extract_answer(answer, eo);
+    Extraction x = evaluate::extract_answer(answer, eo);
     if (o.json) {
         Json j = x.to_json(true, true);
         j["entries"] = eo.entries;
         std::printf("%s\n", j.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     } else if (o.code_only) {
         if (x.outcome == ExtractOutcome::ok) std::fwrite(x.code.data(), 1, x.code.size(), stdout);
-        else std::fprintf(stderr, "kbench extract: %s: %s\n", batch::extract_outcome_name(x.outcome), x.reason.c_str());
+        else std::fprintf(stderr, "kbench extract: %s: %s\n", evaluate::extract_outcome_name(x.outcome), x.reason.c_str());
     } else {
         print_text(x);
     }
@@ -172,7 +172,7 @@ int extract_one(const Options& o) {
 // prepare_candidate as `kbench run`, so there is one extractor. A bad line of
 // the candidates file stops it (nothing is printed but the errors), as a
 // run refuses such a file.
-int extract_prepared(const Options& o, const batch::CandidatesFile& cf, const batch::TaskIndex& idx) {
+int extract_prepared(const Options& o, const evaluate::CandidatesFile& cf, const evaluate::TaskIndex& idx) {
     if (!cf.errors.empty()) {
         if (o.json) {
             Json errs = Json::array();
@@ -180,18 +180,18 @@ int extract_prepared(const Options& o, const batch::CandidatesFile& cf, const ba
             Json j = error_json("failure", "failed",
                                 o.candidates + ": " + std::to_string(cf.errors.size()) + " bad line(s)");
             j["error"]["errors"] = errs;
-            std::printf("%s\n", batch::dump_json_line(j).c_str());
+            std::printf("%s\n", evaluate::dump_json_line(j).c_str());
         } else {
-            std::fprintf(stderr, "kbench extract: %s\n", batch::format_errors(cf.errors).c_str());
+            std::fprintf(stderr, "kbench extract: %s\n", evaluate::format_errors(cf.errors).c_str());
         }
         return 1;
     }
-    batch::PrepareOptions po;
+    evaluate::PrepareOptions po;
     po.language = o.language;
     po.include_reasoning = o.include_reasoning;
     po.base_dir = o.candidates == "-" ? "" : kb::dirname_of(o.candidates);
-    for (const batch::CandidateLine& c : cf.candidates) {
-        batch::PreparedCandidate pc = batch::prepare_candidate(c, idx, po);
+    for (const evaluate::CandidateLine& c : cf.candidates) {
+        evaluate::PreparedCandidate pc = evaluate::prepare_candidate(c, idx, po);
         Json j = {{"line", c.line}, {"ready", pc.ready}, {"result", pc.result.to_json()}};
         if (pc.ready) {
             j["task_path"] = pc.task.path;
@@ -199,37 +199,37 @@ int extract_prepared(const Options& o, const batch::CandidatesFile& cf, const ba
             j["language"] = pc.language;
             if (!pc.launch_json.empty()) j["launch_json"] = pc.launch_json;
         }
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
+        std::printf("%s\n", evaluate::dump_json_line(j).c_str());
     }
     return 0;
 }
 
 int extract_candidates(const Options& o) {
-    batch::CandidatesFile cf;
+    evaluate::CandidatesFile cf;
     try {
-        cf = batch::read_candidates(o.candidates);
+        cf = evaluate::read_candidates(o.candidates);
     } catch (const kb::Error& err) {
         return report_error(kCommand, o.json, 1, err.what());
     }
-    batch::TaskIndex idx;
+    evaluate::TaskIndex idx;
     try {
         for (const std::string& t : o.tasks) idx.add(t);
     } catch (const kb::Error& err) {
         return report_error(kCommand, o.json, 1, err.what());
     }
     if (o.prepared) return extract_prepared(o, cf, idx);
-    std::vector<batch::LineError> errors = cf.errors;
+    std::vector<evaluate::LineError> errors = cf.errors;
     std::map<std::string, int> outcomes;
     Json lines = Json::array();
     const std::string base = o.candidates == "-" ? "" : kb::dirname_of(o.candidates);
     if (!o.json)
         std::printf("%-6s %-18s %-10s %-10s %-8s %-6s %s\n", "line", "task", "id", "outcome", "language", "block", "flags / reason");
-    batch::PrepareOptions po;
+    evaluate::PrepareOptions po;
     po.language = o.language;
     po.include_reasoning = o.include_reasoning;
     po.base_dir = base;
-    for (const batch::CandidateLine& c : cf.candidates) {
-        batch::PreparedCandidate pc = batch::prepare_candidate(c, idx, po);
+    for (const evaluate::CandidateLine& c : cf.candidates) {
+        evaluate::PreparedCandidate pc = evaluate::prepare_candidate(c, idx, po);
         if (!pc.ready && pc.result.verdict == "error") {
             errors.push_back({c.line, o.candidates + ":" + std::to_string(c.line) + ": " + pc.result.message});
             continue;
@@ -240,7 +240,7 @@ int extract_candidates(const Options& o) {
         if (c.has_answer) {
             const Extraction& x = pc.extraction;
             for (const auto& kv : pc.result.extraction.items()) row[kv.key()] = kv.value();
-            outcome = batch::extract_outcome_name(x.outcome);
+            outcome = evaluate::extract_outcome_name(x.outcome);
             language = x.language;
             if (x.picked_block) block = std::to_string(x.picked_block) + "/" + std::to_string(x.block_count);
             for (const std::string& f : x.flags) detail += (detail.empty() ? "" : ",") + f;
@@ -271,7 +271,7 @@ int extract_candidates(const Options& o) {
         for (const auto& [k, n] : outcomes) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + k;
         std::printf("\n%zu candidate(s): %s; %zu bad line(s)\n", lines.size(), summary.empty() ? "none" : summary.c_str(),
                     errors.size());
-        if (!errors.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(errors).c_str());
+        if (!errors.empty()) std::fprintf(stderr, "%s\n", evaluate::format_errors(errors).c_str());
         for (const std::string& p : idx.problems()) std::fprintf(stderr, "kbench extract: warning: %s\n", p.c_str());
     }
     return errors.empty() ? 0 : 1;

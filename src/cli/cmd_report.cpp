@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "batch/jsonl.h"
-#include "batch/report.h"
-#include "batch/results.h"
-#include "batch/task_index.h"
+#include "evaluate/jsonl.h"
+#include "evaluate/report.h"
+#include "evaluate/results.h"
+#include "evaluate/task_index.h"
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "util/error.h"
@@ -43,7 +43,7 @@ const Subcommand kCommand{"report", kReportUsage};
 struct Options {
     std::string file, html;
     std::vector<std::string> tasks;
-    batch::GroupBy by = batch::GroupBy::none;
+    evaluate::GroupBy by = evaluate::GroupBy::none;
     bool json = false, csv = false;
 };
 
@@ -61,7 +61,7 @@ Options parse(int argc, char** argv) {
         else if (a == "--tasks") o.tasks.push_back(value(i));
         else if (a == "--by") {
             std::string b = value(i);
-            if (!batch::parse_group_by(b, &o.by)) throw UsageError{"--by expects task, family or model, got '" + b + "'"};
+            if (!evaluate::parse_group_by(b, &o.by)) throw UsageError{"--by expects task, family or model, got '" + b + "'"};
         } else if (a.size() > 1 && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
         else if (o.file.empty()) o.file = a;
         else throw UsageError{"more than one results file given ('" + o.file + "' and '" + a + "')"};
@@ -78,13 +78,13 @@ int cmd_report(int argc, char** argv) {
         Options o = parse(argc, argv);
         if (!kb::file_exists(o.file))
             return report_error(kCommand, o.json, 1, "results file " + o.file + ": no such file");
-        batch::ResultsFile f = batch::read_results(o.file);
+        evaluate::ResultsFile f = evaluate::read_results(o.file);
         if (!f.errors.empty())
             return report_error(kCommand, o.json, 1,
                                 o.file + ": " + std::to_string(f.errors.size()) +
                                     " invalid line(s); expected one result object per line (docs/batch.md)",
                                 f.errors);
-        batch::Report r;
+        evaluate::Report r;
         r.source = o.file;
         r.by = o.by;
         r.records = std::move(f.records);
@@ -96,23 +96,23 @@ int cmd_report(int argc, char** argv) {
             r.warnings.push_back(std::to_string(f.duplicates) +
                                  " result(s) repeat an earlier (task, id, sample); the later line is counted");
         if (!o.tasks.empty()) {
-            batch::TaskIndex idx;
+            evaluate::TaskIndex idx;
             for (const std::string& t : o.tasks) idx.add(t);
-            for (batch::ResultRecord& rec : r.records) {
+            for (evaluate::ResultRecord& rec : r.records) {
                 if (!rec.family.empty()) continue;
                 std::string why;
                 if (auto e = idx.resolve(rec.display_task(), kb::dirname_of(o.file), &why)) rec.family = e->family;
             }
         }
-        if (!o.html.empty()) kb::write_file_atomic(o.html, batch::report_html(r));
+        if (!o.html.empty()) kb::write_file_atomic(o.html, evaluate::report_html(r));
         if (o.json) {
-            Json j = batch::report_json(r);
+            Json j = evaluate::report_json(r);
             if (!o.html.empty()) j["html"] = o.html;
             std::printf("%s\n", j.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
         } else if (o.csv) {
-            std::printf("%s", batch::report_csv(r).c_str());
+            std::printf("%s", evaluate::report_csv(r).c_str());
         } else {
-            std::printf("%s", batch::report_text(r).c_str());
+            std::printf("%s", evaluate::report_text(r).c_str());
             if (!o.html.empty()) std::printf("\nwrote %s\n", o.html.c_str());
         }
         return 0;

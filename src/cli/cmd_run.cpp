@@ -22,11 +22,11 @@
 #include <thread>
 #include <vector>
 
-#include "batch/candidates.h"
-#include "batch/jsonl.h"
-#include "batch/prepare.h"
-#include "batch/results.h"
-#include "batch/task_index.h"
+#include "evaluate/candidates.h"
+#include "evaluate/jsonl.h"
+#include "evaluate/prepare.h"
+#include "evaluate/results.h"
+#include "evaluate/task_index.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/run_efficiency.h"
@@ -111,7 +111,7 @@ struct Options {
     bool compile_only = false, json = false, include_reasoning = false, progress = true, contain_traps = true;
     unsigned jobs = 0, lanes = 0;
     double timeout_s = 0;
-    batch::AnswerLanguage language = batch::AnswerLanguage::detect;
+    evaluate::AnswerLanguage language = evaluate::AnswerLanguage::detect;
     std::string language_arg;
     // The arguments as given, without --ray and its value (for kbench.ray).
     std::vector<std::string> passthrough;
@@ -162,7 +162,7 @@ Options parse(int argc, char** argv) {
             o.timeout_s = s;
         } else if (a == "--language") {
             o.language_arg = value(i);
-            if (!batch::parse_answer_language(o.language_arg, &o.language))
+            if (!evaluate::parse_answer_language(o.language_arg, &o.language))
                 throw UsageError{"--language expects cuda, triton or detect, got '" + o.language_arg + "'"};
         } else if (a == "--include-reasoning") o.include_reasoning = true;
         else if (a == "--no-progress") o.progress = false;
@@ -289,7 +289,7 @@ struct Lane {
 };
 
 struct Pending {
-    batch::ResultRecord record;
+    evaluate::ResultRecord record;
     int gpu = -1;
     TaskPtr task;
     size_t lane = 0;   // the lane it was submitted to
@@ -310,7 +310,7 @@ Language language_of(const std::string& name) {
 }
 
 // Fills a prepared record from what the engine found.
-void fill_result(batch::ResultRecord& r, const BatchCompletion& c, bool compile_only) {
+void fill_result(evaluate::ResultRecord& r, const BatchCompletion& c, bool compile_only) {
     if (c.status != KB_OK) {
         r.verdict = "error";
         r.message = std::string("kbench could not score it (") + kb_status_string(c.status) + "): " + c.error;
@@ -373,7 +373,7 @@ int print_summary(const Options& o, const Summary& s, const std::vector<int>& gp
                   {"repaired_bytes", s.repaired_bytes},
                   {"warnings", warnings},
                   {"status", rc}};
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
+        std::printf("%s\n", evaluate::dump_json_line(j).c_str());
     } else {
         for (const std::string& w : warnings) std::fprintf(stderr, "kbench run: warning: %s\n", w.c_str());
         std::printf("%s: %zu written, %zu skipped (already in %s), %zu left; %zu pass; %.1f/s over %.1f s\n",
@@ -395,7 +395,7 @@ int print_summary(const Options& o, const Summary& s, const std::vector<int>& gp
 int run(const Options& o) {
     // Inputs first: nothing starts before every line is known to be valid.
     require_file(o.candidates, "candidates file");
-    batch::CandidatesFile cf = batch::read_candidates(o.candidates);
+    evaluate::CandidatesFile cf = evaluate::read_candidates(o.candidates);
     if (!cf.errors.empty())
         return report_error(kCommand, o.json, 1,
                             o.candidates + ": " + std::to_string(cf.errors.size()) +
@@ -407,9 +407,9 @@ int run(const Options& o) {
                                 " holds no candidate; expected one JSON object per line (docs/batch.md)");
     if (is_dir(o.out))
         return report_error(kCommand, o.json, 1, "--out '" + o.out + "' is a directory; expected a results file");
-    batch::TaskIndex tasks;
+    evaluate::TaskIndex tasks;
     for (const std::string& t : o.tasks) tasks.add(t);
-    batch::ResultsFile done = batch::read_results(o.out);
+    evaluate::ResultsFile done = evaluate::read_results(o.out);
     if (!done.errors.empty())
         return report_error(kCommand, o.json, 1,
                             o.out + ": " + std::to_string(done.errors.size()) +
@@ -417,10 +417,10 @@ int run(const Options& o) {
                                 "fix them or give another --out",
                             done.errors);
 
-    std::vector<const batch::CandidateLine*> todo;
+    std::vector<const evaluate::CandidateLine*> todo;
     Summary sum;
     sum.candidates = cf.candidates.size();
-    for (const batch::CandidateLine& c : cf.candidates) {
+    for (const evaluate::CandidateLine& c : cf.candidates) {
         if (done.done.count(c.key)) ++sum.skipped;
         else todo.push_back(&c);
     }
@@ -502,7 +502,7 @@ int run(const Options& o) {
         }
     }
 
-    batch::ResultWriter writer(o.out);
+    evaluate::ResultWriter writer(o.out);
     sum.repaired_bytes = writer.repaired_bytes();
     if (sum.repaired_bytes && !o.json)
         std::fprintf(stderr, "kbench run: removed a cut-off last line (%zu bytes) from %s; its candidate runs again\n",
@@ -512,14 +512,14 @@ int run(const Options& o) {
 
     RunProgress progress(todo.size(), ::isatty(2) == 1, o.progress);
     SignalGuard signals;
-    batch::PrepareOptions po;
+    evaluate::PrepareOptions po;
     po.language = o.language;
     po.include_reasoning = o.include_reasoning;
     po.base_dir = o.candidates == "-" ? "" : dirname_of(o.candidates);
 
     std::map<uint64_t, Pending> pending;  // tag -> record
     uint64_t next_tag = 1;
-    auto write = [&](const batch::ResultRecord& r) {
+    auto write = [&](const evaluate::ResultRecord& r) {
         writer.append(r);
         ++sum.written;
         ++sum.verdicts[r.verdict];
@@ -532,7 +532,7 @@ int run(const Options& o) {
             std::optional<uint64_t> job = lanes[i].batch->submit(p.task, p.in, p.so, tag, -1);
             p.job = job.value_or(0);
         } catch (const Error& e) {
-            batch::ResultRecord r = p.record;
+            evaluate::ResultRecord r = p.record;
             r.verdict = "error";
             r.message = std::string("kbench could not submit it: ") + e.what();
             write(r);
@@ -598,7 +598,7 @@ int run(const Options& o) {
                     if (c->status == KB_ERR_CANCELLED) {
                         ++sum.cancelled;  // not written: a resumed run scores it
                     } else {
-                        batch::ResultRecord& r = it->second.record;
+                        evaluate::ResultRecord& r = it->second.record;
                         fill_result(r, *c, o.compile_only);
                         if (it->second.gpu >= 0) {
                             r.gpu = it->second.gpu;
@@ -619,8 +619,8 @@ int run(const Options& o) {
 
     size_t next = 0;
     while (next < todo.size() && !g_signals) {
-        const batch::CandidateLine& line = *todo[next];
-        batch::PreparedCandidate pc = batch::prepare_candidate(line, tasks, po);
+        const evaluate::CandidateLine& line = *todo[next];
+        evaluate::PreparedCandidate pc = evaluate::prepare_candidate(line, tasks, po);
         if (!pc.ready) {
             write(pc.result);
             ++next;

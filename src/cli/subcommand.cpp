@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <cstring>
 
-#include "batch/jsonl.h"
+#include "evaluate/jsonl.h"
 #include "cli/cli.h"
 
 namespace kb::cli {
 
 int report_error(const Subcommand& c, bool json, int status, const std::string& msg,
-                 const std::vector<batch::LineError>& lines) {
+                 const std::vector<evaluate::LineError>& lines) {
     if (json) {
         const bool usage = status == kExitUsage;
         Json j = error_json(usage ? "usage" : "failure", usage ? "usage" : "failed", msg);
@@ -18,11 +18,11 @@ int report_error(const Subcommand& c, bool json, int status, const std::string& 
             for (const auto& e : lines) l.push_back({{"line", e.line}, {"message", e.message}});
             j["error"]["errors"] = l;
         }
-        std::printf("%s\n", batch::dump_json_line(j).c_str());
+        std::printf("%s\n", evaluate::dump_json_line(j).c_str());
         std::fflush(stdout);
     } else {
         std::fprintf(stderr, "kbench %s: %s\n", c.name, msg.c_str());
-        if (!lines.empty()) std::fprintf(stderr, "%s\n", batch::format_errors(lines).c_str());
+        if (!lines.empty()) std::fprintf(stderr, "%s\n", evaluate::format_errors(lines).c_str());
         if (status == kExitUsage) std::fprintf(stderr, "\n%s", c.usage);
     }
     return status;
@@ -44,7 +44,7 @@ int run_subcommand(const Subcommand& c, int argc, char** argv, const std::functi
         return report_error(c, json, kExitUsage, u.msg);
     } catch (const Failure& f) {
         if (!json) return report_error(c, json, kExitFailed, f.what());
-        std::printf("%s\n", batch::dump_json_line(error_json("failure", f.status, f.what())).c_str());
+        std::printf("%s\n", evaluate::dump_json_line(error_json("failure", f.status, f.what())).c_str());
         std::fflush(stdout);
         return kExitFailed;
     } catch (const std::exception& e) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "batch/candidates.h"
+#include "evaluate/candidates.h"
 
 namespace kb::cli {
 
@@ -30,7 +30,7 @@ struct Subcommand {
 // NAME: msg" on stderr, then the line errors, then for a usage error
 // (status 2) the usage text.
 int report_error(const Subcommand& c, bool json, int status, const std::string& msg,
-                 const std::vector<batch::LineError>& lines = {});
+                 const std::vector<evaluate::LineError>& lines = {});
 
 // Runs `body(json)` (which parses and does the work) under that shape.
 int run_subcommand(const Subcommand& c, int argc, char** argv, const std::function<int(bool json)>& body);

@@ -18,7 +18,7 @@ LAYERS = [
     ["ipc"],             # frames and processes: what any kbench process pair speaks
     ["hostdev"],         # code compiled for host and device alike (RNG, bit casts, compare rule)
     ["task"],            # the task model, loader, candidate documents
-    ["batch"],           # raw answers, results files, metrics: pure, above the task model only
+    ["evaluate"],        # raw answers, results files, metrics: pure, above the task model only
     ["compiler"],        # code -> image, the compile service and its backends
     ["device", "emulate"],  # the CUDA driver and device; the CPU emulator of references
     ["exec"],            # launch plans on buffers, running safely

@@ -1,4 +1,4 @@
-// Answer extraction's parts (src/batch/code_scan, extract) on small inputs:
+// Answer extraction's parts (src/evaluate/code_scan, extract) on small inputs:
 // what the scanners see in CUDA and Python, the choice rules one by one, and
 // that no input at all can make extraction misbehave. The corpus of whole
 // answers is test_extract_fixtures.cpp.
@@ -7,12 +7,12 @@
 #include <random>
 #include <string>
 
-#include "batch/code_scan.h"
-#include "batch/extract.h"
+#include "evaluate/code_scan.h"
+#include "evaluate/extract.h"
 
 namespace {
 
-using namespace kb::batch;
+using namespace kb::evaluate;
 
 std::set<std::string> keys(const std::map<std::string, std::string>& m) {
     std::set<std::string> k;

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/extract.h"
-#include "batch/task_index.h"
+#include "evaluate/extract.h"
+#include "evaluate/task_index.h"
 #include "kbench.h"
 #include "support/task_paths.h"
 #include "task/task.h"
@@ -26,7 +26,7 @@
 namespace {
 
 using kb::Json;
-using namespace kb::batch;
+using namespace kb::evaluate;
 namespace fs = std::filesystem;
 
 const fs::path kDir = fs::path(KB_SOURCE_DIR) / "tests" / "fixtures" / "answers";

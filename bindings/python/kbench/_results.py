@@ -1,6 +1,6 @@
 """The results file of a batch run, from Python (docs/batch.md, "The results
 file"): the (task, id, sample) keys already present, for resuming, and an
-appender with the C++ writer's guarantees (src/batch/results.cpp): one
+appender with the C++ writer's guarantees (src/evaluate/results.cpp): one
 write() per line on a file opened O_APPEND, so a run stopped at any moment
 leaves whole lines; a last line cut short is removed when the file is
 reopened, and a complete last line missing its newline gets one."""

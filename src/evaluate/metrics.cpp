@@ -1,11 +1,11 @@
-#include "batch/metrics.h"
+#include "evaluate/metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 const std::vector<double>& fast_p_thresholds() {
     static const std::vector<double> p = {0.0, 1.0, 1.5, 2.0};
@@ -151,4 +151,4 @@ std::vector<std::pair<std::string, std::vector<const ResultRecord*>>> group_reco
     return {by.begin(), by.end()};
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -1,4 +1,4 @@
-// The results file of a batch run (docs/batch.md, "Results file"): JSONL,
+// The results file of `kbench run` (docs/batch.md, "Results file"): JSONL,
 // one object per candidate, appended as each candidate finishes.
 //
 // Writing: one write() per line on a file opened O_APPEND, so a run killed at
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "batch/candidates.h"
+#include "evaluate/candidates.h"
 #include "util/json.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 // One result line, typed. Optional figures are absent from the JSON when unset.
 struct ResultRecord {
@@ -98,4 +98,4 @@ private:
     std::mutex mu_;
 };
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "batch/metrics.h"
-#include "batch/results.h"
+#include "evaluate/metrics.h"
+#include "evaluate/results.h"
 #include "util/json.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 struct Report {
     std::string source;                 // the results file, for titles
@@ -39,4 +39,4 @@ std::string report_html(const Report& r);
 // the largest n itself.
 std::vector<int> shown_ks(const Metrics& m);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "batch/code_scan.h"
+#include "evaluate/code_scan.h"
 #include "util/json.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 // The language the task wants the answer in.
 enum class AnswerLanguage { detect, cuda, triton };
@@ -85,4 +85,4 @@ struct Extraction {
 
 Extraction extract_answer(const std::string& answer, const ExtractOptions& options);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -1,4 +1,4 @@
-// Small pieces shared by the JSONL readers of src/batch: splitting a text
+// Small pieces shared by the JSONL readers of src/evaluate: splitting a text
 // into lines with their numbers, parsing one line with a message that names
 // the file, line and column, and suggesting the field a misspelt key meant.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "util/json.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 struct TextLine {
     int number = 0;      // 1-based
@@ -33,4 +33,4 @@ std::string describe_json(const Json& v);
 // Dumps one line of JSON: compact, invalid UTF-8 replaced (model text can hold any bytes).
 std::string dump_json_line(const Json& v);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

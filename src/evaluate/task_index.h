@@ -1,4 +1,4 @@
-// The tasks a batch run may refer to (`--tasks DIR|FILE...`): task names to
+// The tasks a candidates file may refer to (`--tasks DIR|FILE...`): task names to
 // files and families, and the task facts answer extraction needs.
 //
 // A folder is searched one and two levels deep, so both layouts work:
@@ -15,7 +15,7 @@
 
 #include "task/task.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 struct TaskEntry {
     std::string name;    // the task's declared "name"
@@ -61,4 +61,4 @@ private:
 // class its program candidates define (ModelNew), or TritonBench's functions.
 std::vector<std::string> task_entries(const Task& t);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

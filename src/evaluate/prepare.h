@@ -1,4 +1,4 @@
-// From a line of the candidates file to what a batch run hands the scorer:
+// From a line of the candidates file to what `kbench run` hands the scorer:
 // the task resolved and loaded, the code extracted from a model's answer (or
 // read from a candidate document), and the result line pre-filled with
 // everything known before compiling. A line that cannot be scored (no code,
@@ -9,12 +9,12 @@
 
 #include <string>
 
-#include "batch/candidates.h"
-#include "batch/extract.h"
-#include "batch/results.h"
-#include "batch/task_index.h"
+#include "evaluate/candidates.h"
+#include "evaluate/extract.h"
+#include "evaluate/results.h"
+#include "evaluate/task_index.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 struct PrepareOptions {
     // The language of answers whose line has no "language" (docs/batch.md §1).
@@ -40,4 +40,4 @@ struct PreparedCandidate {
 
 PreparedCandidate prepare_candidate(const CandidateLine& line, const TaskIndex& tasks, const PrepareOptions& options);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -1,14 +1,14 @@
-#include "batch/task_index.h"
+#include "evaluate/task_index.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "batch/code_scan.h"
-#include "batch/jsonl.h"
+#include "evaluate/code_scan.h"
+#include "evaluate/jsonl.h"
 #include "util/error.h"
 #include "util/files.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 namespace fs = std::filesystem;
 
@@ -153,4 +153,4 @@ std::vector<std::string> task_entries(const Task& t) {
     return out;
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 enum class CodeLanguage { unknown, cuda, python };
 const char* code_language_name(CodeLanguage l);  // "unknown", "cuda", "python"
@@ -80,4 +80,4 @@ std::string mask_python_strings(const std::string& code);
 // -> "reduce", "void k(float*)" -> "k", "vadd" -> "vadd".
 std::string entry_base_name(const std::string& kernel);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -1,4 +1,4 @@
-// The candidates file of a batch run (docs/batch.md, "Candidates file"):
+// The candidates file of `kbench run` (docs/batch.md, "Candidates file"):
 // JSONL, one candidate per line,
 //
 //   {"task": "vector_add_f32", "id": 17, "sample": 3, "model": "m", "answer": "<raw model text>"}
@@ -16,7 +16,7 @@
 
 #include "util/json.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 // What identifies a candidate, in the candidates file and in results:
 // (task, id, sample). `id` is kept as text (17 and "17" are the same id).
@@ -63,4 +63,4 @@ CandidatesFile read_candidates(const std::string& path);
 // At most `max` errors, one per line, then "... and N more".
 std::string format_errors(const std::vector<LineError>& errors, size_t max = 20);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

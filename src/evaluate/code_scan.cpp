@@ -1,10 +1,10 @@
-#include "batch/code_scan.h"
+#include "evaluate/code_scan.h"
 
 #include <algorithm>
 #include <cctype>
 #include <regex>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 const char* code_language_name(CodeLanguage l) {
     switch (l) {
@@ -719,4 +719,4 @@ std::string entry_base_name(const std::string& kernel) {
     return s.substr(b);
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

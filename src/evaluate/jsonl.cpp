@@ -1,8 +1,8 @@
-#include "batch/jsonl.h"
+#include "evaluate/jsonl.h"
 
 #include <algorithm>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 std::vector<TextLine> split_text_lines(const std::string& text) {
     std::vector<TextLine> lines;
@@ -81,4 +81,4 @@ std::string describe_json(const Json& v) {
 
 std::string dump_json_line(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -1,15 +1,15 @@
-#include "batch/candidates.h"
+#include "evaluate/candidates.h"
 
 #include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <map>
 
-#include "batch/jsonl.h"
+#include "evaluate/jsonl.h"
 #include "util/error.h"
 #include "util/files.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 bool CandidateKey::operator<(const CandidateKey& o) const {
     if (task != o.task) return task < o.task;
@@ -170,4 +170,4 @@ std::string format_errors(const std::vector<LineError>& errors, size_t max) {
     return out;
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

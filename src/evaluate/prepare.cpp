@@ -1,8 +1,8 @@
-#include "batch/prepare.h"
+#include "evaluate/prepare.h"
 
 #include "util/error.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 PreparedCandidate prepare_candidate(const CandidateLine& line, const TaskIndex& tasks, const PrepareOptions& options) {
     PreparedCandidate p;
@@ -61,4 +61,4 @@ PreparedCandidate prepare_candidate(const CandidateLine& line, const TaskIndex& 
     return p;
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

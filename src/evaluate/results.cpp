@@ -1,4 +1,4 @@
-#include "batch/results.h"
+#include "evaluate/results.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <map>
 
-#include "batch/jsonl.h"
+#include "evaluate/jsonl.h"
 #include "util/error.h"
 #include "util/files.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 namespace {
 
@@ -271,4 +271,4 @@ void ResultWriter::append(const Json& line) {
     if (sync_each_ && ::fdatasync(fd_) != 0) fail(KB_ERR_IO, io_error(path_, "cannot sync"));
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

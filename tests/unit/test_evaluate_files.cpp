@@ -1,4 +1,4 @@
-// The files of a batch run (src/batch/candidates, results, task_index;
+// The files of a batch run (src/evaluate/candidates, results, task_index;
 // docs/batch.md): the candidates parser's line-numbered errors, the results
 // writer's whole-line appends, and the reader that lets a run resume.
 #include <gtest/gtest.h>
@@ -13,17 +13,17 @@
 #include <string>
 #include <thread>
 
-#include "batch/candidates.h"
-#include "batch/prepare.h"
-#include "batch/results.h"
-#include "batch/task_index.h"
+#include "evaluate/candidates.h"
+#include "evaluate/prepare.h"
+#include "evaluate/results.h"
+#include "evaluate/task_index.h"
 #include "util/error.h"
 #include "util/files.h"
 
 namespace {
 
 using kb::Json;
-using namespace kb::batch;
+using namespace kb::evaluate;
 namespace fs = std::filesystem;
 
 const std::string kTasks = std::string(KB_SOURCE_DIR) + "/tasks";

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "batch/results.h"
+#include "evaluate/results.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 // The thresholds fast_p is reported at.
 const std::vector<double>& fast_p_thresholds();  // {0, 1, 1.5, 2}
@@ -62,4 +62,4 @@ std::string group_key(const ResultRecord& r, GroupBy g);
 std::vector<std::pair<std::string, std::vector<const ResultRecord*>>> group_records(
     const std::vector<ResultRecord>& records, GroupBy g);
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

@@ -7,10 +7,10 @@
 #include <map>
 #include <sstream>
 
-#include "batch/report.h"
+#include "evaluate/report.h"
 #include "kbench.h"
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 namespace {
 
@@ -253,4 +253,4 @@ std::string report_html(const Report& r) {
     return o.str();
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

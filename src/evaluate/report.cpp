@@ -1,11 +1,11 @@
-#include "batch/report.h"
+#include "evaluate/report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 Metrics Report::overall() const {
     std::vector<const ResultRecord*> all;
@@ -217,4 +217,4 @@ std::string report_csv(const Report& r) {
     return o.str();
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate

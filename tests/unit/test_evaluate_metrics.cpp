@@ -1,4 +1,4 @@
-// Benchmark figures from results (src/batch/metrics, report): pass@k and
+// Benchmark figures from results (src/evaluate/metrics, report): pass@k and
 // fast_p against values computed by hand (the arithmetic is in the
 // comments), KernelBench's own test vectors, and the renderings.
 #include <gtest/gtest.h>
@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "batch/metrics.h"
-#include "batch/report.h"
+#include "evaluate/metrics.h"
+#include "evaluate/report.h"
 
 namespace {
 
 using kb::Json;
-using namespace kb::batch;
+using namespace kb::evaluate;
 
 ResultRecord rec(const std::string& task, const std::string& verdict, std::optional<double> speedup = std::nullopt,
                  const std::string& model = "", const std::string& family = "") {

@@ -7,7 +7,7 @@
 //   5. choice: the block that defines the task's entry (rules for ties);
 //   6. closure: other blocks the chosen one needs (helpers, imports, a
 //      second kernel of the plan) are joined in answer order.
-#include "batch/extract.h"
+#include "evaluate/extract.h"
 
 #include "task/task_json.h"
 
@@ -18,7 +18,7 @@
 #include <regex>
 #include <set>
 
-namespace kb::batch {
+namespace kb::evaluate {
 
 const char* answer_language_name(AnswerLanguage l) {
     switch (l) {
@@ -1030,4 +1030,4 @@ Extraction extract_answer(const std::string& answer, const ExtractOptions& optio
     return x;
 }
 
-}  // namespace kb::batch
+}  // namespace kb::evaluate
