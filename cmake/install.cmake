@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS kbench_worker RUNTIME DESTINATION ${KB_INSTALL_LIBEXECDIR})
 # The Triton compile worker (docs/triton.md §6), beside kbench-worker.
-install(PROGRAMS src/compiler/triton/compile_worker.py DESTINATION ${KB_INSTALL_LIBEXECDIR}
+install(PROGRAMS python/kbench_triton/compile_worker.py DESTINATION ${KB_INSTALL_LIBEXECDIR}
         RENAME kbench-triton-worker.py)
 install(TARGETS kbench_cli RUNTIME DESTINATION ${KB_INSTALL_BINDIR})
 

@@ -921,6 +921,8 @@ class Worker:
                     self.cupti.take()
                 s0 = _perf_counter()
                 i = 0
+                last = None
+                check = bool(doc.get("check_outputs")) and who == "candidate"
                 sampling = kprof.span("py.time.samples")
                 sampling.__enter__()
                 while i < trials + discard:
@@ -935,7 +937,7 @@ class Worker:
                         start, end = Event(enable_timing=True), Event(enable_timing=True)
                         start.record()
                     h0 = _perf_counter()
-                    model(*args)
+                    out = model(*args)
                     if use_events:
                         end.record()
                     h1 = _perf_counter()
@@ -951,6 +953,11 @@ class Worker:
                             # The call's host time counts too: a call that
                             # launches nothing still took time.
                             spans.append(max(last - c0, int((h1 - h0) * 1e9)) / 1e6)
+                    # The host compares the last timed call's outputs with the
+                    # reference's (check_outputs): each sample's replaces the
+                    # one before, outside the timed window.
+                    last = out if check else None
+                    out = None
                     i += 1
                     done = i - discard
                     if budget_ms > 0 and done >= min_trials and (_perf_counter() - s0) * 1e3 > budget_ms:
@@ -970,9 +977,14 @@ class Worker:
         if use_cupti:
             result["span_samples_ms"] = spans
             result["attribution"] = tally.to_json()
+        out_blobs = []
+        if check:
+            outs, out_blobs, _ = self.describe_outputs(last, True, self.device,
+                                                       share=bool(doc.get("share_outputs", False)))
+            result["last"] = {"case": case, "outputs": outs}
         if who == "candidate":
             result["integrity"] = self.integrity_report(threads_before)
-        return result
+        return result, out_blobs
 
     @property
     def _event_class(self):
@@ -1112,7 +1124,10 @@ def serve(worker):
                 result, out_blobs = worker.with_memory_retry(worker.program_run, doc, blobs)
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_TIME:
-                conn.reply(msg_type, msg_id, worker.with_memory_retry(worker.program_time, doc, blobs))
+                result = worker.with_memory_retry(worker.program_time, doc, blobs)
+                # A reply with the last timed call's outputs carries their bytes.
+                result, out_blobs = result if isinstance(result, tuple) else (result, [])
+                conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_TEST and worker.test_hooks:
                 fault = doc.get("fault", "")
                 if fault:

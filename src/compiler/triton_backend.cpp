@@ -137,7 +137,7 @@ std::unique_ptr<TritonBackend::Worker> TritonBackend::start_worker() const {
         fail(KB_ERR_NOT_FOUND, "kbench's Triton compile worker script was not found (" +
                                    (script_.empty() ? std::string("no path") : "'" + script_ + "'") +
                                    "); set $KBENCH_TRITON_WORKER or CompilerConfig::triton_worker_script to "
-                                   "src/compiler/triton/compile_worker.py of this kbench");
+                                   "python/kbench_triton/compile_worker.py of this kbench");
     auto w = std::make_unique<Worker>();
     w->work_dir = make_temp_dir("kbench-triton-");
     SpawnOptions o;

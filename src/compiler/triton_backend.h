@@ -1,6 +1,6 @@
 // The Triton compile backend: Python source in, cubin plus Triton's launch
 // facts out, compiled by `triton.compile` in a small pool of Python worker
-// processes (src/compiler/triton/compile_worker.py). No GPU is needed.
+// processes (python/kbench_triton/compile_worker.py). No GPU is needed.
 //
 // Why processes: the candidate's Python runs (its module top level, checked
 // first) and Triton's compiler is large native code; a hang, a crash or a

@@ -149,9 +149,9 @@ Backend& Context::lane_programs(size_t lane) {
                     total / 2);
             }
         }
-        *slot = std::make_unique<ProgramBackend>(*program_refs_, [this, sharing] {
-            return isolation_.python_workers(opts_, ProgramRole::candidate, sharing);
-        });
+        *slot = std::make_unique<ProgramBackend>(
+            *program_refs_,
+            [this, sharing] { return isolation_.python_workers(opts_, ProgramRole::candidate, sharing); }, sharing);
     }
     return **slot;
 }

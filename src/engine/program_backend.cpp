@@ -312,10 +312,15 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     load_integrity_ = {};
     // The warm-up: one run per case of the correctness plan (its first seed,
     // whose inputs the worker then holds for that run), for the cases whose
-    // reference already ran here, so that their device memory is known and
-    // taken out of the gate as a correctness run's is.
+    // reference already ran here (so that their device memory is known) and
+    // whose run takes at most a 2 x sharing-th of the correctness runs'
+    // budget: the warm-ups of every lane at once then fit in half of it
+    // beside those runs, without taking from the gate, which a lane in its
+    // correctness phase waits on while it holds the GPU phase (a load that
+    // held it would hold timing back behind an import). A larger case
+    // compiles at its first run, as without a warm-up.
     std::vector<ProgramRunRequest> warm;
-    uint64_t warm_bytes = 0;
+    const uint64_t warm_limit = refs_.gate().capacity() / (2 * uint64_t(sharing_));
     if (pc.protocol.warm) {
         std::vector<int> seen;
         for (const ProgramRunPlan& r : pc.protocol.correctness) {
@@ -327,16 +332,12 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
             rq.model_seed = pc.protocol.model_seed;
             rq.mode = pc.protocol.input_mode;
             auto ref = refs_.cache().find(reference_key(*tb.task, rq));
-            if (!ref) continue;
-            warm_bytes = std::max(warm_bytes, run_footprint(*ref));
+            if (!ref || (warm_limit && run_footprint(*ref) > warm_limit)) continue;
             warm.push_back(rq);
         }
     }
-    ProgramLoadReply load;
-    {
-        GateHold held(refs_.gate(), warm.empty() ? 0 : warm_bytes);
-        load = candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr, warm);
-    }
+    ProgramLoadReply load =
+        candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr, warm);
     out.load_ms = ms_since(t0);
     obs->import_ms = load.import_ms;
     obs->warm_ms = load.warm_ms;
@@ -454,6 +455,14 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         r.run_ms = cand.run_ms;
         return r;
     }
+    return compare_outputs(task, p, base, rq, ref, cand, k.label);
+}
+
+CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const ProgramProtocol& p,
+                                              const ProgramRunRequest& base, const ProgramRunRequest& rq,
+                                              const std::shared_ptr<const ProgramRunReply>& ref,
+                                              ProgramRunReply cand, const std::string& label) {
+    const Task& t = *task;
     // Outputs both workers hold on the device are compared there; the rest
     // on the host, with the reference's bytes fetched if its reply left them
     // out (large outputs stay on the device).
@@ -526,7 +535,7 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
             ref_host = reply;
         }
     }
-    return judge_run_against(t, p, rq, *ref_host, cand, k.label, gpu);
+    return judge_run_against(t, p, rq, *ref_host, cand, label, gpu);
 }
 
 std::vector<CompareResult> ProgramBackend::compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
@@ -646,14 +655,18 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
     tq.plan = p.time;
     tq.model_seed = p.model_seed;
     tq.mode = p.input_mode;
-    {
-        ProgramRunRequest at;
-        at.case_index = p.time.case_index;
-        at.seed = p.time.seed;
-        at.model_seed = p.model_seed;
-        at.mode = p.input_mode;
-        if (auto ref = refs_.cache().find(reference_key(t, at))) tq.reference_ms = ref->run_ms;
+    ProgramRunRequest at;  // the reference's run at the timing inputs
+    at.case_index = p.time.case_index;
+    at.seed = p.time.seed;
+    at.model_seed = p.model_seed;
+    at.mode = p.input_mode;
+    std::shared_ptr<const ProgramRunReply> timed_ref;
+    if (p.check_timed_outputs) {
+        timed_ref = reference(t, task, p, at, &obs->reference_warnings);
+        tq.check_outputs = true;
+        tq.share_outputs = timed_ref->gpu_compare;
     }
+    if (auto ref = refs_.cache().find(reference_key(t, at))) tq.reference_ms = ref->run_ms;
     // The reference's rounds come from the last candidate timed at this
     // plan when they are at most $KBENCH_PROGRAM_REFERENCE_REUSE_S seconds
     // old (default 30; 0 times the reference beside every candidate).
@@ -698,6 +711,24 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             }
             tr.wall_ms = ms_since(t0);
             return tr;
+        }
+        if (timed_ref) {
+            // What the timed calls computed, judged as a run at the timing
+            // inputs: the numbers below are only a candidate's if its timed
+            // calls did the work.
+            CompareResult cr = c.last ? compare_outputs(task, p, at, at, timed_ref, *c.last, kernel->label)
+                                      : CompareResult{};
+            if (!c.last) {
+                cr.verdict = KB_VERDICT_RUNTIME_ERROR;
+                cr.message = "the candidate's worker returned no outputs of its timed calls";
+            }
+            if (cr.verdict != KB_VERDICT_PASS) {
+                tr.verdict = cr.verdict;
+                tr.message = "while timing: the last timed call's outputs are not the reference's at the timing "
+                             "inputs (case '" + t.cases[size_t(at.case_index)].name + "'): " + cr.message;
+                tr.wall_ms = ms_since(t0);
+                return tr;
+            }
         }
         ProgramTimeReply r;
         if (auto kept = refs_.timed_round(timing_key, round, reuse_s)) {

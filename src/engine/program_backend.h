@@ -20,6 +20,7 @@
 // GPU phases keep the lanes' rules (correctness shared, timing alone).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -83,6 +84,7 @@ public:
     class Gate {
     public:
         explicit Gate(uint64_t capacity) : capacity_(capacity) {}
+        uint64_t capacity() const { return capacity_; }
         void acquire(uint64_t bytes) {
             if (capacity_ == 0) return;
             std::unique_lock<std::mutex> lock(mutex_);
@@ -158,9 +160,10 @@ class ProgramBackend : public Backend {
 public:
     using Start = std::function<std::unique_ptr<PythonWorkers>()>;
     // `references`: the context's; `start_candidate` starts this lane's
-    // candidate worker (on the lane's first program candidate).
-    ProgramBackend(ProgramReferences& references, Start start_candidate)
-        : refs_(references), start_candidate_(std::move(start_candidate)) {}
+    // candidate worker (on the lane's first program candidate); `sharing`:
+    // how many workers share the device (the lanes' and the reference's).
+    ProgramBackend(ProgramReferences& references, Start start_candidate, unsigned sharing = 1)
+        : refs_(references), start_candidate_(std::move(start_candidate)), sharing_(std::max(1u, sharing)) {}
 
     Json device_info() override;
     LoadResult load(const TaskBinding& tb, const KernelPtr& kernel) override;
@@ -190,8 +193,15 @@ private:
     // batch lane that went on to another job); "" when it is in place.
     std::string ensure_loaded(const TaskBinding& tb, const KernelPtr& kernel);
 
+    // A candidate's reply (a run's, or a timed call's last) judged against
+    // the reference's run `base`: the outputs both workers hold on the
+    // device are compared there, the rest on the host.
+    CompareResult compare_outputs(const TaskPtr& task, const ProgramProtocol& p, const ProgramRunRequest& base,
+                                  const ProgramRunRequest& rq, const std::shared_ptr<const ProgramRunReply>& ref,
+                                  ProgramRunReply cand, const std::string& label);
     ProgramReferences& refs_;
     Start start_candidate_;
+    unsigned sharing_ = 1;
     std::unique_ptr<PythonWorkers> candidate_;
     std::string loaded_;  // the id of the kernel the candidate worker holds
     // What the load showed (a kernelbench-protocol candidate's replaced

@@ -100,6 +100,7 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
         p.check_dtype = false;
         p.check_device = false;
         p.recheck = false;
+        p.check_timed_outputs = false;
         p.enforce_policy = false;
         // One tolerance for every float output: that of the precision.
         for (DType d : {DType::f16, DType::bf16, DType::f32, DType::f64}) p.tolerance[d] = kernelbench_tolerance(py.precision);

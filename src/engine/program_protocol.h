@@ -96,6 +96,10 @@ struct ProgramProtocol {
     bool record_ops = true;         // the torch dispatch mode in correctness runs
     bool record_kernels = true;     // CUPTI in correctness runs
     bool recheck = true;            // after timing, the perf case on a secret seed
+    // Each timing round's last timed call's outputs are compared with the
+    // reference's at the timing inputs (a candidate that skips work while
+    // timed fails); KernelBench's protocol does not.
+    bool check_timed_outputs = true;
     // Compile the candidate's Triton kernels for every case at the load, on
     // the CPU and outside the GPU phases (PythonWorkers::load_candidate's
     // warm-up). $KBENCH_PROGRAM_WARM=0 turns it off (to measure what it saves

@@ -127,10 +127,21 @@ struct ProgramTimeRequest {
     double reference_ms = 0;       // as ProgramRunRequest::reference_ms
     SeedSpec model_seed;
     std::string mode = "strict";
+    // The candidate returns the outputs of its last timed call (`last`), for
+    // the host to compare with the reference's at the timing seed: a
+    // candidate that skips work while it is timed fails. `share_outputs` as
+    // ProgramRunRequest's.
+    bool check_outputs = false;
+    bool share_outputs = false;
 };
+
+struct ProgramRunReply;
 
 struct ProgramTimeReply {
     std::vector<double> event_ms, span_ms, wall_ms;  // per sample
+    // With ProgramTimeRequest::check_outputs: the last timed call's outputs,
+    // as a run's reply carries them (no inputs).
+    std::shared_ptr<ProgramRunReply> last;
     bool events = false, cupti = false;
     unsigned warmup_calls = 0;
     double wall_total_ms = 0;

@@ -288,6 +288,8 @@ Json program_time_body(const ProgramTimeRequest& rq) {
     body["clone_inputs"] = p.clone_inputs;
     body["events"] = true;
     body["spans"] = p.measure == "spans";
+    if (rq.check_outputs) body["check_outputs"] = true;
+    if (rq.share_outputs) body["share_outputs"] = true;
     return body;
 }
 

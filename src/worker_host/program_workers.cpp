@@ -260,6 +260,18 @@ void ProgramWorkers::reply_failed(ProgramRole role, wire::Msg type, const Outcom
              ": " + wire::reply_error(r));
 }
 
+ProgramRunReply ProgramWorkers::read_run_reply(ProgramRole role, const Json& result,
+                                               const std::vector<std::string>& blobs) {
+    const std::string dir = work_root_ + "/" + program_role_name(role) + "/";
+    return wire::program_run_reply(result, blobs, [&](const std::string& path) {
+        if (path.compare(0, dir.size(), dir) != 0)
+            fail(KB_ERR_WORKER, "the Python worker put an output outside its folder: " + path);
+        std::string bytes = read_file(path);
+        ::unlink(path.c_str());
+        return bytes;
+    });
+}
+
 ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::string& source,
                                                 const std::string& source_name, const KernelCandidate* kernel,
                                                 const std::vector<ProgramRunRequest>& warm) {
@@ -305,14 +317,7 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
         return out;
     }
     if (!wire::reply_ok(o.reply.json)) reply_failed(role, wire::Msg::program_run, o);
-    const std::string dir = work_root_ + "/" + program_role_name(role) + "/";
-    out = wire::program_run_reply(o.reply.json["result"], o.reply.blobs, [&](const std::string& path) {
-        if (path.compare(0, dir.size(), dir) != 0)
-            fail(KB_ERR_WORKER, "the Python worker put an output outside its folder: " + path);
-        std::string bytes = read_file(path);
-        ::unlink(path.c_str());
-        return bytes;
-    });
+    out = read_run_reply(role, o.reply.json["result"], o.reply.blobs);
     // A candidate that broke its worker's CUDA context (an illegal address,
     // a trap): the next candidate gets a new worker.
     if (out.context_lost && role == ProgramRole::candidate) contaminated_ = true;
@@ -351,6 +356,8 @@ ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, con
     }
     if (!wire::reply_ok(o.reply.json)) reply_failed(role, wire::Msg::program_time, o);
     out = wire::program_time_reply(o.reply.json["result"]);
+    if (!out.error && o.reply.json["result"].contains("last"))
+        out.last = std::make_shared<ProgramRunReply>(read_run_reply(role, o.reply.json["result"]["last"], o.reply.blobs));
     if (out.error && out.context_lost && role == ProgramRole::candidate) contaminated_ = true;
     note_integrity(out.integrity);
     return out;

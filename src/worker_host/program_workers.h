@@ -74,6 +74,9 @@ public:
     void inject_fault_once(const std::string& request, const std::string& fault);
 
 private:
+    // A program_run reply (or a timed call's `last`), its outputs read from
+    // blobs or from files in the role's folder (and those removed).
+    ProgramRunReply read_run_reply(ProgramRole role, const Json& result, const std::vector<std::string>& blobs);
     // Sends a request with the task attached when this worker may lack it,
     // resending once when it says it dropped it. Deadline in seconds.
     Outcome exchange(ProgramRole role, wire::Msg type, Json body, std::vector<std::string> blobs, const TaskPtr& task,

@@ -153,6 +153,22 @@ TEST_F(ProgramScores, TimingOnTheCpuGivesASpeedupAgainstTheReference) {
     EXPECT_EQ(k.program->timing->candidate_ms->count, 100u);  // 100 trials, the first discarded
 }
 
+TEST_F(ProgramScores, ACandidateThatSkipsWorkWhileTimedFails) {
+    // Correct on every input it has not seen (every correctness run and the
+    // recheck), zeros on the repeated inputs of the timed samples.
+    ScoreResult r = score("skips_work_when_timed.py", "strict", true);
+    EXPECT_EQ(r.verdict, KB_VERDICT_WRONG_ANSWER) << r.message;
+    EXPECT_TRUE(has(r.message, "while timing: the last timed call's outputs")) << r.message;
+    for (const CompareResult& c : r.cases) EXPECT_EQ(c.verdict, KB_VERDICT_PASS) << c.message;
+    // Without timing it passes: only the timed calls skip the work.
+    EXPECT_EQ(score("skips_work_when_timed.py").verdict, KB_VERDICT_PASS);
+    // KernelBench's protocol does not check the timed calls' outputs.
+    ScoreResult k = score("skips_work_when_timed.py", "kernelbench", true);
+    EXPECT_EQ(k.verdict, KB_VERDICT_PASS) << k.message;
+    // A correct candidate is timed as before.
+    EXPECT_EQ(score("softmax_torch.py", "strict", true).verdict, KB_VERDICT_PASS);
+}
+
 TEST_F(ProgramScores, TorchComputeFailsWhereTheRuleForbidsIt) {
     TaskPtr t = softmax_task();
     CandidateInput in;
