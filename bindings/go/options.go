@@ -33,6 +33,9 @@ type ContextOptions struct {
 	// correctness-only builds are contained (the library's default).
 	ContainTraps   bool // every build, timed ones too (KB_CONTEXT_CONTAIN_TRAPS)
 	NoContainTraps bool // none (KB_CONTEXT_NO_CONTAIN_TRAPS); not with ContainTraps
+	// NoConfine runs the context's Python workers unconfined, for
+	// debugging only (KB_CONTEXT_NO_CONFINE; docs/isolation.md).
+	NoConfine bool
 }
 
 // Language is a candidate's kind of code (kb_language).
@@ -111,6 +114,9 @@ func (o *ContextOptions) toC() capi.Kb_context_options {
 	}
 	if o.NoContainTraps {
 		flags |= capi.KB_CONTEXT_NO_CONTAIN_TRAPS
+	}
+	if o.NoConfine {
+		flags |= capi.KB_CONTEXT_NO_CONFINE
 	}
 	c.SetFlags(flags)
 	return c

@@ -62,6 +62,9 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     info_["cache_dir"] = cc.cache_dir;
     info_["contain_traps"] = Compiler::traps_contained(cc);
     info_["containment"] = Compiler::containment_name(cc);
+    // Whether this context asks for its Python workers to be confined
+    // (false: KB_CONTEXT_NO_CONFINE); what is in force is each score's "sandbox".
+    info_["confine"] = opts.confine;
     if (opts.device == KB_DEVICE_NONE) {
         // No device: validate and compile only, to PTX unless a target was named.
         arch_ = opts.arch.empty() ? "sm_90" : opts.arch;

@@ -9,6 +9,12 @@ from .kernel import Kernel
 from .result import Result
 
 
+def _bool(value, name):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be True or False, not %r" % (name, value))
+    return value
+
+
 def _containment_flag(contain_traps):
     """None: the library's default (correctness-only builds contained);
     True: every build (KB_CONTEXT_CONTAIN_TRAPS); False: none."""
@@ -32,6 +38,11 @@ class Context(Handle):
     build, timed ones too; False none (docs/isolation.md, "Contained faults
     and hangs"). info["containment"] says which.
 
+    confine: False runs this context's Python workers (program candidates,
+    problem files) unconfined, for debugging only (KB_CONTEXT_NO_CONFINE;
+    docs/isolation.md, "Untrusted Python"). A score's "sandbox" says what
+    was in force.
+
     Threads: compile() may run on several threads at once (it releases the
     GIL, so compilations overlap each other and the GPU work of another
     thread); the other verbs take turns, as the C API requires. close()
@@ -39,7 +50,8 @@ class Context(Handle):
     """
 
     def __init__(self, device=0, *, isolation="default", arch=None, cache_dir=None, cuda_home=None,
-                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True, contain_traps=None):
+                 worker_path=None, timeout_s=0.0, emit_ptx=False, nvcc_fallback=True, contain_traps=None,
+                 confine=True):
         self._state = threading.Condition()  # guards _ptr and _in_flight
         self._in_flight = 0
         self._run_lock = threading.Lock()    # one non-compile verb at a time
@@ -52,7 +64,7 @@ class Context(Handle):
         o.worker_path = None if worker_path is None else str(worker_path)
         o.timeout_s = float(timeout_s)
         o.flags = ((capi.KB_CONTEXT_EMIT_PTX if emit_ptx else 0) | (0 if nvcc_fallback else capi.KB_CONTEXT_NO_NVCC_FALLBACK) |
-                   _containment_flag(contain_traps))
+                   _containment_flag(contain_traps) | (0 if _bool(confine, "confine") else capi.KB_CONTEXT_NO_CONFINE))
         super().__init__(capi.kb_context_create(o))
 
     @contextlib.contextmanager

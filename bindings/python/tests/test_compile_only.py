@@ -114,6 +114,14 @@ class CompileOnly(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "contain_traps must be None"):
             kbench.Context(device=kbench.DEVICE_NONE, contain_traps="yes")
 
+    def test_confine_option(self):
+        # KB_CONTEXT_NO_CONFINE, for debugging: the context says what it asked for.
+        self.assertTrue(self.ctx.info["confine"])
+        with kbench.Context(device=kbench.DEVICE_NONE, confine=False) as ctx:
+            self.assertFalse(ctx.info["confine"])
+        with self.assertRaisesRegex(TypeError, "confine must be True or False"):
+            kbench.Context(device=kbench.DEVICE_NONE, confine=None)
+
     def test_version(self):
         self.assertRegex(kbench.version(), r"^\d+\.\d+\.\d+$")
 

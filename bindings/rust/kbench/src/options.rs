@@ -53,6 +53,9 @@ pub struct ContextOptions {
     pub contain_traps: bool,
     /// Contain nothing (KB_CONTEXT_NO_CONTAIN_TRAPS); not with `contain_traps`.
     pub no_contain_traps: bool,
+    /// Run the context's Python workers unconfined, for debugging only
+    /// (KB_CONTEXT_NO_CONFINE; docs/isolation.md).
+    pub no_confine: bool,
 }
 
 impl ContextOptions {
@@ -120,6 +123,10 @@ impl ContextOptions {
             0
         }) | (if self.no_contain_traps {
             sys::KB_CONTEXT_NO_CONTAIN_TRAPS
+        } else {
+            0
+        }) | (if self.no_confine {
+            sys::KB_CONTEXT_NO_CONFINE
         } else {
             0
         });
