@@ -22,15 +22,39 @@ tests() { (cd "$BUILD" && ctest --output-on-failure -j "$(nproc)" --timeout 900 
 
 part build bash scripts/build.sh
 # With the sanitizer builds to follow, the CPU tests (label unit) run once,
-# under ASan + UBSan, and the plain build runs the rest: the GPU, torch and
-# binding tests and those the sanitizers leave out (what an install, a wheel
-# or the exported symbols look like). On the 2-core CI machine that keeps
-# the whole run under 45 minutes. SANITIZE=0, or a CTest filter given as
-# arguments, runs every test on the plain build.
+# under ASan + UBSan, and the plain build runs the rest: first the GPU and
+# torch tests, then, after the ASan build, every CPU test that build does
+# not have or leaves out (the bindings' and examples' tests, which it does
+# not build; the install, wheel, ABI and exported-symbol tests). On the
+# 2-core CI machine that keeps the whole run under 45 minutes. SANITIZE=0,
+# or a CTest filter given as arguments, runs every test on the plain build.
 export SANITIZE_EXCLUDE=${SANITIZE_EXCLUDE:-^(pip_install_wheel|install_consumers|abi_compatible_with_baseline|exported_symbols_are_kb_only)$}
-if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
+sanitize=0
+[ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ] && sanitize=1
+# plain_only: the CPU tests of the plain build that the ASan build does not
+# run, on the plain build (all of them when the ASan build has none).
+plain_only() {
+  local re
+  re=$(python3 - "$BUILD" "${BUILD_ASAN:-build-asan}" "$SANITIZE_EXCLUDE" <<'PY'
+import json, os, re, subprocess, sys
+def names(build):
+    if not os.path.isdir(build):
+        return set()
+    p = subprocess.run(["ctest", "--show-only=json-v1", "-L", "unit"], cwd=build, capture_output=True, text=True)
+    return {t["name"] for t in json.loads(p.stdout)["tests"]} if p.returncode == 0 else set()
+plain, asan = names(sys.argv[1]), names(sys.argv[2])
+left_out = re.compile(sys.argv[3])
+only = sorted(n for n in plain if n not in asan or left_out.search(n))
+if not plain:
+    sys.exit("run-tests: the plain build lists no CPU test")
+print("^(" + "|".join(re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", n) for n in only) + ")$" if only else "")
+PY
+) || return 1
+  [ -n "$re" ] || return 0
+  tests -R "$re"
+}
+if [ $sanitize = 1 ]; then
   part tests tests -LE '^unit$'
-  part tests-unsanitized tests -R "$SANITIZE_EXCLUDE"
 else
   part tests tests "$@"
 fi
@@ -42,8 +66,9 @@ fi
 # The sanitizer builds (docs/sanitizers.md): ASan + UBSan over every CPU
 # test, TSan over the threaded ones. SANITIZE=0 skips them; so does a CTest
 # filter given as arguments.
-if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
+if [ $sanitize = 1 ]; then
   part asan bash scripts/run-sanitizers.sh address
+  part tests-unsanitized plain_only
   part tsan bash scripts/run-sanitizers.sh thread
 fi
 
