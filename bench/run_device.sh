@@ -18,7 +18,9 @@
 #     programs: build, the program-candidate GPU tests (torch and Triton
 #            ModelNew answers, adversarial programs), the program-throughput
 #            benchmark (bench/kernelbench/program_bench.py) and the kernel
-#            batch benchmark beside it (kernel rates must not move)
+#            batch benchmark beside it (kernel rates must not move);
+#            RUN_PROGRAM_BENCH=0 / RUN_BATCH=0 leave a benchmark out,
+#            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests
 #     full:  both tests and bench: far more than 10 minutes per command
 #            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
 #            of 217 GPU tests in the 8 minutes after an H100's build)
@@ -70,12 +72,14 @@ cmake -S . -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release -DKBENCH_DEPS_DIR="$PWD/.
 grep -iE "swig|python binding|bindings" "$OUT/cmake.log" | head -5
 step build
 # The programs mode builds what it runs, not every test.
-[ $run_programs = 1 ] && BUILD_TARGETS=${BUILD_TARGETS:-kbench_cli kbench_worker kbench_python kbench_gpu_compare kbench_cupti kbench_torch_gpu_tests kbench_batch_bench}
+[ $run_programs = 1 ] && BUILD_TARGETS=${BUILD_TARGETS:-kbench_cli kbench_worker kbench_python kbench_gpu_compare kbench_cupti kbench_torch_gpu_tests kbench_hostile_gpu_tests kbench_batch_bench}
 cmake --build "$BUILD" -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E -A5 "error|FAILED" "$OUT/build.log" | head -120; exit 1; }
 
 if [ $run_programs = 1 ]; then
   # Figures first, then the tests: a call stopped at its limit still
   # returns the benchmarks' JSON.
+  PBENCH_RC=-
+  if [ "${RUN_PROGRAM_BENCH:-1}" = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
@@ -85,6 +89,7 @@ if [ $run_programs = 1 ]; then
   # Written under $OUT, which a remote runner returns as they grow.
   tail -12 "${RETURN_DIR:-$OUT}/program_bench.err"
   [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
+  fi
   if [ "${RUN_BATCH:-1}" = 1 ]; then
     step "kernel batch throughput (bench/batch_bench.cpp)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"

@@ -58,8 +58,8 @@ int run_info(const Args& a) {
     std::printf("sandbox     %s (untrusted Python: pid %s, fs %s, net %s; seccomp: %s)\n",
                 !sb["enabled"].get<bool>()           ? "off ($KBENCH_CONFINE=0)"
                 : sb.value("device_workers", false) ? "on"
-                                                     : "on for workers without a device; workers on a GPU unconfined "
-                                                       "($KBENCH_CONFINE=1 confines them)",
+                                                     : "on for workers without a device; workers on a GPU unconfined: "
+                                                       "no user namespace ($KBENCH_CONFINE=1 confines them anyway)",
                 sb["pid"].get<std::string>().c_str(), sb["fs"].get<std::string>().c_str(),
                 sb["net"].get<std::string>().c_str(), sb["seccomp"].get<std::string>().c_str());
     const Json& dir = j["helpers"]["programs_dir"];

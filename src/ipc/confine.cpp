@@ -198,7 +198,8 @@ bool confinement_forced_by_env() {
 }
 
 bool confine_python_worker(bool asked, int device) {
-    return asked && confinement_wanted_by_env() && (device < 0 || confinement_forced_by_env());
+    return asked && confinement_wanted_by_env() &&
+           (device < 0 || confine_support().user_namespace || confinement_forced_by_env());
 }
 
 Json sandbox_summary(bool enabled) {
@@ -226,7 +227,7 @@ Json sandbox_info() {
     const ConfineSupport& s = confine_support();
     Json j = sandbox_summary();
     j["enabled"] = confinement_wanted_by_env();
-    j["device_workers"] = confinement_wanted_by_env() && confinement_forced_by_env();
+    j["device_workers"] = confinement_wanted_by_env() && (s.user_namespace || confinement_forced_by_env());
     j["user_namespace"] = s.user_namespace;
     j["landlock_abi"] = s.landlock_abi;
 #ifdef KB_HAVE_SECCOMP

@@ -57,11 +57,11 @@ bool confinement_wanted_by_env();
 // True when $KBENCH_CONFINE is 1/on/true.
 bool confinement_forced_by_env();
 // Whether a Python worker on `device` (-1: none) that its context asked to
-// confine (`asked`) is confined. A worker with a device is confined only
-// where $KBENCH_CONFINE=1 asks: CUDA starts in it (its driver writes into the
-// worker's own /proc entries, which the rules allow where the user namespace
-// works; bench/confine_probe.sh), but the GPU program tests have not yet run
-// confined (docs/isolation.md).
+// confine (`asked`) is confined. A worker with a device is confined where
+// the user namespace works: CUDA's driver writes into the worker's own /proc
+// entries, which the rules allow only inside the namespace
+// (bench/confine_probe.sh). Without the namespace a device worker is
+// confined only where $KBENCH_CONFINE=1 asks (docs/isolation.md).
 bool confine_python_worker(bool asked, int device);
 
 // {"pid": ..., "fs": ..., "net": ...}: what confines a worker started now,
