@@ -4,9 +4,17 @@
 Every folder of src/ has a rank; a file may include headers of its own folder
 and of folders of a lower rank, never of a higher one or of a peer of the same
 rank. A folder that is not listed is an error too, so a new folder has to be
-placed in the order on purpose. Prints every violation as FILE:LINE and exits 1.
+placed in the order on purpose.
 
-    python3 tests/layers/check_layers.py SRC_DIR
+The Python processes under python/ (the program workers, the importer, the
+Triton compile worker) stand above every folder of src/: their native helpers
+may include any folder of src/, and nothing in src/ includes from python/.
+They speak to kbench through frames only, so none imports the bindings'
+`kbench` package, which loads the library they are run by.
+
+Prints every violation as FILE:LINE and exits 1.
+
+    python3 tests/layers/check_layers.py SRC_DIR [PYTHON_DIR]
 """
 import os
 import re
@@ -31,9 +39,51 @@ LAYERS = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+IMPORT_BINDINGS = re.compile(r'^\s*(?:import\s+kbench(?:\.|\s|$|,)|from\s+kbench(?:\.\S+)?\s+import\b)')
+NATIVE = (".h", ".hpp", ".cpp", ".cu", ".cuh")
 
 
-def main(src):
+def source_files(top, suffixes):
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(suffixes):
+                yield os.path.join(root, name)
+
+
+def python_errors(src, python, rank):
+    """python/ above src/: includes of known src folders only, no import of the bindings."""
+    errors = []
+    here = os.path.dirname(os.path.abspath(python))
+    for file in source_files(python, NATIVE + (".py",)):
+        rel = os.path.relpath(file, here)
+        with open(file, encoding="utf-8", errors="replace") as f:
+            for line_no, line in enumerate(f, 1):
+                if file.endswith(".py"):
+                    if IMPORT_BINDINGS.match(line):
+                        errors.append(f"{rel}:{line_no}: python/ imports the bindings' kbench package; a "
+                                      f"worker process speaks to kbench through frames (ipc/frame.h) only")
+                    continue
+                m = INCLUDE.match(line)
+                if not m or "/" not in m.group(1):
+                    continue
+                target = m.group(1).split("/")[0]
+                if target not in rank and os.path.isdir(os.path.join(src, target)):
+                    errors.append(f"{rel}:{line_no}: includes \"{m.group(1)}\" from src/{target}/, a folder "
+                                  f"the layer order does not know")
+    for file in source_files(src, NATIVE):
+        rel = os.path.relpath(file, os.path.dirname(os.path.abspath(src)))
+        with open(file, encoding="utf-8", errors="replace") as f:
+            for line_no, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if m and (m.group(1).startswith("python/") or m.group(1).split("/")[0] in
+                          {d for d in os.listdir(python) if os.path.isdir(os.path.join(python, d))}):
+                    errors.append(f"{rel}:{line_no}: src/ includes \"{m.group(1)}\" from python/, which stands "
+                                  f"above every folder of src/")
+    return errors
+
+
+def main(src, python=None):
     rank = {}
     for r, peers in enumerate(LAYERS):
         for folder in peers:
@@ -68,6 +118,8 @@ def main(src):
                         elif rank[target] == rank[folder]:
                             errors.append(f"{rel}:{line_no}: src/{folder}/ includes \"{m.group(1)}\" from its "
                                           f"peer src/{target}/; peers must not depend on each other")
+    if python:
+        errors += python_errors(src, python, rank)
     for e in errors:
         print(e)
     if errors:
@@ -78,6 +130,6 @@ def main(src):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: check_layers.py SRC_DIR")
-    sys.exit(main(sys.argv[1]))
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: check_layers.py SRC_DIR [PYTHON_DIR]")
+    sys.exit(main(*sys.argv[1:]))
