@@ -225,25 +225,52 @@ def become_subreaper():
 def after_untrusted_code(environment):
     """Undoes what a candidate or a problem file left for the next one in this
     worker: its changes to the environment (LD_PRELOAD, PYTHONPATH, ...), and
-    the processes it started that still run. A confined worker's descendants
-    cannot leave its process group (docs/isolation.md, "Confinement"), so every
-    process of the group but this one is the code's, and is killed."""
+    the processes it started that still run.
+
+    As a subreaper (become_subreaper) this process is the parent of every
+    orphan among its descendants, so a descendant left running is a child of
+    it, or of a child. Every child is killed, and every process still in this
+    process group, in rounds until none is left: a grandchild whose parent is
+    killed becomes a child and goes in the next round. A child that left the
+    group (setsid, setpgid: seccomp forbids both to a confined worker, but a
+    kernel or build without seccomp does not) is found by its parent all the
+    same, and its own group goes with it."""
     if os.environ != environment:
         os.environ.clear()
         os.environ.update(environment)
     me = os.getpid()
-    if os.getpgrp() != me:
-        return
-    # As a subreaper (become_subreaper) every descendant left is a child of
-    # this process: none, the usual case, costs one system call.
-    try:
-        if os.waitpid(-1, os.WNOHANG)[0] == 0:
-            pass
-    except ChildProcessError:
-        return
-    killed = False
+    leader = os.getpgrp() == me
+    for _ in range(64):
+        # No child, the usual case, costs one system call: with the subreaper
+        # no child means no descendant.
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        children = []
+        for pid, ppid, group in _processes():
+            if pid == me or not (ppid == me or (leader and group == me)):
+                continue
+            try:
+                if group == pid:
+                    os.killpg(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if ppid == me:
+                children.append(pid)
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _processes():
+    """(pid, parent, process group) of every process /proc shows."""
+    out = []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
+        if not name.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % name, "rb") as f:
@@ -251,19 +278,9 @@ def after_untrusted_code(environment):
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 2 and int(fields[2]) == me:
-            try:
-                os.kill(int(name), signal.SIGKILL)
-                killed = True
-            except OSError:
-                pass
-    while killed:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            break
+        if len(fields) > 2:
+            out.append((int(name), int(fields[1]), int(fields[2])))
+    return out
 
 
 def no_core_files():
