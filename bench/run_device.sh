@@ -20,7 +20,8 @@
 #            benchmark (bench/kernelbench/program_bench.py) and the kernel
 #            batch benchmark beside it (kernel rates must not move);
 #            RUN_PROGRAM_BENCH=0 / RUN_BATCH=0 leave a benchmark out,
-#            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests
+#            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests,
+#            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt
 #     full:  both tests and bench: far more than 10 minutes per command
 #            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
 #            of 217 GPU tests in the 8 minutes after an H100's build)
@@ -79,6 +80,19 @@ if [ $run_programs = 1 ]; then
   # Figures first, then the tests: a call stopped at its limit still
   # returns the benchmarks' JSON.
   PBENCH_RC=-
+  # MEM_TRACE=1: every GPU process's memory twice a second, with its role
+  # (the worker's --role), into gpu_mem.txt while the benchmarks run.
+  if [ "${MEM_TRACE:-0}" = 1 ]; then
+    ( while :; do
+        echo "t $(date +%s.%N)"
+        nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>/dev/null |
+          while IFS=', ' read -r pid mem unit; do
+            echo "$pid $mem$unit $(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null | grep -oE -- '--role [a-z]+|program_bench|kbench_[a-z_]+tests' | head -1)"
+          done
+        sleep 0.5
+      done >"${RETURN_DIR:-$OUT}/gpu_mem.txt" 2>&1 ) &
+    MEM_PID=$!
+  fi
   if [ "${RUN_PROGRAM_BENCH:-1}" = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
@@ -95,6 +109,7 @@ if [ $run_programs = 1 ]; then
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"
     tail -3 "$OUT/batch_bench.err"
   fi
+  [ -n "${MEM_PID:-}" ] && kill $MEM_PID 2>/dev/null
   step "program-candidate GPU tests"
   GPU_LOG=${RETURN_DIR:-$OUT}/ctest_programs.log
   (cd "$BUILD" && ctest -j ${PROGRAM_TEST_JOBS:-1} -L gpu -R "${PROGRAM_TESTS:-Adversarial|KernelAgainstPython|TritonBench|programs_}" \

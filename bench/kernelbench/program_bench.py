@@ -123,9 +123,15 @@ def main():
         tasks[name] = kbench.problem_task(os.path.join(args.problems, name))
         sources[name] = open(os.path.join(args.candidates, name)).read()
         t0 = time.perf_counter()
-        r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
-                      label=name)
-        prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
+        try:
+            r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
+                          label=name)
+            prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
+        except kbench.KbenchError as e:
+            # Kept and reported: one problem's error does not lose the others' figures.
+            prime[name] = {"verdict": "error", "s": round(time.perf_counter() - t0, 3), "error": str(e)[:2000]}
+        print("program_bench: primed %s at %.1f s: %s %s" % (name, time.time(), prime[name]["verdict"],
+                                                             prime[name].get("error", "")[:600]), file=sys.stderr)
     doc["priming"] = prime
     save(doc, args.out)
     print("program_bench: primed %d problems: %s" % (len(names), verdicts(list(prime.values()))), file=sys.stderr)
@@ -135,10 +141,13 @@ def main():
     for name in names:
         for i in range(args.latency):
             t0 = time.perf_counter()
-            r = ctx.score(tasks[name], source_variant.variant(sources[name], "one%d" % i), language="python",
-                          label=name)
+            try:
+                r = ctx.score(tasks[name], source_variant.variant(sources[name], "one%d" % i), language="python",
+                              label=name)
+                lat_docs.append(r.json())
+            except kbench.KbenchError as e:
+                lat_docs.append({"verdict": "error", "task": name, "error": str(e)[:2000]})
             lat.append(time.perf_counter() - t0)
-            lat_docs.append(r.json())
     doc["one_at_a_time"] = {"n": len(lat), "median_s": round(statistics.median(lat), 3) if lat else None,
                             "min_s": round(min(lat), 3) if lat else None, "max_s": round(max(lat), 3) if lat else None,
                             "verdicts": verdicts(lat_docs), "stages_ms": median_stages(lat_docs)}

@@ -926,6 +926,10 @@ class Worker:
                 sampling = kprof.span("py.time.samples")
                 sampling.__enter__()
                 while i < trials + discard:
+                    # One call's outputs alive at a time: a sample's outputs
+                    # at KernelBench's sizes are gigabytes, and the reference
+                    # worker times next on the same device.
+                    last = None
                     args = args_of(timed)
                     self.sync()
                     if flush is not None:
@@ -949,10 +953,10 @@ class Worker:
                             events.append(start.elapsed_time(end))
                         if use_cupti:
                             c1 = self.cupti.now()
-                            last = tally.add_window(self.cupti.take(), c0, c1, count_outside=False)
+                            end_ns = tally.add_window(self.cupti.take(), c0, c1, count_outside=False)
                             # The call's host time counts too: a call that
                             # launches nothing still took time.
-                            spans.append(max(last - c0, int((h1 - h0) * 1e9)) / 1e6)
+                            spans.append(max(end_ns - c0, int((h1 - h0) * 1e9)) / 1e6)
                     # The host compares the last timed call's outputs with the
                     # reference's (check_outputs): each sample's replaces the
                     # one before, outside the timed window.

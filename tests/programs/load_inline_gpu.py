@@ -88,9 +88,8 @@ def main():
                       capture_output=True).returncode != 0:
         print("skipped: %s has no torch with CUDA" % py)
         return 77
-    bad = 0
-    rows = []
-    for rel, (problem, want, want_path) in CANDIDATES.items():
+    def check(item):
+        rel, (problem, want, want_path) = item
         cand = ROOT / rel
         got = {}
         for path in ("torch", "fast"):
@@ -98,13 +97,22 @@ def main():
             got[path] = (r.get("verdict"), secs, r.get("message", ""))
         paths = build_path(cand)
         ok = got["torch"][0] == got["fast"][0] == want and paths[:1] == [want_path]
-        bad += not ok
-        rows.append((rel, got, paths, ok))
-        print("%-6s %-66s torch %-13s %6.1f s | fast %-13s %6.1f s | built %s (want %s, %s)"
-              % ("ok" if ok else "FAILED", rel, got["torch"][0], got["torch"][1], got["fast"][0], got["fast"][1],
-                 ",".join(paths), want, want_path), flush=True)
+        line = ("%-6s %-66s torch %-13s %6.1f s | fast %-13s %6.1f s | built %s (want %s, %s)"
+                % ("ok" if ok else "FAILED", rel, got["torch"][0], got["torch"][1], got["fast"][0], got["fast"][1],
+                   ",".join(paths), want, want_path))
         if not ok:
-            print("       torch: %s\n       fast:  %s" % (got["torch"][2][:400], got["fast"][2][:400]))
+            line += "\n       torch: %s\n       fast:  %s" % (got["torch"][2][:400], got["fast"][2][:400])
+        print(line, flush=True)
+        return ok
+
+    # Candidates side by side ($KBENCH_TEST_JOBS, default 3): each builds
+    # with the host's compilers, and the verdicts, not the times, are checked.
+    import concurrent.futures
+    jobs = max(1, int(os.environ.get("KBENCH_TEST_JOBS", "3")))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        oks = list(pool.map(check, CANDIDATES.items()))
+    rows = oks
+    bad = oks.count(False)
     print("%d of %d candidates: the same verdict through both builds, as written, built by the expected path"
           % (len(rows) - bad, len(rows)))
     return 1 if bad else 0
