@@ -637,7 +637,11 @@ class Worker:
         GPU comparisons, least recently used out past the budget."""
         size = sum(x.numel() * x.element_size() for x in tensors)
         _, total = self.torch.cuda.mem_get_info(self.device)
-        budget = int(total * 0.2)
+        # 15% of the device: with the input caches (10% among all workers)
+        # and one GPU phase's working set (a timed call at KernelBench's
+        # sizes: inputs, their copy, outputs; 20-30 GB for a 6-7 GB input)
+        # it leaves room for the lanes' warm-ups.
+        budget = int(total * 0.15)
         if key in self.kept:
             return
         evicted = False
@@ -860,13 +864,12 @@ class Worker:
             else:
                 model = self.model(h, ref, case, who, doc.get("model_seed", 42))
                 warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
-                timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
+                timed = None  # made after the warm-up, which frees its own inputs first
             # The cached inputs stay untouched: with clone_inputs every call
             # gets its own copy (args_of); without (KernelBench reuses the
             # same objects for every call) the calls share one copy.
             if not bool(doc.get("clone_inputs", False)):
                 warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
-                timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
         except CandidateFailure as e:
             return {"error": e.to_json()}
         except Exception as e:
@@ -903,6 +906,12 @@ class Worker:
                         if calls >= 10000:
                             break
                 del warm
+                if timed is None:
+                    # The warm-up's inputs are gone (unless cached): at
+                    # KernelBench's sizes both sets at once are gigabytes more.
+                    timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
+                    if not clone:
+                        timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
                 if doc.get("empty_cache_after_warmup", False) and cuda:
                     t.cuda.empty_cache()
                 trials = int(doc.get("trials", 100))
@@ -1132,6 +1141,11 @@ def serve(worker):
                 # A reply with the last timed call's outputs carries their bytes.
                 result, out_blobs = result if isinstance(result, tuple) else (result, [])
                 conn.reply(msg_type, msg_id, result, out_blobs)
+            elif msg_type == kf.MSG_PROGRAM_RELEASE:
+                # The outputs exported for the comparison went above; their
+                # memory goes back to the driver, for the other workers.
+                worker.trim_cache()
+                conn.reply(msg_type, msg_id, {})
             elif msg_type == kf.MSG_TEST and worker.test_hooks:
                 fault = doc.get("fault", "")
                 if fault:

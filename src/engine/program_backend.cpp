@@ -438,7 +438,10 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     ProgramRunRequest rq = base;
     rq.clone_inputs = p.clone_inputs;
     rq.record_ops = p.record_ops && !recheck;
-    rq.record_kernels = p.record_kernels && !recheck;
+    // Kernels are recorded on the recheck too: without CUPTI's records only
+    // the launch counter of the candidate's own module speaks, and a
+    // TritonBench recheck launches through the performance script's import.
+    rq.record_kernels = p.record_kernels;
     rq.reference_ms = ref->run_ms;
     poison_plan(*ref, rq);
     rq.share_outputs = ref->gpu_compare;
@@ -455,7 +458,9 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         r.run_ms = cand.run_ms;
         return r;
     }
-    return compare_outputs(task, p, base, rq, ref, cand, k.label);
+    CompareResult r = compare_outputs(task, p, base, rq, ref, std::move(cand), k.label);
+    if (rq.share_outputs) candidate().release_outputs();
+    return r;
 }
 
 CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const ProgramProtocol& p,
@@ -722,6 +727,7 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
                 cr.verdict = KB_VERDICT_RUNTIME_ERROR;
                 cr.message = "the candidate's worker returned no outputs of its timed calls";
             }
+            if (tq.share_outputs) candidate().release_outputs();
             if (cr.verdict != KB_VERDICT_PASS) {
                 tr.verdict = cr.verdict;
                 tr.message = "while timing: the last timed call's outputs are not the reference's at the timing "

@@ -100,8 +100,10 @@ PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput
             if (prog.language != Language::triton) {
                 KB_PROFILE_SPAN("engine.compile");
                 compiled = compile(t, prog, res.candidate);
-                res.compile = {true, "", "", compiled};
             }
+            // Triton's JIT compiles in the worker: a failure there comes
+            // back from the load as a compile error (score.cpp).
+            res.compile = {true, "", "", compiled};
             pc.kernel = make_kernel_candidate(t, prog, compiled.get());
             pc.source = prog.language == Language::triton ? prog.source : in.code.empty() ? read_file(in.path) : in.code;
             pc.source_name = prog.source_name.empty() ? res.candidate : prog.source_name;

@@ -203,6 +203,11 @@ public:
     // worker fails.
     virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                         const std::vector<GpuCompareItem>& items) = 0;
+    // The candidate worker drops the outputs its last run or timing exported
+    // for compare_on_gpu, once compared: at KernelBench's sizes they are
+    // gigabytes the next lane's GPU phase needs. Best effort: a worker that
+    // fails here fails its next request.
+    virtual void release_outputs() {}
     // As Backend::let_go.
     virtual void let_go() {}
 };

@@ -326,6 +326,12 @@ ProgramRunReply ProgramWorkers::run(ProgramRole role, const TaskPtr& task, const
     return out;
 }
 
+void ProgramWorkers::release_outputs() {
+    // No worker in use, nothing exported: no request (one would start a worker).
+    if (!candidate_ || candidate_->pid() == 0) return;
+    (void)candidate_->call(wire::Msg::program_release, Json::object(), {}, 10.0);
+}
+
 std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& rq,
                                                            const std::vector<GpuCompareItem>& items) {
     Json body = wire::program_compare_body(rq, items);
@@ -365,9 +371,12 @@ ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, con
 
 std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role, unsigned sharing) {
     ProgramWorkerSettings s = program_worker_settings(opts);
-    // Input caches of at most 30% of the device in all (two workers had 15%
-    // each before lanes had workers of their own).
-    s.cache_share = 0.30 / double(std::max(2u, sharing));
+    // Input caches of at most 10% of the device among all workers: inputs
+    // made on the device (strict) cost milliseconds to make again, while a
+    // cache that holds them keeps gigabytes from the GPU phase of another
+    // lane (4 lanes at KernelBench's sizes ran out of memory with 30%:
+    // `MEM_TRACE=1 PROGRAM_LANES=4 bash bench/run_device.sh programs`).
+    s.cache_share = 0.10 / double(std::max(2u, sharing));
     s.reference = role == ProgramRole::reference;
     s.candidate = role == ProgramRole::candidate;
     return std::make_unique<ProgramWorkers>(std::move(s));

@@ -60,6 +60,7 @@ public:
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                 const std::vector<GpuCompareItem>& items) override;
+    void release_outputs() override;
 
     void let_go() override {
         if (candidate_) candidate_->let_go();
