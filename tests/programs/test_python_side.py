@@ -78,6 +78,37 @@ class Frames(unittest.TestCase):
             kf.encode_frame(kf.MSG_HELLO, 1, {"x": float("nan")})
 
 
+class WorkerRequests(unittest.TestCase):
+    def test_release_drops_the_exported_outputs_and_trims_the_cache(self):
+        """program_release (ipc/frame.h): the host sends it once the
+        reference compared the candidate's exported outputs."""
+        import kbench_program_worker as kw
+
+        class Stub:
+            trims = 0
+
+            def trim_cache(self):
+                Stub.trims += 1
+        a, b = socket.socketpair()
+        host, conn = kf.Connection(a.detach()), kf.Connection(b.detach())
+        self.addCleanup(host.sock.close)
+        self.addCleanup(conn.sock.close)
+        worker = Stub()
+        worker.conn = conn
+        worker.shared = ["an exported output"]
+        host.send(kf.MSG_PROGRAM_RELEASE, 5, {})
+        host.send(kf.MSG_SHUTDOWN, 6, {})
+        server = threading.Thread(target=kw.serve, args=(worker,))
+        server.start()
+        t, i, doc, _ = host.read_frame()
+        self.assertEqual((t, i, doc), (kf.MSG_PROGRAM_RELEASE | kf.REPLY_BIT, 5, {"ok": True, "result": {}}))
+        self.assertEqual(host.read_frame()[0], kf.MSG_SHUTDOWN | kf.REPLY_BIT)
+        server.join(10)
+        self.assertEqual(worker.shared, [])
+        self.assertEqual(Stub.trims, 1)
+        self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
+
+
 class ProblemFiles(unittest.TestCase):
     SRC = ("import torch\n"
            "N = 2048 * 2\n"
