@@ -13,6 +13,7 @@
 // it (compile facts, the cases that passed, timing), so nothing computed is lost.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <set>
@@ -246,7 +247,47 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
         const bool in_place = !res.context_lost && res.worker && !res.worker->replaced && res.worker->outcome.empty();
         return in_place ? GpuIncidents::kInPlaceAftermath : GpuIncidents::kAftermath;
     };
-    auto r = attempt();
+    // Out of device memory beside other lanes (their runs, warm-ups and
+    // caches share the device; at KernelBench's sizes one run's working set
+    // is 20-30 GB): run once more with the GPU alone. A candidate that needs
+    // more than the device has fails the second time too, and says so.
+    auto attempt_alone = [&] {
+        if constexpr (std::is_same_v<Phase, std::shared_lock<GpuPhaseLock>>) {
+            std::unique_lock<GpuPhaseLock> alone(gpu_phase_, std::defer_lock);
+            {
+                KB_PROFILE_SPAN("engine.wait_gpu_alone");
+                alone.lock();
+            }
+            from = Clock::now();
+            Running running(incidents_, lane);
+            return request();
+        } else {
+            return attempt();
+        }
+    };
+    auto out_of_memory = [](const std::string& m) {
+        return m.find("OutOfMemoryError") != std::string::npos || m.find("out of memory") != std::string::npos;
+    };
+    const char* kAloneAgain = "a first attempt ran out of device memory while other lanes shared the GPU; this is "
+                              "a second attempt with the GPU alone. The first: ";
+    std::optional<decltype(request())> first_try;
+    try {
+        first_try.emplace(attempt());
+    } catch (const Error& e) {
+        // A reference that ran out of memory beside other lanes is not the
+        // task's failure yet.
+        if (e.status() != KB_ERR_REFERENCE_FAILED || !out_of_memory(e.what())) throw;
+        auto again = attempt_alone();
+        again.retried = kAloneAgain + std::string(e.what());
+        return again;
+    }
+    auto r = std::move(*first_try);
+    if (r.verdict == KB_VERDICT_RUNTIME_ERROR && out_of_memory(r.message)) {
+        const std::string first = r.message;
+        r = attempt_alone();
+        r.retried = kAloneAgain + first;
+        return r;
+    }
     if (r.verdict != KB_VERDICT_TIMEOUT) return r;
     // A timeout: a hang that slowed the whole GPU (remembered for the other
     // lanes), or a kernel slowed by another lane's hang.

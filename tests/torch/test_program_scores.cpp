@@ -89,6 +89,18 @@ TEST_F(ProgramScores, ACorrectCandidatePassesEveryCaseAndIsAttributed) {
     }
 }
 
+TEST_F(ProgramScores, ACandidateOutOfDeviceMemoryBesideOtherLanesIsRunAgainAlone) {
+    // Its worker retries the first failure after freeing its caches; the
+    // second comes back to the host, which runs the cases once more with the
+    // GPU alone (engine/score.cpp: with_retry) rather than call a correct
+    // candidate a runtime_error.
+    ScoreResult r = score("runs_out_of_memory_twice.py");
+    EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    bool retried = false;
+    for (const CompareResult& c : r.cases) retried = retried || has(c.retried, "ran out of device memory");
+    EXPECT_TRUE(retried) << to_json(r).dump(1);
+}
+
 TEST_F(ProgramScores, VerdictsOfWrongCandidates) {
     struct Want {
         const char* file;
