@@ -4,7 +4,8 @@
 // own Python candidate worker. Candidates that fail while importing (hang,
 // exit, crash, raise, define nothing) get their verdicts, each lane's hangs
 // run beside the others', and a hung or dead worker costs only its lane.
-// Whole scores with torch are tests/torch/test_program_scores.cpp.
+// Whole scores without torch go through a stand-in for the worker
+// (tests/programs/standin/); with torch, tests/torch/test_program_scores.cpp.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -49,27 +50,28 @@ struct ProgramBatch : ::testing::Test {
         kb::Json json;
     };
     std::map<uint64_t, Outcome> run(const std::vector<std::string>& files, unsigned lanes, bool compile_only,
-                                    double* seconds) {
+                                    double* seconds, kb_task* on = nullptr, const std::string& folder = "candidates",
+                                    bool timed = false) {
         kb_batch_options bo = KB_BATCH_OPTIONS_INIT;
         bo.device_lanes = lanes;
         bo.compile_threads = 2;
         kb_batch* b = nullptr;
         EXPECT_EQ(kb_batch_create(ctx, &bo, &b), KB_OK) << kb_last_error();
         kb_score_options so = KB_SCORE_OPTIONS_INIT;
-        so.flags = KB_SCORE_SKIP_TIMING | (compile_only ? KB_SCORE_COMPILE_ONLY : 0);
+        so.flags = (timed ? 0u : unsigned(KB_SCORE_SKIP_TIMING)) | (compile_only ? KB_SCORE_COMPILE_ONLY : 0);
         const auto t0 = std::chrono::steady_clock::now();
         for (size_t i = 0; i < files.size(); ++i) {
             kb_candidate c = KB_CANDIDATE_INIT;
             c.language = KB_LANG_PYTHON;
-            // A file of tests/programs/candidates, or "=CODE": the code itself.
-            const std::string path = kDir + "/candidates/" + files[i];
+            // A file of tests/programs/<folder>, or "=CODE": the code itself.
+            const std::string path = kDir + "/" + folder + "/" + files[i];
             if (files[i][0] == '=') {
                 c.code = files[i].c_str() + 1;
                 c.label = "inline.py";
             } else {
                 c.path = path.c_str();
             }
-            EXPECT_EQ(kb_batch_submit(b, task, &c, &so, i, -1.0, nullptr), KB_OK) << kb_last_error();
+            EXPECT_EQ(kb_batch_submit(b, on ? on : task, &c, &so, i, -1.0, nullptr), KB_OK) << kb_last_error();
         }
         std::map<uint64_t, Outcome> out;
         kb_batch_job* job = nullptr;
@@ -115,6 +117,42 @@ TEST_F(ProgramBatch, ImportFailuresGetTheirVerdictsThroughTheQueue) {
         ASSERT_TRUE(o.json.contains("program")) << o.json.dump();
         EXPECT_EQ(o.json["program"].value("protocol", ""), "strict");
         EXPECT_FALSE(o.json["compile"].value("ok", true)) << tag;
+    }
+}
+
+TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
+    // A stand-in for the program worker that needs no torch
+    // (tests/programs/standin/) serves the same requests, so that correctness,
+    // timing with its check of the timed calls' outputs, and the recheck of
+    // program candidates run on two lanes where no torch is installed.
+    ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
+    // Its frames come from kbench's own Python module, which the confined
+    // worker may read.
+    ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
+    kb_task* standin = nullptr;
+    ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
+        << kb_last_error();
+    const std::vector<std::string> files = {"correct.py", "wrong.py", "edits_input.py", "raises.py",
+                                            "fast_when_timed.py", "correct.py"};
+    const std::vector<kb_verdict> want = {KB_VERDICT_PASS,          KB_VERDICT_WRONG_ANSWER,  KB_VERDICT_INPUT_MODIFIED,
+                                          KB_VERDICT_RUNTIME_ERROR, KB_VERDICT_WRONG_ANSWER, KB_VERDICT_PASS};
+    double s = 0;
+    auto out = run(files, 2, false, &s, standin, "standin/candidates", true);
+    ::unsetenv("KBENCH_PROGRAM_WORKER");
+    ::unsetenv("KBENCH_CONFINE_READ");
+    kb_task_destroy(standin);
+    ASSERT_EQ(out.size(), files.size());
+    for (size_t i = 0; i < files.size(); ++i)
+        EXPECT_EQ(out[i].verdict, want[i]) << files[i] << ": " << out[i].message << "\n" << out[i].json.dump(1);
+    EXPECT_TRUE(has(out[1].message, "large") || has(out[1].message, "small_prime")) << out[1].message;
+    EXPECT_TRUE(has(out[4].message, "while timing")) << out[4].message;
+    for (size_t i : {size_t(0), size_t(5)}) {
+        // Every stage ran: correctness at each case, timing, the recheck.
+        const kb::Json& j = out[i].json;
+        EXPECT_EQ(j["cases"].size(), 3u) << j.dump(1);
+        EXPECT_TRUE(j.contains("recheck")) << j.dump(1);
+        EXPECT_GT(j["stages"].value("timing_ms", 0.0), 0.0) << j.dump(1);
+        EXPECT_TRUE(j.contains("speedup")) << j.dump(1);
     }
 }
 

@@ -1,0 +1,4 @@
+# expect: pass
+class ModelNew:
+    def forward(self, x):
+        return [v + v + 1.0 for v in x]
