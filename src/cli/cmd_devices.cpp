@@ -3,7 +3,7 @@
 // through cuBLAS, the figures efficiency divides by. Measured with kbench's own
 // timing (kb_time: events, L2 flushed between runs, median of many samples)
 // on tasks built here, and cached per device model and driver
-// (cli/device_cache.h).
+// (engine/devices_cache.h).
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/device_cache.h"
+#include "engine/devices_cache.h"
 #include "cli/subcommand.h"
 
 namespace kb::cli {

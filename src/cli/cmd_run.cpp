@@ -29,7 +29,6 @@
 #include "evaluate/task_index.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/run_efficiency.h"
 #include "cli/run_progress.h"
 #include "cli/run_ray.h"
 #include "cli/run_rebalance.h"
@@ -279,7 +278,6 @@ struct SignalGuard {
 struct Lane {
     int gpu = -1;  // -1: compile-only
     std::string device;
-    Json ceilings;  // what `kbench devices` measured on this device (docs/devices.md); null when not measured
     std::unique_ptr<Context> ctx;
     std::unique_ptr<Batch> batch;
     size_t in_flight = 0;     // submitted by us, not yet collected
@@ -332,6 +330,7 @@ void fill_result(evaluate::ResultRecord& r, const BatchCompletion& c, bool compi
         if (s.timing->baseline) r.baseline_median_us = s.timing->baseline->stats.median;
     }
     if (s.speedup) r.speedup = *s.speedup;
+    r.efficiency = s.efficiency;
     // A stage run twice beside another lane's hang: the line says so.
     Json retried = retried_stages(s);
     if (!retried.empty()) {
@@ -476,8 +475,7 @@ int run(const Options& o) {
                 const Json& dev = lanes.back().ctx->info()["device"];
                 if (dev.is_object()) {
                     lanes.back().device = dev.value("name", "");
-                    std::string warning;
-                    lanes.back().ceilings = cached_ceilings(dev, &warning);
+                    const std::string warning = lanes.back().ctx->info().value("ceilings_warning", std::string());
                     if (!warning.empty() && std::find(warnings.begin(), warnings.end(), warning) == warnings.end())
                         warnings.push_back(warning);
                 }
@@ -604,7 +602,6 @@ int run(const Options& o) {
                             r.gpu = it->second.gpu;
                             r.device = l.device;
                         }
-                        if (r.verdict == "pass") r.efficiency = efficiency_of(r.gbps, r.tflops, l.ceilings, *it->second.task);
                         write(r);
                     }
                     pending.erase(it);

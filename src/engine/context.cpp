@@ -5,6 +5,7 @@
 
 #include "compiler/triton_specialize.h"
 
+#include "engine/efficiency.h"
 #include "engine/empty_candidate.h"
 #include "engine/local_backend.h"
 #include "util/error.h"
@@ -78,6 +79,9 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
         arch_ = opts.arch.empty() ? dev["arch"].get<std::string>() : opts.arch;
         info_["device"] = dev;
         info_["isolation"] = dev.value("isolation", "in_process");
+        std::string warning;
+        ceilings_ = cached_ceilings(dev, &warning);
+        if (!warning.empty()) info_["ceilings_warning"] = warning;
     }
     // After the backend: a context without a device fails with
     // KB_ERR_NO_DEVICE before it looks for a worker.

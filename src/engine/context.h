@@ -169,6 +169,9 @@ private:
     std::unique_ptr<Compiler> compiler_;
     std::unique_ptr<Backend> backend_;
     Json info_;
+    // What `kbench devices` measured on this context's device (null: never
+    // measured): a passing timed score's efficiency divides by it.
+    Json ceilings_;
     std::mutex bind_mutex_;
     // The backend runs one request at a time: kb_score on one thread and a
     // batch's device thread take turns here instead of racing. Lane 0's.

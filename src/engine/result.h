@@ -230,6 +230,9 @@ struct ScoreResult {
     std::vector<CompareResult> cases;
     std::optional<TimeResult> timing;
     std::optional<double> speedup;
+    // A passing timed score's fraction of its device's measured ceiling
+    // (engine/efficiency.h); none where `kbench devices` never measured it.
+    std::optional<double> efficiency;
     std::optional<CompareResult> recheck;
     kb_verdict verdict = KB_VERDICT_NONE;
     std::string message;

@@ -533,7 +533,11 @@ Json to_json(const ScoreResult& r) {
     }
     if (r.timing) j["timing"] = to_json(*r.timing);
     if (r.speedup) j["speedup"] = *r.speedup;
+    if (r.efficiency) j["efficiency"] = *r.efficiency;
     if (r.recheck) j["recheck"] = to_json(*r.recheck);
+    // The stages that ran twice, one line each, as `kbench run` and
+    // kbench.ray report them.
+    if (Json retried = retried_stages(r); !retried.empty()) j["retried_stages"] = std::move(retried);
     j["verdict"] = verdict_name(r.verdict);
     j["message"] = r.message;
     j["stages"] = {{"compile_ms", r.stages.compile_ms},

@@ -22,6 +22,7 @@
 
 #include "compare/judge.h"
 #include "engine/context.h"
+#include "engine/efficiency.h"
 #include "engine/secret_seed.h"
 #include "engine/tune.h"
 #include "util/error.h"
@@ -477,6 +478,8 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
             }
             if (policy_failed(res.recheck->program)) return;
         }
+        if (res.timing && res.timing->candidate)
+            res.efficiency = efficiency_of(res.timing->candidate->gbps, res.timing->candidate->tflops, ceilings_, t);
         finish(res, KB_VERDICT_PASS, pass_message(res, t), t0);
         return;
     }

@@ -1,4 +1,4 @@
-// The cache of `kbench devices` (src/cli/device_cache.h): where it lives, a
+// The cache of `kbench devices` (src/engine/devices_cache.h): where it lives, a
 // round trip through the file, and the errors a broken file gives. The
 // measuring itself needs a GPU (tests/cli/sweep_devices_gpu.py).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli/device_cache.h"
+#include "engine/devices_cache.h"
 #include "support/temp_dir.h"
 #include "util/files.h"
 

@@ -170,9 +170,19 @@ TEST(ResultJson, RetriedStagesNameEachStageAndWhy) {
     ASSERT_EQ(r.size(), 2u) << r.dump();
     EXPECT_EQ(r[0], "correctness at case 'perf': " + second.retried);
     EXPECT_EQ(r[1], "timing: again");
-    // The score's JSON says the same, for the Python pool (kbench.ray.retried_stages).
+    // The score's JSON says the same, stage by stage and as the list that
+    // `kbench run` and kbench.ray write into a result line.
     Json j = to_json(s);
     EXPECT_EQ(j["cases"][1]["case"], "perf");
     EXPECT_EQ(j["cases"][1]["retried"], second.retried);
     EXPECT_EQ(j["timing"]["retried"], "again");
+    EXPECT_EQ(j["retried_stages"], r);
+    EXPECT_FALSE(to_json(ScoreResult()).contains("retried_stages"));
+}
+
+TEST(ResultJson, AScoresEfficiencyIsInItsJson) {
+    ScoreResult s;
+    EXPECT_FALSE(to_json(s).contains("efficiency"));
+    s.efficiency = 0.81;
+    EXPECT_DOUBLE_EQ(to_json(s)["efficiency"].get<double>(), 0.81);
 }

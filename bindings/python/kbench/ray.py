@@ -177,43 +177,6 @@ def prepare(tasks, candidates_path, *, language=None, include_reasoning=False, c
 # --- the actor -------------------------------------------------------------------
 
 
-def efficiency(tflops, gbps, dtype, ceilings):
-    """The fraction of the device's measured ceiling (docs/devices.md): the
-    larger of gbps / copy bandwidth and tflops / GEMM TFLOP/s of `dtype`."""
-    if not ceilings:
-        return None
-    fractions = []
-    copy = ceilings.get("copy_gbps")
-    if gbps and copy:
-        fractions.append(gbps / copy)
-    gemm = (ceilings.get("gemm_tflops") or {}).get(dtype if dtype in ("f16", "bf16") else "f32")
-    if tflops and gemm:
-        fractions.append(tflops / gemm)
-    return max(fractions) if fractions else None
-
-
-def cached_ceilings(device_name, driver_version):
-    """The ceilings `kbench devices` measured for this device model and driver, or None."""
-    from . import devices
-    entry = devices.lookup(device_name, driver_version)
-    return entry.get("ceilings") if entry else None
-
-
-def retried_stages(score):
-    """The stages of a score (its JSON) that ran twice because the first
-    attempt timed out beside another lane's hang, as `kbench run` lists them
-    in a result line's "retried" (engine/result_json.cpp, retried_stages)."""
-    out = []
-    for c in score.get("cases") or []:
-        if c.get("retried"):
-            out.append(f"correctness at case '{c.get('case', '')}': {c['retried']}")
-    for stage in ("timing", "recheck"):
-        s = score.get(stage) or {}
-        if s.get("retried"):
-            out.append(f"{stage}: {s['retried']}")
-    return out
-
-
 def compile_threads_per_gpu(cores, gpus):
     """`kbench run`'s compile threads for each GPU of a host: min(8, cores / GPUs), at least 1."""
     return max(1, min(8, int(cores) // max(1, int(gpus))))
@@ -275,12 +238,6 @@ class Worker:
         if not compile_only:
             ids = _ray.get_gpu_ids() if _ray is not None and _ray.is_initialized() else []
             self.gpu = int(ids[0]) if ids else 0
-        self.ceilings = None
-        if self.device:
-            try:
-                self.ceilings = cached_ceilings(self.device, dev.get("driver_version"))
-            except Exception:  # noqa: BLE001 - no cache: no efficiency, never a failed score
-                self.ceilings = None
 
     MAX_TASKS = 256
 
@@ -299,8 +256,7 @@ class Worker:
                 self.tasks.move_to_end(key)
             else:
                 task = self._kbench.Task(doc)
-                outputs = [a.get("dtype") for a in doc.get("args", []) if a.get("role") in ("out", "inout")]
-                self.tasks[key] = (task, outputs[0] if outputs else None)
+                self.tasks[key] = task
                 while len(self.tasks) > self.MAX_TASKS:
                     self.tasks.popitem(last=False)
             return self.tasks[key]
@@ -310,7 +266,7 @@ class Worker:
         task_key names task_doc's content (task_key_of): a kept actor meets
         the same path again after the file changed."""
         result = dict(item["result"])
-        task, out_dtype = self._task(task_key or item["task_path"], task_doc)
+        task = self._task(task_key or item["task_path"], task_doc)
         try:
             r = self.batch.submit_future(task, item["code"], language=item.get("language") or "auto",
                                          launch=item.get("launch_json"), compile_only=self.compile_only).result()
@@ -340,21 +296,20 @@ class Worker:
             for k in ("gbps", "tflops"):
                 if k in cand:
                     result[k] = cand[k]
-            if verdict == "pass":
-                eff = efficiency(cand.get("tflops"), cand.get("gbps"), out_dtype, self.ceilings)
-                if eff is not None:
-                    result["efficiency"] = eff
+            # Both as kbench computes them (engine/efficiency.h,
+            # engine/result_json.cpp), the figures of `kbench run`'s lines.
+            if "efficiency" in j:
+                result["efficiency"] = j["efficiency"]
             result["gpu"] = self.gpu
-            retried = retried_stages(j)
-            if retried:
-                result["retried"] = retried
+            if j.get("retried_stages"):
+                result["retried"] = j["retried_stages"]
         if self.device:
             result["device"] = self.device
         return result
 
     def close(self):
         self.batch.close()
-        for task, _ in self.tasks.values():
+        for task in self.tasks.values():
             task.close()
         self.ctx.close()
 

@@ -228,8 +228,9 @@ class RayPool(unittest.TestCase):
 
 
 class ResultsAndCeilings(unittest.TestCase):
-    """The pieces kbench.ray uses without Ray: resume keys, the appender's
-    repair of a cut-off line, and efficiency against cached ceilings."""
+    """The pieces kbench.ray uses without Ray: resume keys and the appender's
+    repair of a cut-off line. Efficiency is the score's (engine/efficiency.h;
+    tests/unit/test_run_efficiency.cpp)."""
 
     def test_resume_keys_and_bad_lines(self):
         from kbench import _results
@@ -251,28 +252,12 @@ class ResultsAndCeilings(unittest.TestCase):
                 _results.read_done_keys(path)
             self.assertIn(f"{path}:2:", str(caught.exception))
 
-    def test_efficiency_divides_by_the_ceiling_of_the_output_dtype(self):
-        ceilings = {"copy_gbps": 3000.0, "gemm_tflops": {"f16": 600.0, "bf16": 500.0, "f32": 50.0}}
-        self.assertAlmostEqual(kray.efficiency(300.0, 900.0, "f16", ceilings), 0.5)
-        self.assertAlmostEqual(kray.efficiency(25.0, 900.0, "f32", ceilings), 0.5)
-        self.assertAlmostEqual(kray.efficiency(10.0, 2400.0, "f32", ceilings), 0.8)  # bandwidth-bound
-        self.assertAlmostEqual(kray.efficiency(10.0, None, "i32", ceilings), 0.2)  # others: the f32 ceiling
-        self.assertIsNone(kray.efficiency(10.0, 100.0, "f16", None))
-
     def test_a_task_key_names_its_content(self):
         doc = {"name": "t", "args": [{"name": "x"}]}
         self.assertEqual(kray.task_key_of("/t.json", doc), kray.task_key_of("/t.json", json.loads(json.dumps(doc))))
         changed = {"name": "t", "args": [{"name": "y"}]}
         self.assertNotEqual(kray.task_key_of("/t.json", doc), kray.task_key_of("/t.json", changed))
         self.assertTrue(kray.task_key_of("/t.json", doc).startswith("/t.json#"))
-
-    def test_retried_stages_read_as_kbench_runs_do(self):
-        score = {"cases": [{"case": "one", "verdict": "pass"},
-                           {"case": "perf", "verdict": "pass", "retried": "why; the first: slow"}],
-                 "timing": {"retried": "again"}, "recheck": {"verdict": "pass"}}
-        self.assertEqual(kray.retried_stages(score),
-                         ["correctness at case 'perf': why; the first: slow", "timing: again"])
-        self.assertEqual(kray.retried_stages({"cases": [], "timing": None}), [])
 
     def test_ceilings_come_from_the_devices_cache(self):
         from kbench import devices
@@ -285,8 +270,8 @@ class ResultsAndCeilings(unittest.TestCase):
                 entry = {"name": "GPU A", "ceilings": {"copy_gbps": 1.0}}
                 (pathlib.Path(d) / "kbench" / "devices.json").write_text(
                     json.dumps({"format": "kbench-devices/1", "devices": {"GPU A|driver 13000": entry}}))
-                self.assertEqual(kray.cached_ceilings("GPU A", 13000), {"copy_gbps": 1.0})
-                self.assertIsNone(kray.cached_ceilings("GPU A", 12000))  # another driver: measure again
+                self.assertEqual(devices.lookup("GPU A", 13000)["ceilings"], {"copy_gbps": 1.0})
+                self.assertIsNone(devices.lookup("GPU A", 12000))  # another driver: measure again
             finally:
                 if old is None:
                     del os.environ["XDG_CACHE_HOME"]

@@ -18,7 +18,7 @@
 
 #include "util/json.h"
 
-namespace kb::cli {
+namespace kb {
 
 constexpr const char* kDevicesCacheFormat = "kbench-devices/1";
 
@@ -39,4 +39,4 @@ DevicesCache read_devices_cache(const std::string& path);
 // folder; throws kb::Error(KB_ERR_IO) naming the path.
 void write_devices_cache(const std::string& path, const DevicesCache& cache);
 
-}  // namespace kb::cli
+}  // namespace kb

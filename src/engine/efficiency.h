@@ -1,6 +1,8 @@
-// Efficiency of a `kbench run` result line (docs/batch.md, section 2): the
+// A passing timed score's efficiency (docs/batch.md, section 2): the
 // fraction of the device's measured ceiling, from the ceilings `kbench
-// devices` caches (cli/device_cache.h, docs/devices.md).
+// devices` caches (engine/devices_cache.h, docs/devices.md). A context reads
+// its device's ceilings once; every result, `kbench run`'s lines and
+// kbench.ray's take the figure from the score.
 #pragma once
 
 #include <optional>
@@ -9,7 +11,7 @@
 #include "task/task.h"
 #include "util/json.h"
 
-namespace kb::cli {
+namespace kb {
 
 // The cached ceilings of a device (`dev`: a context's info()["device"], with
 // "name" and "driver_version"), or null when the device was never measured.
@@ -22,4 +24,4 @@ Json cached_ceilings(const Json& dev, std::string* warning);
 std::optional<double> efficiency_of(std::optional<double> gbps, std::optional<double> tflops, const Json& ceilings,
                                     const Task& task);
 
-}  // namespace kb::cli
+}  // namespace kb

@@ -1,11 +1,11 @@
-#include "cli/device_cache.h"
+#include "engine/devices_cache.h"
 
 #include <cstdlib>
 #include <stdexcept>
 
 #include "util/files.h"
 
-namespace kb::cli {
+namespace kb {
 
 std::string devices_cache_path() {
     const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -53,4 +53,4 @@ void write_devices_cache(const std::string& path, const DevicesCache& cache) {
     write_file_atomic(path, j.dump(2) + "\n");
 }
 
-}  // namespace kb::cli
+}  // namespace kb

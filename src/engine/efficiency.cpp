@@ -1,11 +1,11 @@
-#include "cli/run_efficiency.h"
+#include "engine/efficiency.h"
 
 #include <exception>
 
-#include "cli/device_cache.h"
+#include "engine/devices_cache.h"
 #include "task/dtype.h"
 
-namespace kb::cli {
+namespace kb {
 
 Json cached_ceilings(const Json& dev, std::string* warning) {
     try {
@@ -51,4 +51,4 @@ std::optional<double> efficiency_of(std::optional<double> gbps, std::optional<do
     return best;
 }
 
-}  // namespace kb::cli
+}  // namespace kb
