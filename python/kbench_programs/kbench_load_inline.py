@@ -39,6 +39,7 @@ The source handling and the build-file reading need no torch (the CPU tests
 use them without it).
 """
 
+import errno
 import hashlib
 import os
 import re
@@ -378,6 +379,11 @@ class PchCache:
     """Precompiled torch/extension.h headers, one per set of g++ flags, in a
     folder outside the candidate's: `<root>/<key>/torch/extension.h.gch`.
 
+    Confined candidate workers only read `root` (the host has a builder
+    process, which runs no candidate, fill it: kbench_program_worker.py
+    --build-pch); a header missing there is waited for while the builder
+    holds its lock, else built in `private_root`, the worker's own folder.
+
     The key is the digest of everything the header depends on: the compiler
     (its --version), the flags, the torch include tree (names, sizes, times).
     An entry is built once (in a temporary folder, renamed into place, under
@@ -385,8 +391,9 @@ class PchCache:
     each use its digest is checked again, so a header changed after it was
     made is rebuilt, never used."""
 
-    def __init__(self, root, torch_include):
+    def __init__(self, root, torch_include, private_root=None):
         self.root = root
+        self.private_root = private_root
         self.torch_include = torch_include
         self._lock = threading.Lock()
         self._fingerprint = None
@@ -409,39 +416,71 @@ class PchCache:
         built now if missing; (directory, built_now, seconds)."""
         t0 = time.monotonic()
         key = self.key(compiler, flags)
-        entry = os.path.join(self.root, key)
-        gch = os.path.join(entry, "torch", "extension.h.gch")
         with self._lock:
-            if self._valid(key, entry, gch):
-                return entry, False, time.monotonic() - t0
-            os.makedirs(self.root, exist_ok=True)
-            import fcntl
-            with open(os.path.join(self.root, key + ".lock"), "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if self._valid(key, entry, gch):
+            roots = [self.root] + ([self.private_root] if self.private_root else [])
+            for root in roots:
+                entry = os.path.join(root, key)
+                if self._valid(key, entry, os.path.join(entry, "torch", "extension.h.gch")):
                     return entry, False, time.monotonic() - t0
-                shutil.rmtree(entry, ignore_errors=True)
-                tmp = tempfile.mkdtemp(prefix=key + ".", dir=self.root)
-                try:
-                    os.makedirs(os.path.join(tmp, "torch"))
-                    header = os.path.join(self.torch_include, "torch", "extension.h")
-                    out = os.path.join(tmp, "torch", "extension.h.gch")
-                    argv = [compiler, "-x", "c++-header"] + flags + [header, "-o", out]
-                    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
-                    if r.returncode != 0:
-                        raise BuildError("building the precompiled torch/extension.h failed (kbench's error, not "
-                                         "the answer's): %s\n%s" % (shlex.join(argv),
-                                                                    r.stdout.decode("utf-8", "replace")[-4000:]))
-                    with open(os.path.join(tmp, "digest"), "w") as f:
-                        f.write(_file_digest(out))
-                    with open(os.path.join(tmp, "command"), "w") as f:
-                        f.write(shlex.join(argv) + "\n")
-                    os.rename(tmp, entry)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                if not self._valid(key, entry, gch):
-                    raise BuildError("the precompiled torch/extension.h in %s does not match its digest" % entry)
-                return entry, True, time.monotonic() - t0
+            try:
+                entry, built = self._build(self.root, key, compiler, flags, deadline_s)
+                return entry, built, time.monotonic() - t0
+            except OSError as e:
+                if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not self.private_root:
+                    raise
+            # The shared folder is read-only here: the builder's header, once
+            # it is done, else one of this worker's own.
+            entry = os.path.join(self.root, key)
+            if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, "torch",
+                                                                                      "extension.h.gch")):
+                return entry, False, time.monotonic() - t0
+            entry, built = self._build(self.private_root, key, compiler, flags, deadline_s)
+            return entry, built, time.monotonic() - t0
+
+    def _wait_for_builder(self, key):
+        """Waits while a builder holds the shared entry's lock; False when
+        no builder has begun it."""
+        import fcntl
+        try:
+            with open(os.path.join(self.root, key + ".lock"), "r") as lock:
+                fcntl.flock(lock, fcntl.LOCK_SH)
+                return True
+        except OSError:
+            return False
+
+    def _build(self, root, key, compiler, flags, deadline_s):
+        """Builds the entry `key` under `root` unless another process has;
+        (entry, built_now). PermissionError where `root` is not writable."""
+        entry = os.path.join(root, key)
+        gch = os.path.join(entry, "torch", "extension.h.gch")
+        os.makedirs(root, exist_ok=True)
+        import fcntl
+        with open(os.path.join(root, key + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self._valid(key, entry, gch):
+                return entry, False
+            shutil.rmtree(entry, ignore_errors=True)
+            tmp = tempfile.mkdtemp(prefix=key + ".", dir=root)
+            try:
+                os.makedirs(os.path.join(tmp, "torch"))
+                header = os.path.join(self.torch_include, "torch", "extension.h")
+                out = os.path.join(tmp, "torch", "extension.h.gch")
+                argv = [compiler, "-x", "c++-header"] + flags + [header, "-o", out]
+                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
+                if r.returncode != 0:
+                    raise BuildError("building the precompiled torch/extension.h failed (kbench's error, not "
+                                     "the answer's): %s\n%s" % (shlex.join(argv),
+                                                                r.stdout.decode("utf-8", "replace")[-4000:]))
+                with open(os.path.join(tmp, "digest"), "w") as f:
+                    f.write(_file_digest(out))
+                with open(os.path.join(tmp, "command"), "w") as f:
+                    f.write(shlex.join(argv) + "\n")
+                os.rename(tmp, entry)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            if not self._valid(key, entry, gch):
+                raise BuildError("the precompiled torch/extension.h in %s does not match its digest" % entry)
+            return entry, True
 
     def _valid(self, key, entry, gch):
         try:
@@ -703,12 +742,13 @@ class FastBuilder:
     private build folders are made in, `cache_root` the precompiled headers'
     folder (outside the candidate's)."""
 
-    def __init__(self, torch, work_root, cache_root, jobs=None):
+    def __init__(self, torch, work_root, cache_root, jobs=None, private_cache_root=None):
         self.torch = torch
         import torch.utils.cpp_extension as ce
         self.ce = ce
         self.work_root = work_root
-        self.cache = PchCache(cache_root, os.path.join(os.path.dirname(torch.__file__), "include"))
+        self.cache = PchCache(cache_root, os.path.join(os.path.dirname(torch.__file__), "include"),
+                              private_cache_root)
         self.jobs = jobs or max(2, os.cpu_count() or 2)
         self.versions = {}  # name -> builds of that name in this process (torch's name_vN)
         self.answer_text = None  # the candidate's file, for error lines
@@ -926,7 +966,7 @@ def mark():
     return len(_BUILDS)
 
 
-def install(torch, work_root, cache_root, answer_text_of=None, warm=False):
+def install(torch, work_root, cache_root, answer_text_of=None, warm=False, private_cache_root=None):
     """Replaces torch.utils.cpp_extension.load_inline and load (the module's
     attributes: an answer's `from torch.utils.cpp_extension import
     load_inline` after this gets the fast one) by functions that build the
@@ -936,7 +976,7 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False):
     import torch.utils.cpp_extension as ce
     if getattr(ce.load_inline, "__kbench_fast__", False):
         return ce.load_inline.__kbench_builder__
-    builder = FastBuilder(torch, work_root, cache_root)
+    builder = FastBuilder(torch, work_root, cache_root, private_cache_root=private_cache_root)
     # torch's own functions, looked up here at each call.
     builder.torch_functions = {"load_inline": ce.load_inline, "load": ce.load}
     hip = bool(getattr(torch.version, "hip", None))
@@ -980,16 +1020,21 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False):
     ce.load_inline = load_inline
     ce.load = load
     if warm and not off:
-        def warm_cache():
-            try:
-                # No extra C++ flags, and -O3: most KernelBench answers pass
-                # one or the other.
-                builder.warm()
-                builder.warm(["-O3"])
-            except Exception as e:
-                sys.stderr.write("kbench load_inline: the precompiled header was not built ahead: %s\n" % e)
-        threading.Thread(target=warm_cache, name="kbench-pch-warm", daemon=True).start()
+        threading.Thread(target=warm_usual, args=(builder,), name="kbench-pch-warm", daemon=True).start()
     return builder
+
+
+def warm_usual(builder):
+    """Builds the precompiled headers most answers need, if the cache lacks
+    them: no extra C++ flags, and -O3 (most KernelBench answers pass one or
+    the other). Returns whether both are there."""
+    try:
+        builder.warm()
+        builder.warm(["-O3"])
+        return True
+    except Exception as e:
+        sys.stderr.write("kbench load_inline: the precompiled header was not built ahead: %s\n" % e)
+        return False
 
 
 def default_cache_root():

@@ -32,6 +32,7 @@ without torch or a GPU.
 """
 
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -85,6 +86,7 @@ class Worker:
         self.role = role
         self.device_index = device
         self.work_dir = work_dir
+        self.load_inline_cache = ""  # the shared precompiled headers (--load-inline-cache)
         self.test_hooks = test_hooks
         self.cupti_lib = cupti_lib
         self.torch = None
@@ -192,8 +194,11 @@ class Worker:
         if self.torch is None or os.environ.get("KBENCH_LOAD_INLINE", "") == "off":
             return
         try:
-            kli.install(self.torch, self.work_dir, kli.default_cache_root(),
-                        answer_text_of=lambda: (self.loading or {}).get("source"), warm=self.device != "cpu")
+            # The shared cache the host's builder fills (read-only to a
+            # confined worker), and this worker's own for what it lacks.
+            kli.install(self.torch, self.work_dir, self.load_inline_cache or kli.default_cache_root(),
+                        answer_text_of=lambda: (self.loading or {}).get("source"), warm=self.device != "cpu",
+                        private_cache_root=os.path.join(self.work_dir, "load-inline-pch"))
         except Exception as e:  # torch's own build stays in place
             sys.stderr.write("kbench program worker: the fast load_inline is not installed: %s\n" % e)
 
@@ -1165,9 +1170,33 @@ def serve(worker):
             kf.after_untrusted_code(environment)
 
 
+def build_pch(cache, work_dir, parent):
+    """The builder of the shared load_inline cache: a process that runs no
+    candidate and is the only one the host lets write `cache`. It builds the
+    precompiled headers most answers need (kbench_load_inline.warm_usual)
+    and exits; candidate workers read them (worker_host/program_workers.cpp)."""
+    kf.watch_parent(parent)
+    kf.no_core_files()
+    os.makedirs(work_dir, exist_ok=True)
+    os.chdir(work_dir)
+    try:
+        import torch
+    except Exception as e:  # no torch: nothing to build, and no candidate will need it
+        sys.stderr.write("kbench load_inline builder: no torch (%s)\n" % e)
+        return 0
+    # Planning a build asks torch for CUDA architectures, which it reads from
+    # the devices this process cannot see; they go to nvcc only, never into
+    # the C++ flags a precompiled header is keyed by.
+    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
+    builder = kli.install(torch, work_dir, cache, warm=False)
+    ok = kli.warm_usual(builder)
+    shutil.rmtree(work_dir, ignore_errors=True)  # its own scratch folder: nothing else is left in it
+    return 0 if ok else 1
+
+
 def main(argv):
     args = {"--fd": -1, "--parent": 0, "--device": -1, "--role": "", "--work-dir": "", "--cupti-lib": "",
-            "--gpu-compare-lib": ""}
+            "--gpu-compare-lib": "", "--load-inline-cache": "", "--build-pch": ""}
     flags = set()
     i = 1
     while i < len(argv):
@@ -1175,14 +1204,19 @@ def main(argv):
         if a in ("--no-device", "--test-hooks"):
             flags.add(a)
         elif a in args and i + 1 < len(argv):
-            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib",
-                                                       "--gpu-compare-lib") else int(argv[i + 1])
+            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib", "--gpu-compare-lib",
+                                           "--load-inline-cache", "--build-pch") else int(argv[i + 1])
             i += 1
         else:
             sys.stderr.write("usage: kbench_program_worker.py --fd N --parent PID (--device D | --no-device) "
-                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--gpu-compare-lib PATH] [--test-hooks]\n")
+                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--gpu-compare-lib PATH] "
+                             "[--load-inline-cache DIR] [--test-hooks]\n"
+                             "       kbench_program_worker.py --fd N --parent PID --no-device --work-dir DIR "
+                             "--build-pch DIR\n")
             return 2
         i += 1
+    if args["--build-pch"] and args["--work-dir"]:
+        return build_pch(args["--build-pch"], args["--work-dir"], args["--parent"])
     if args["--fd"] < 0 or args["--role"] not in ("reference", "candidate") or not args["--work-dir"]:
         sys.stderr.write("kbench_program_worker.py: --fd, --role and --work-dir are required\n")
         return 2
@@ -1204,6 +1238,7 @@ def main(argv):
     worker = Worker(conn, args["--role"], args["--device"], work_dir, args["--cupti-lib"] or
                     ka.default_cupti_library(), "--test-hooks" in flags,
                     args["--gpu-compare-lib"] or kg.default_gpu_compare_library())
+    worker.load_inline_cache = args["--load-inline-cache"]
     try:
         serve(worker)
     except (kf.ProtocolError, BrokenPipeError, ConnectionResetError) as e:

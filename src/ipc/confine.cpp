@@ -335,6 +335,16 @@ ConfineRequest python_worker_confinement(const std::vector<std::string>& command
             r.write_paths.push_back(all[i]);
             continue;
         }
+        // The shared load_inline headers: candidate workers read them, the
+        // builder alone writes them (worker_host/program_workers.cpp).
+        if (all[i - 1] == "--load-inline-cache") {
+            r.read_paths.push_back(all[i]);
+            continue;
+        }
+        if (all[i - 1] == "--build-pch") {
+            r.write_paths.push_back(all[i]);
+            continue;
+        }
         if (all[i].size() > 1 && all[i][0] == '/' && all[i] != "/" && all[i - 1] != "--work-dir") {
             struct stat st;
             if (::stat(all[i].c_str(), &st) == 0 && S_ISREG(st.st_mode)) r.read_paths.push_back(dirname_of(all[i]));

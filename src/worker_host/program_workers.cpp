@@ -7,12 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
 
 #include "util/error.h"
 #include "util/files.h"
 #include "util/install_dirs.h"
 #include "util/sha256.h"
 #include "ipc/confine.h"
+#include "ipc/worker_process.h"
 #include "protocol/program_wire.h"
 #include "worker_host/deadlines.h"
 
@@ -105,8 +110,61 @@ ProgramWorkerSettings program_worker_settings(const ContextOptions& opts) {
     s.standby = env("KBENCH_WORKER_STANDBY") != "0";
     s.timeout_s = opts.timeout_s;
     s.confine = confine_python_worker(opts.confine, s.device);
+    s.load_inline_cache = load_inline_cache_dir();
     return s;
 }
+
+std::string load_inline_cache_dir() {
+    std::string dir = env("KBENCH_LOAD_INLINE_CACHE");
+    if (dir.empty()) {
+        std::string base = env("XDG_CACHE_HOME");
+        if (base.empty() && !env("HOME").empty()) base = env("HOME") + "/.cache";
+        if (base.empty()) return "";
+        dir = base + "/kbench/load-inline";
+    }
+    try {
+        make_dirs(dir);
+    } catch (const Error&) {
+        return "";
+    }
+    return dir;
+}
+
+namespace {
+
+// The builder of the shared load_inline cache (kbench_program_worker.py
+// --build-pch): started once per process and cache folder, before the first
+// candidate worker, confined with write access to that folder alone. It runs
+// no candidate, so what candidates read there no candidate wrote; a worker
+// that finds a header missing waits while the builder holds its lock, else
+// builds one in its own folder. It exits when done, or with the host.
+void start_load_inline_builder(const ProgramWorkerSettings& s) {
+    static std::mutex mutex;
+    static std::set<std::string> started;
+    // Never destroyed: a builder outlives the context that started it; the
+    // ones that ended are reaped at the next start.
+    static auto* builders = new std::vector<std::unique_ptr<WorkerProcess>>();
+    std::lock_guard<std::mutex> lock(mutex);
+    builders->erase(std::remove_if(builders->begin(), builders->end(),
+                                   [](const std::unique_ptr<WorkerProcess>& w) { return w->reap(0); }),
+                    builders->end());
+    if (s.load_inline_cache.empty() || !started.insert(s.load_inline_cache).second) return;
+    const std::string work = make_temp_dir("kbench-load-inline-builder-");
+    SpawnOptions o;
+    o.command = {s.python, "-B", s.script};
+    o.device = -1;
+    o.extra_args = {"--work-dir", work, "--build-pch", s.load_inline_cache};
+    o.what = "kbench load_inline builder";
+    o.stderr_file = work + "/stderr.log";
+    o.confine = s.confine;
+    try {
+        builders->push_back(WorkerProcess::spawn(o));
+    } catch (const Error&) {
+        // No builder: each candidate worker builds what it needs itself.
+    }
+}
+
+}  // namespace
 
 ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::move(settings)) {
     work_root_ = make_temp_dir("kbench-programs-");
@@ -119,6 +177,10 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.spawn.device = settings_.device;
         ws.spawn.test_hooks = settings_.test_hooks;
         ws.spawn.extra_args = {"--role", name, "--work-dir", dir};
+        if (role == ProgramRole::candidate && !settings_.load_inline_cache.empty()) {
+            ws.spawn.extra_args.push_back("--load-inline-cache");
+            ws.spawn.extra_args.push_back(settings_.load_inline_cache);
+        }
         if (!settings_.cupti_lib.empty()) {
             ws.spawn.extra_args.push_back("--cupti-lib");
             ws.spawn.extra_args.push_back(settings_.cupti_lib);
@@ -140,6 +202,8 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.canary_s = kCanaryS;
         return std::make_unique<Supervisor>(ws);
     };
+    // Candidates on a device build load_inline answers: the shared headers first.
+    if (settings_.candidate && settings_.device >= 0) start_load_inline_builder(settings_);
     if (settings_.reference) reference_ = make(ProgramRole::reference, false);
     if (settings_.candidate) candidate_ = make(ProgramRole::candidate, settings_.standby);
     // Start them now: a broken set-up (no torch, no device) fails here, with

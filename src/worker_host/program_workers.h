@@ -34,7 +34,15 @@ struct ProgramWorkerSettings {
     bool reference = true;    // the roles whose workers start (a request for another is kbench's bug)
     bool candidate = true;
     bool confine = true;      // confined workers (ipc/confine.h); KB_CONTEXT_NO_CONFINE turns it off
+    // The load_inline precompiled headers every candidate worker reads and
+    // one builder process writes ($KBENCH_LOAD_INLINE_CACHE, else
+    // $XDG_CACHE_HOME/kbench/load-inline or ~/.cache/kbench/load-inline;
+    // "" when none can be made: each worker builds its own).
+    std::string load_inline_cache;
 };
+
+// The folder above, made if missing ("" when it cannot be).
+std::string load_inline_cache_dir();
 
 // The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)
 // when the worker script cannot be found, naming where it looked.

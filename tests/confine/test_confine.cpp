@@ -281,6 +281,49 @@ TEST_F(Confine, NothingIsWrittenOutsideTheScratchFolder) {
     benign_still_runs();
 }
 
+TEST_F(Confine, TheSharedLoadInlineCacheIsReadOnlyButToItsBuilder) {
+    // Candidate workers read the precompiled headers the builder alone
+    // writes (worker_host/program_workers.cpp, --load-inline-cache and
+    // --build-pch).
+    if (!enforced("fs")) GTEST_SKIP() << "no file-system confinement here";
+    const std::string shared = temp_dir("kbench-confine-pch-");
+    ASSERT_FALSE(shared.empty());
+    { std::ofstream(shared + "/header") << "made by the builder"; }
+    const char* probe = R"(import json, os, sys
+args = dict(zip(sys.argv[1::1], sys.argv[2::1]))
+out = {}
+cache = args.get("--load-inline-cache") or args.get("--build-pch")
+try:
+    out["read"] = open(os.path.join(cache, "header")).read()
+except OSError as e:
+    out["read"] = "refused: %s" % e
+try:
+    open(os.path.join(cache, "written"), "w").write("x")
+    out["wrote"] = True
+except OSError as e:
+    out["wrote"] = False
+open(os.path.join(args["--work-dir"], "report.json"), "w").write(json.dumps(out))
+)";
+    for (const char* flag : {"--load-inline-cache", "--build-pch"}) {
+        SCOPED_TRACE(flag);
+        SpawnOptions o;
+        o.command = {"python3", "-B", "-c", probe};
+        o.device = -1;
+        o.extra_args = {"--work-dir", scratch_, flag, shared};
+        o.what = "load_inline cache probe";
+        o.stderr_file = scratch_ + "/stderr.log";
+        o.confine = true;
+        std::unique_ptr<WorkerProcess> w = WorkerProcess::spawn(o);
+        ASSERT_TRUE(w->reap(60));
+        w.reset();
+        Json r = Json::parse(read_file(scratch_ + "/report.json"));
+        EXPECT_EQ(r.value("read", ""), "made by the builder") << r.dump() << read_file(scratch_ + "/stderr.log");
+        EXPECT_EQ(r.value("wrote", true), std::string(flag) == "--build-pch") << r.dump();
+        EXPECT_EQ(exists(shared + "/written"), std::string(flag) == "--build-pch");
+    }
+    ::system(("rm -rf '" + shared + "'").c_str());
+}
+
 TEST_F(Confine, TheHostsEnvironmentDoesNotPassAndChangesDoNotCarryOver) {
     ::setenv("LD_PRELOAD", "", 1);  // an empty one: harmless here, and it must not pass
     Json first = run("env_for_next");

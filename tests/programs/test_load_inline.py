@@ -230,6 +230,65 @@ class PchCacheKeys(unittest.TestCase):
             self.assertFalse(cache._valid("k", entry, gch))
 
 
+class SharedPchCache(unittest.TestCase):
+    """The shared folder a builder process fills and confined candidate
+    workers only read (worker_host/program_workers.cpp): a header there is
+    used, one missing is built in the worker's own folder."""
+
+    def setUp(self):
+        import tempfile
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(__import__("shutil").rmtree, self.d, True)
+        inc = os.path.join(self.d, "include", "torch")
+        os.makedirs(inc)
+        with open(os.path.join(inc, "extension.h"), "w") as f:
+            f.write("#pragma once\n")
+        # A stand-in for g++: its --version, and an output file per build.
+        self.cc = os.path.join(self.d, "fake-g++")
+        with open(self.cc, "w") as f:
+            f.write('#!/bin/sh\nif [ "$1" = --version ]; then echo fake 1; exit 0; fi\n'
+                    'while [ $# -gt 0 ]; do if [ "$1" = -o ]; then echo gch "$*" > "$2"; fi; shift; done\n')
+        os.chmod(self.cc, 0o755)
+        self.shared = os.path.join(self.d, "shared")
+        self.private = os.path.join(self.d, "private")
+
+    def read_only_shared(self):
+        """A cache whose shared folder cannot be written, as under Landlock."""
+        shared = self.shared
+
+        class ReadOnly(kli.PchCache):
+            def _build(self, root, key, compiler, flags, deadline_s):
+                if root == shared:
+                    raise PermissionError(13, "Permission denied (the confined worker's rules)", root)
+                return super()._build(root, key, compiler, flags, deadline_s)
+        return ReadOnly(self.shared, os.path.join(self.d, "include"), self.private)
+
+    def test_the_builder_fills_the_shared_folder_and_workers_read_it(self):
+        builder = kli.PchCache(self.shared, os.path.join(self.d, "include"))
+        entry, built, _ = builder.get(self.cc, ["-O3"])
+        self.assertTrue(built)
+        self.assertTrue(entry.startswith(self.shared + os.sep))
+        worker = self.read_only_shared()
+        got, built, _ = worker.get(self.cc, ["-O3"])
+        self.assertEqual((got, built), (entry, False))
+        self.assertFalse(os.path.exists(self.private))
+
+    def test_a_header_the_builder_has_not_made_is_built_in_the_workers_own_folder(self):
+        worker = self.read_only_shared()
+        entry, built, _ = worker.get(self.cc, ["-O2"])
+        self.assertTrue(built)
+        self.assertTrue(entry.startswith(self.private + os.sep))
+        # Once built, it is used again, and the shared folder holds nothing.
+        self.assertEqual(worker.get(self.cc, ["-O2"])[:2], (entry, False))
+        self.assertFalse(os.path.exists(os.path.join(self.shared, os.path.basename(entry))))
+
+    def test_without_a_folder_of_its_own_a_read_only_cache_is_an_error(self):
+        worker = self.read_only_shared()
+        worker.private_root = None
+        with self.assertRaises(PermissionError):
+            worker.get(self.cc, ["-O1"])
+
+
 NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
 SMALL_CU = r"""
 #include <cuda_runtime.h>
