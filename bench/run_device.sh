@@ -21,6 +21,8 @@
 #            batch benchmark beside it (kernel rates must not move);
 #            RUN_PROGRAM_BENCH=0 / RUN_BATCH=0 leave a benchmark out,
 #            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests,
+#            PROGRAM_CANDIDATES another folder of answers (the CUDA ones:
+#            bench/kernelbench/cuda_candidates),
 #            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt
 #     full:  both tests and bench: far more than 10 minutes per command
 #            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
@@ -97,7 +99,7 @@ if [ $run_programs = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
-    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
+    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
   # Written under $OUT, which a remote runner returns as they grow.

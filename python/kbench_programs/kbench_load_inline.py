@@ -51,6 +51,8 @@ import tempfile
 import threading
 import time
 
+import kbench_cuda_split as kcs
+
 # torch 2.11's load_inline and load, by keyword; anything else is torch's.
 LOAD_INLINE_ARGS = ("name", "cpp_sources", "cuda_sources", "sycl_sources", "functions", "extra_cflags",
                     "extra_cuda_cflags", "extra_sycl_cflags", "extra_ldflags", "extra_include_paths",
@@ -65,6 +67,13 @@ CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".C")
 CUDA_SUFFIXES = (".cu", ".cuh")
 
 EXTENSION_INCLUDE = "#include <torch/extension.h>"
+EXTENSION_HEADER = "torch/extension.h"
+
+# kbench's own first includes of a split build's units, in native/.
+NATIVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native")
+HOST_HEADER = "kbench_li_host.h"
+MAIN_HEADER = "kbench_li_main.h"
+HEADERS = (HOST_HEADER, MAIN_HEADER)
 
 # The rules torch's build file for a CUDA or C++ extension has; a build file
 # with another (cuda_dlink, for relocatable device code) goes to torch.
@@ -376,16 +385,19 @@ def pch_flags(compile_argv):
 
 
 class PchCache:
-    """Precompiled torch/extension.h headers, one per set of g++ flags, in a
-    folder outside the candidate's: `<root>/<key>/torch/extension.h.gch`.
+    """Precompiled headers, one per header and set of g++ flags, in a folder
+    outside the candidate's: `<root>/<key>/<header>.gch`, where <header> is
+    torch/extension.h (found among torch's headers) or one of kbench's own
+    first includes of a split build (native/kbench_li_*.h, `HEADERS`).
 
     Confined candidate workers only read `root` (the host has a builder
     process, which runs no candidate, fill it: kbench_program_worker.py
     --build-pch); a header missing there is waited for while the builder
     holds its lock, else built in `private_root`, the worker's own folder.
 
-    The key is the digest of everything the header depends on: the compiler
-    (its --version), the flags, the torch include tree (names, sizes, times).
+    The key is the digest of everything the header depends on: the header's
+    name and, for kbench's own, its text; the compiler (its --version); the
+    flags; the torch include tree (names, sizes, times).
     An entry is built once (in a temporary folder, renamed into place, under
     a lock for workers sharing the cache) with its digest beside it; before
     each use its digest is checked again, so a header changed after it was
@@ -400,30 +412,42 @@ class PchCache:
         self._compilers = {}
         self._verified = {}  # key -> (digest, stat) checked by this process
 
-    def key(self, compiler, flags):
+    def header_path(self, header):
+        if header in HEADERS:
+            return os.path.join(NATIVE, header)
+        return os.path.join(self.torch_include, header)
+
+    def key(self, compiler, flags, header=EXTENSION_HEADER):
         if self._fingerprint is None:
             self._fingerprint = _tree_fingerprint(self.torch_include)
         if compiler not in self._compilers:
             self._compilers[compiler] = _tool_identity(compiler)
         h = hashlib.sha256()
-        for part in (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include):
+        own = ""
+        if header in HEADERS:
+            with open(self.header_path(header), errors="replace") as f:
+                own = f.read()
+        parts = (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include)
+        if header != EXTENSION_HEADER:  # the keys of torch/extension.h stay those it always had
+            parts += (header, own)
+        for part in parts:
             h.update(part.encode("utf-8", "replace"))
             h.update(b"\1")
         return h.hexdigest()[:32]
 
-    def get(self, compiler, flags, deadline_s=600):
-        """The include directory holding torch/extension.h.gch for `flags`,
-        built now if missing; (directory, built_now, seconds)."""
+    def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER):
+        """The include directory holding <header>.gch for `flags`, built now
+        if missing; (directory, built_now, seconds)."""
         t0 = time.monotonic()
-        key = self.key(compiler, flags)
+        key = self.key(compiler, flags, header)
         with self._lock:
             roots = [self.root] + ([self.private_root] if self.private_root else [])
             for root in roots:
                 entry = os.path.join(root, key)
-                if self._valid(key, entry, os.path.join(entry, "torch", "extension.h.gch")):
+                if self._valid(key, entry, os.path.join(entry, header + ".gch")):
                     return entry, False, time.monotonic() - t0
             try:
-                entry, built = self._build(self.root, key, compiler, flags, deadline_s)
+                entry, built = self._build(self.root, key, compiler, flags, deadline_s, header)
                 return entry, built, time.monotonic() - t0
             except OSError as e:
                 if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not self.private_root:
@@ -431,10 +455,9 @@ class PchCache:
             # The shared folder is read-only here: the builder's header, once
             # it is done, else one of this worker's own.
             entry = os.path.join(self.root, key)
-            if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, "torch",
-                                                                                      "extension.h.gch")):
+            if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, header + ".gch")):
                 return entry, False, time.monotonic() - t0
-            entry, built = self._build(self.private_root, key, compiler, flags, deadline_s)
+            entry, built = self._build(self.private_root, key, compiler, flags, deadline_s, header)
             return entry, built, time.monotonic() - t0
 
     def _wait_for_builder(self, key):
@@ -448,11 +471,11 @@ class PchCache:
         except OSError:
             return False
 
-    def _build(self, root, key, compiler, flags, deadline_s):
+    def _build(self, root, key, compiler, flags, deadline_s, header=EXTENSION_HEADER):
         """Builds the entry `key` under `root` unless another process has;
         (entry, built_now). PermissionError where `root` is not writable."""
         entry = os.path.join(root, key)
-        gch = os.path.join(entry, "torch", "extension.h.gch")
+        gch = os.path.join(entry, header + ".gch")
         os.makedirs(root, exist_ok=True)
         import fcntl
         with open(os.path.join(root, key + ".lock"), "w") as lock:
@@ -462,14 +485,13 @@ class PchCache:
             shutil.rmtree(entry, ignore_errors=True)
             tmp = tempfile.mkdtemp(prefix=key + ".", dir=root)
             try:
-                os.makedirs(os.path.join(tmp, "torch"))
-                header = os.path.join(self.torch_include, "torch", "extension.h")
-                out = os.path.join(tmp, "torch", "extension.h.gch")
-                argv = [compiler, "-x", "c++-header"] + flags + [header, "-o", out]
+                out = os.path.join(tmp, header + ".gch")
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                argv = [compiler, "-x", "c++-header"] + flags + [self.header_path(header), "-o", out]
                 r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
                 if r.returncode != 0:
-                    raise BuildError("building the precompiled torch/extension.h failed (kbench's error, not "
-                                     "the answer's): %s\n%s" % (shlex.join(argv),
+                    raise BuildError("building the precompiled %s failed (kbench's error, not "
+                                     "the answer's): %s\n%s" % (header, shlex.join(argv),
                                                                 r.stdout.decode("utf-8", "replace")[-4000:]))
                 with open(os.path.join(tmp, "digest"), "w") as f:
                     f.write(_file_digest(out))
@@ -479,7 +501,7 @@ class PchCache:
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
             if not self._valid(key, entry, gch):
-                raise BuildError("the precompiled torch/extension.h in %s does not match its digest" % entry)
+                raise BuildError("the precompiled %s in %s does not match its digest" % (header, entry))
             return entry, True
 
     def _valid(self, key, entry, gch):
@@ -736,6 +758,141 @@ def nvcc_compile(procs, argv, keep_dir, record):
     return argv, rc, out["host"][1] + out["device"][1] + text, time.monotonic() - t0
 
 
+# ---------------------------------------------------------------------------
+# The split build's units and commands
+
+# Names an answer's C++ may use that torch/extension.h declares and the
+# lighter first includes (native/kbench_li_host.h, kbench_li_main.h) do not.
+FULL_HEADER_NAMES = re.compile(r"\b(torch::(nn|optim|jit|data|serialize|autograd|python|cuda|special|fft|linalg|"
+                               r"nested|sparse)\b|py::|pybind11::|PYBIND11_|Py[A-Z]\w*|THP\w*)")
+
+
+def needs_full_headers(bound):
+    """Whether the answer's sources name what only torch/extension.h brings
+    (torch::nn, pybind11, Python's C API), not just ATen and the bindings."""
+    texts = _as_list(bound.get("cpp_sources")) + _as_list(bound.get("cuda_sources"))
+    return any(FULL_HEADER_NAMES.search(kcs.mask(t)) for t in texts)
+
+
+_EXT_LINE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<torch/extension\.h>[ \t]*$", re.M)
+
+
+def light_main(main):
+    """main.cpp with kbench_li_main.h as its first include in place of
+    torch/extension.h (whose later includes become empty lines: the lines
+    keep their numbers)."""
+    first, nl, rest = main.partition("\n")
+    if first.strip() == EXTENSION_INCLUDE:
+        first = "#include <%s>" % MAIN_HEADER
+    else:
+        first = "#include <%s>\n#line 1\n%s" % (MAIN_HEADER, first)
+    return first + nl + _EXT_LINE.sub("", rest)
+
+
+def host_unit(host, nvcc_argv, full):
+    """The host unit's text: its precompiled first include, the launch
+    helpers, the macros the nvcc command defines for the answer, then the
+    split's host text as line 1 of cuda.cu."""
+    head = ["#include <%s>" % (EXTENSION_HEADER if full else HOST_HEADER), "#include <cuda.h>",
+            "#include <cuda_runtime.h>", '#include "kbench_li_launch.h"']
+    for a in nvcc_argv:
+        if a.startswith("-D") and len(a) > 2 and not a.startswith(("-DTORCH_EXTENSION_NAME=",
+                                                                  "-DTORCH_API_INCLUDE_EXTENSION_H")):
+            k, eq, v = a[2:].partition("=")
+            head.append("#ifndef %s\n#define %s %s\n#endif" % (k, k, v if eq else "1"))
+        elif a.startswith("-U") and len(a) > 2:
+            head.append("#undef %s" % a[2:])
+    if not full:
+        host = _EXT_LINE.sub("", host)
+    return "\n".join(head) + '\n#line 1 "cuda.cu"\n' + host
+
+
+def _retarget(argv, source, output):
+    """A compile command of torch's for another source and object, without
+    its dependency file."""
+    out, skip = [], 0
+    for a in argv:
+        if skip:
+            skip -= 1
+            continue
+        if a in ("-MF", "-o"):
+            skip = 1
+            continue
+        if a in ("-MMD", "-MD"):
+            continue
+        if not a.startswith("-") and a.endswith(CXX_SUFFIXES + CUDA_SUFFIXES):
+            continue
+        out.append(a)
+    return out + [source, "-o", output] if "-c" in out else out + ["-c", source, "-o", output]
+
+
+def device_argv(nvcc_argv, source, output):
+    """torch's nvcc command for cuda.cu, made to compile the device unit into
+    a fatbinary (the device side only: -gencode and the answer's flags kept)."""
+    argv = _retarget(nvcc_argv, source, output)
+    argv.remove("-c")
+    return argv[:-3] + ["-fatbin"] + argv[-3:]
+
+
+def _relink(link_argv, objects):
+    """torch's link command with cuda.cuda.o replaced by `objects`."""
+    out = []
+    for a in link_argv:
+        if a.endswith(".cuda.o") or a == "cuda.cuda.o":
+            out += objects
+        else:
+            out.append(a)
+    return out
+
+
+def image_assembly(fatbin):
+    """An assembler file that holds the fatbinary as kbench_li_image (hidden:
+    each extension finds its own)."""
+    return ('\t.section .rodata\n\t.balign 64\n\t.globl kbench_li_image\n\t.hidden kbench_li_image\n'
+            '\t.type kbench_li_image, @object\nkbench_li_image:\n\t.incbin "%s"\n'
+            '\t.section .note.GNU-stack,"",@progbits\n' % fatbin.replace("\\", "\\\\").replace('"', '\\"'))
+
+
+# Messages that can mean a name the lighter headers lack; the name is the
+# first quoted one.
+_UNDECLARED = re.compile(r"was not declared|is not a member of|has not been declared|does not name a type|"
+                         r"is undefined|no member named|not declared in this scope|is not a template|"
+                         r"no template named|has no member")
+_QUOTED = re.compile(r"""["'\u2018]([A-Za-z_][\w:]*)["'\u2019]""")
+
+
+def retry_reason(output, full, torch_include):
+    """Why a failed split build is left to the whole build, or None when its
+    error is the answer's: an error outside the answer's files (kbench's
+    units), or, with the lighter headers, a name that is undeclared there
+    and that torch's headers have (the whole build would have declared it).
+    A name torch's headers lack is the answer's own mistake."""
+    fe = first_error(output)
+    if fe is None:
+        return "the split build failed without a compiler error"
+    if fe[0] not in ("cuda.cu", "main.cpp"):
+        return "the first error is in %s, not the answer's sources" % fe[0]
+    if full or not _UNDECLARED.search(fe[2]):
+        return None
+    m = _QUOTED.search(fe[2].split("error", 1)[-1])
+    if m is None:
+        return "a name the lighter headers may lack: %s" % fe[2][:200]
+    name = m.group(1).split("::")[-1] or m.group(1)
+    r = subprocess.run(["grep", "-rqwF", "--", name, torch_include], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    if r.returncode == 1:
+        return None
+    return "%s, which torch's headers declare and the lighter ones may not" % name
+
+
+def _import_library(module_name, lib):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(module_name, lib)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class FastBuilder:
     """Builds load_inline and load calls the fast way (see the module's
     docstring); `torch` is the imported torch, `work_root` the folder the
@@ -766,10 +923,11 @@ class FastBuilder:
         self.versions[name] = n + 1
         return name if n == 0 else "%s_v%d" % (name, n)
 
-    def warm(self, extra_cflags=()):
-        """Builds the precompiled header a CUDA load_inline with these extra
-        C++ flags needs, if the cache lacks it: run in a thread when the
-        worker starts, so the first answer finds it ready."""
+    def warm(self, extra_cflags=(), headers=(HOST_HEADER, MAIN_HEADER, EXTENSION_HEADER)):
+        """Builds the precompiled headers a CUDA load_inline with these extra
+        C++ flags needs, if the cache lacks them: run by the builder process
+        (or a thread when the worker starts), so the first answer finds them
+        ready."""
         build_dir = tempfile.mkdtemp(prefix="load-inline-warm-", dir=self.work_root)
         try:
             sources = [os.path.join(build_dir, "main.cpp"), os.path.join(build_dir, "cuda.cu")]
@@ -779,7 +937,9 @@ class FastBuilder:
             bound = {"name": "kbench_warm", "extra_cflags": list(extra_cflags)}
             for rule, outs, ins, argv in self.plan("kbench_warm", sources, bound, build_dir):
                 if rule == "compile" and self.is_gcc(argv[0]):
-                    return self.cache.get(argv[0], pch_flags(argv))
+                    # The split build's two first includes, then the whole
+                    # build's torch/extension.h.
+                    return [self.cache.get(argv[0], pch_flags(argv), header=h) for h in headers]
         finally:
             shutil.rmtree(build_dir, ignore_errors=True)
 
@@ -803,7 +963,13 @@ class FastBuilder:
                 sources.append(os.path.join(build_dir, "cuda.cu"))
                 with open(sources[1], "w") as f:
                     f.write(cu)
-            module, reason = self._build(name, sources, bound, build_dir, record, where)
+            module = reason = None
+            module_name = self.module_name(name)
+            split = self._split(cu, bound, record) if cu is not None else None
+            if split is not None:
+                module = self._build_split(name, module_name, split, main, cu, bound, build_dir, record, where)
+            if module is None:
+                module, reason = self._build(name, sources, bound, build_dir, record, where, module_name)
             if module is None:
                 for v, old in zip(lists, saved):  # torch's own build changes them itself
                     v[:] = old
@@ -838,10 +1004,10 @@ class FastBuilder:
             text = f.read()
         return [(rule, outs, ins, _split_command(cmd)) for rule, outs, ins, cmd in ninja_commands(text)]
 
-    def _build(self, name, sources, bound, build_dir, record, where):
+    def _build(self, name, sources, bound, build_dir, record, where, module_name=None):
         ce = self.ce
         t0 = time.monotonic()
-        module_name = self.module_name(name)
+        module_name = module_name or self.module_name(name)
         steps = self.plan(module_name, sources, bound, build_dir)
         rules = {s[0] for s in steps}
         if not rules <= set(KNOWN_RULES):
@@ -920,13 +1086,148 @@ class FastBuilder:
             record["link_ms"] = round(secs * 1e3, 1)
             if rc != 0:
                 raise self._error(name, [(argv, rc, out, secs)], where, procs.timed_out)
-        lib = os.path.join(build_dir, module_name + ".so")
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(module_name, lib)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = _import_library(module_name, os.path.join(build_dir, module_name + ".so"))
         record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
         return module, None
+
+    def _split(self, cu, bound, record):
+        """The split of cuda.cu (kbench_cuda_split), or None where the answer
+        builds without it: record["split_why"] says why."""
+        if os.environ.get("KBENCH_LOAD_INLINE_SPLIT", "1") == "0":
+            record["split_why"] = "KBENCH_LOAD_INLINE_SPLIT=0"
+            return None
+        try:
+            return kcs.split(cu)
+        except kcs.Unsupported as e:
+            record["split_why"] = str(e)
+            return None
+        except (ValueError, IndexError, RecursionError) as e:  # kbench's reading failed: say so, build whole
+            record["split_why"] = "the source could not be read (%s: %s)" % (type(e).__name__, e)
+            return None
+
+    def _build_split(self, name, module_name, sp, main, cu, bound, build_dir, record, where):
+        """Builds the module from the split units (kbench_cuda_split): g++ on
+        main.cpp and on the host unit against precompiled headers, nvcc on the
+        device unit, at once; the device unit's fatbinary assembled into an
+        object; torch's link. Returns the module; None where the answer is
+        left to the build that compiles cuda.cu whole (record["split_retry"]
+        says why: a name the lighter headers may lack, or an error outside
+        the answer's files); raises BuildError for the answer's compile
+        error."""
+        t0 = time.monotonic()
+        work = os.path.join(build_dir, "split")
+        os.makedirs(work)
+        paths = {k: os.path.join(work, k) for k in ("main.cpp", "cuda.cu", "host.cpp", "device.cu")}
+        steps = self.plan(module_name, [paths["main.cpp"], paths["cuda.cu"]], bound, work)
+        rules = [st[0] for st in steps]
+        if sorted(rules) != ["compile", "cuda_compile", "link"]:
+            record["split_why"] = "torch's build file has the steps %s" % ", ".join(rules)
+            return None
+        by_rule = {st[0]: st for st in steps}
+        compile_argv, nvcc_argv, link_argv = (by_rule[r][3] for r in ("compile", "cuda_compile", "link"))
+        if not self.is_gcc(compile_argv[0]):
+            record["split_why"] = "the host compiler is not GCC (no precompiled headers)"
+            return None
+        full = needs_full_headers(bound)
+        record["split"] = True
+        record["headers"] = "full" if full else "light"
+        with open(paths["main.cpp"], "w") as f:
+            f.write(main if full else light_main(main))
+        with open(paths["host.cpp"], "w") as f:
+            f.write(host_unit(sp.host, nvcc_argv, full))
+        with open(paths["device.cu"], "w") as f:
+            f.write(sp.device)
+        main_argv = _retarget(compile_argv, paths["main.cpp"], "main.o")
+        host_argv = _retarget(compile_argv, paths["host.cpp"], "host.o")
+        dev_argv = device_argv(nvcc_argv, paths["device.cu"], "device.fatbin")
+        procs = Processes(work, float(os.environ.get("KBENCH_LOAD_INLINE_DEADLINE_S", "900")))
+        results = {}
+        done = threading.Condition()
+
+        def finish(key, r):
+            with done:
+                results[key] = r
+                done.notify()
+
+        def compile_with(key, argv, header):
+            try:
+                inc, built_now, secs = self.cache.get(argv[0], pch_flags(argv), header=header)
+                record["pch_built"] = bool(record.get("pch_built")) or built_now
+                record.setdefault("pch_ms", {})[key] = round(secs * 1e3, 1)
+                argv = [argv[0], "-I", inc, "-I", NATIVE, "-Winvalid-pch"] + argv[1:]
+            except (BuildError, OSError, subprocess.SubprocessError) as e:
+                record["pch_error"] = str(e)[:400]  # kbench's failure: the plain compile
+                argv = [argv[0], "-I", NATIVE] + argv[1:]
+            rc, out, secs = procs.run(argv)
+            finish(key, (argv, rc, out, secs))
+
+        def device():
+            if sp.dependent:
+                # Template kernels launched with a dispatch's types: the
+                # host object names the instantiations the device needs.
+                with done:
+                    while "host" not in results:
+                        done.wait(1.0)
+                if results["host"][1] != 0:
+                    return
+                rc, out, _ = procs.run(["nm", "-C", "--defined-only", "host.o"])
+                try:
+                    uses = kcs.instantiations_from_symbols(out, sp.kernels) if rc == 0 else None
+                except kcs.Unsupported as e:
+                    record["split_retry"] = str(e)
+                    uses = None
+                if uses is None:
+                    finish("device", (["nm"], -2, out, 0.0))
+                    return
+                with open(paths["device.cu"], "w") as f:
+                    f.write(sp.device + kcs.instantiations([u for u in uses if u not in sp.uses]))
+            rc, out, secs = procs.run(dev_argv)
+            finish("device", (dev_argv, rc, out, secs))
+
+        jobs = [threading.Thread(target=compile_with, args=("host", host_argv, EXTENSION_HEADER if full
+                                                              else HOST_HEADER), daemon=True),
+                threading.Thread(target=device, daemon=True),
+                threading.Thread(target=compile_with, args=("main", main_argv, EXTENSION_HEADER if full
+                                                              else MAIN_HEADER), daemon=True)]
+        for t in jobs:
+            t.start()
+        try:
+            with done:
+                while len(results) < 3 and not any(r[1] != 0 for r in results.values()):
+                    done.wait(1.0)
+        finally:
+            if len(results) < 3:
+                procs.stop()
+            for t in jobs:
+                t.join()
+        record["compile_ms"] = round((time.monotonic() - t0) * 1e3, 1)
+        record["steps"] = [{"tool": os.path.basename(r[0][0]), "unit": k, "ms": round(r[3] * 1e3, 1)}
+                           for k, r in sorted(results.items())]
+        failed = [r for k, r in sorted(results.items()) if r[1] not in (0, -9)]
+        if any(r[1] == -2 for r in failed):
+            record.setdefault("split_retry", "the host object's template instantiations could not be read")
+            return None
+        if failed:
+            why = retry_reason(failed[0][2], full, self.cache.torch_include)
+            if why:
+                record["split_retry"] = why
+                return None
+            raise self._error(name, failed[:1], where, procs.timed_out)
+        if len(results) < 3:
+            raise self._error(name, [(["build"], -9, "stopped", 0.0)], where, procs.timed_out)
+        with open(os.path.join(work, "image.S"), "w") as f:
+            f.write(image_assembly(os.path.join(work, "device.fatbin")))
+        rc, out, secs = procs.run([compile_argv[0], "-c", "image.S", "-o", "image.o"])
+        if rc != 0:
+            raise BuildError("kbench's error, not the answer's: assembling the device image failed:\n" + out)
+        link = _relink(link_argv, ["host.o", "image.o"])
+        rc, out, secs = procs.run(link)
+        record["link_ms"] = round(secs * 1e3, 1)
+        if rc != 0:
+            raise self._error(name, [(link, rc, out, secs)], where, procs.timed_out)
+        module = _import_library(module_name, os.path.join(work, module_name + ".so"))
+        record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
+        return module
 
     def nvcc(self, procs, argv, keep_dir, record):
         return nvcc_compile(procs, argv, keep_dir, record)
@@ -1027,10 +1328,12 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False, priva
 def warm_usual(builder):
     """Builds the precompiled headers most answers need, if the cache lacks
     them: no extra C++ flags, and -O3 (most KernelBench answers pass one or
-    the other). Returns whether both are there."""
+    the other); the split build's first, then torch/extension.h. Returns
+    whether all are there."""
     try:
-        builder.warm()
-        builder.warm(["-O3"])
+        for headers in ((HOST_HEADER, MAIN_HEADER), (EXTENSION_HEADER,)):
+            builder.warm(headers=headers)
+            builder.warm(["-O3"], headers=headers)
         return True
     except Exception as e:
         sys.stderr.write("kbench load_inline: the precompiled header was not built ahead: %s\n" % e)

@@ -257,10 +257,10 @@ class SharedPchCache(unittest.TestCase):
         shared = self.shared
 
         class ReadOnly(kli.PchCache):
-            def _build(self, root, key, compiler, flags, deadline_s):
+            def _build(self, root, key, compiler, flags, deadline_s, header=kli.EXTENSION_HEADER):
                 if root == shared:
                     raise PermissionError(13, "Permission denied (the confined worker's rules)", root)
-                return super()._build(root, key, compiler, flags, deadline_s)
+                return super()._build(root, key, compiler, flags, deadline_s, header)
         return ReadOnly(self.shared, os.path.join(self.d, "include"), self.private)
 
     def test_the_builder_fills_the_shared_folder_and_workers_read_it(self):

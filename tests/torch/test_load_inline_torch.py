@@ -6,8 +6,10 @@ way (g++ with the precompiled torch header and nvcc at once) and imports, a
 compile error comes back as torch's would, naming the answer's line, and a
 construct the fast build does not take goes to torch's own function.
 
-No kernel runs here: the built module's function is called on a CPU tensor,
-which the answer's own TORCH_CHECK rejects through torch's error handling.
+Without a GPU no kernel runs: the built module's function is called on a CPU
+tensor, which the answer's own TORCH_CHECK rejects through torch's error
+handling. On a GPU (SplitOnTheGpu), the split build's kernels must compute
+what the whole build's compute.
 """
 import os
 import pathlib
@@ -56,6 +58,51 @@ def import_answer(path):
     return mod
 
 
+def build_inline(name, cu, cpp, functions):
+    return ce.load_inline(name=name, cpp_sources=cpp, cuda_sources=cu, functions=functions)
+
+
+# A kernel whose attributes the host code sets: named outside a launch.
+ATTR_CU = r"""
+__global__ void scale_kernel(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.f; }
+torch::Tensor scale(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
+    cudaFuncSetAttribute(scale_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
+    auto y = x.clone();
+    scale_kernel<<<(y.numel() + 255) / 256, 256>>>(y.data_ptr<float>(), (int)y.numel());
+    return y;
+}
+"""
+
+# A template kernel launched inside AT_DISPATCH_FLOATING_TYPES: only the host
+# compile knows which types it is launched with.
+DISPATCH_CU = r"""
+template <typename scalar_t>
+__global__ void twice_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int64_t n) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * scalar_t(2);
+}
+torch::Tensor twice(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(xc);
+    int64_t n = xc.numel();
+    AT_DISPATCH_FLOATING_TYPES(xc.scalar_type(), "twice", [&] {
+        twice_kernel<scalar_t><<<(unsigned)((n + 255) / 256), 256>>>(xc.data_ptr<scalar_t>(),
+                                                                     y.data_ptr<scalar_t>(), n);
+    });
+    return y;
+}
+"""
+
+# Host code that calls torch::mps::is_available (torch/mps.h: in
+# torch/extension.h, not in the split's lighter first includes).
+MPS_CU = r"""
+__global__ void noop_kernel() {}
+bool on_mps() { return torch::mps::is_available(); }
+"""
+
+
 class FastBuild(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -102,8 +149,7 @@ class FastBuild(unittest.TestCase):
         finally:
             ce._jit_compile = real_jit
 
-    @unittest.skipUnless(HAS_NVCC, "no nvcc")
-    def test_a_cuda_answer_builds_fast_and_imports(self):
+    def build_relu(self):
         m0 = kli.mark()
         FastBuild.answer_text = RELU.read_text()
         before = {t.ident for t in threading.enumerate()}
@@ -112,13 +158,6 @@ class FastBuild(unittest.TestCase):
         self.assertEqual([t.name for t in threading.enumerate() if t.ident not in before], [])
         builds = kli.builds_since(m0)
         self.assertEqual(len(builds), 1, builds)
-        b = builds[0]
-        self.assertEqual((b["build"], b["function"], b["name"], b["pch"]), ("fast", "load_inline", "kb_answer_relu",
-                                                                            True), b)
-        self.assertEqual(sorted(s["tool"] for s in b["steps"]), ["c++", "nvcc"], b)
-        self.assertNotIn("pch_rejected", b)  # GCC used the precompiled header
-        self.assertTrue(b["nvcc_split"], b)
-        self.assertEqual(sorted(b["nvcc_ms"]), ["device", "host", "host_compile"], b)
         self.assertTrue(hasattr(mod.relu_ext, "relu_forward"))
         self.assertEqual(mod.relu_ext.relu_forward.__doc__.strip().splitlines()[-1], "relu_forward")
         # The wrapper runs the answer's own check, through torch's error handling.
@@ -126,7 +165,66 @@ class FastBuild(unittest.TestCase):
             mod.relu_ext.relu_forward(torch.ones(4))
         # The private build folder is gone.
         self.assertEqual([n for n in os.listdir(self.work) if n.startswith("load-inline-")], [])
-        print("fast build of %s: %s" % (RELU.name, b), file=sys.stderr)
+        return builds[0]
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_a_cuda_answer_builds_split_and_imports(self):
+        b = self.build_relu()
+        self.assertEqual((b["build"], b["function"], b["name"], b.get("split"), b["headers"]),
+                         ("fast", "load_inline", "kb_answer_relu", True, "light"), b)
+        self.assertEqual(sorted((s["unit"], s["tool"]) for s in b["steps"]),
+                         [("device", "nvcc"), ("host", "c++"), ("main", "c++")], b)
+        self.assertNotIn("pch_error", b)
+        self.assertNotIn("split_retry", b)
+        print("split build of %s: %s" % (RELU.name, b), file=sys.stderr)
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_a_cuda_answer_builds_whole_when_asked(self):
+        os.environ["KBENCH_LOAD_INLINE_SPLIT"] = "0"
+        try:
+            b = self.build_relu()
+        finally:
+            del os.environ["KBENCH_LOAD_INLINE_SPLIT"]
+        self.assertEqual((b["build"], b["pch"], b["split_why"]), ("fast", True, "KBENCH_LOAD_INLINE_SPLIT=0"), b)
+        self.assertEqual(sorted(s["tool"] for s in b["steps"]), ["c++", "nvcc"], b)
+        self.assertNotIn("pch_rejected", b)  # GCC used the precompiled header
+        self.assertTrue(b["nvcc_split"], b)
+        self.assertEqual(sorted(b["nvcc_ms"]), ["device", "host", "host_compile"], b)
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_constructs_the_split_does_not_take_build_whole(self):
+        # A kernel named outside a launch (its attributes set through the
+        # runtime) is decided on the source: the whole build, still fast.
+        m0 = kli.mark()
+        mod = build_inline("kb_split_attr", ATTR_CU, "torch::Tensor scale(torch::Tensor x);", ["scale"])
+        b = kli.builds_since(m0)[0]
+        self.assertEqual(b["build"], "fast", b)
+        self.assertNotIn("split", b)
+        self.assertIn("other than in a <<<...>>> launch", b["split_why"])
+        with self.assertRaisesRegex(RuntimeError, "x must be a CUDA tensor"):
+            mod.scale(torch.ones(2))
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_a_dispatch_over_template_kernels_instantiates_what_the_host_uses(self):
+        m0 = kli.mark()
+        mod = build_inline("kb_split_dispatch", DISPATCH_CU, "torch::Tensor twice(torch::Tensor x);", ["twice"])
+        b = kli.builds_since(m0)[0]
+        self.assertTrue(b.get("split"), b)
+        self.assertNotIn("split_retry", b)
+        with self.assertRaisesRegex(RuntimeError, "x must be a CUDA tensor"):
+            mod.twice(torch.ones(2))
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_a_name_only_the_whole_torch_header_has_builds_whole(self):
+        # torch::mps is in torch/extension.h, not in the split's lighter
+        # first includes: the compile fails there, and the answer builds
+        # whole instead of getting a compile error.
+        m0 = kli.mark()
+        mod = build_inline("kb_split_mps", MPS_CU, "bool on_mps();", ["on_mps"])
+        b = kli.builds_since(m0)[0]
+        self.assertIn("mps", b.get("split_retry", ""), b)
+        self.assertEqual((b["build"], b["pch"]), ("fast", True), b)
+        self.assertIs(mod.on_mps(), torch.backends.mps.is_available())
 
     @unittest.skipUnless(HAS_NVCC, "no nvcc")
     def test_a_compile_error_names_the_answers_line(self):
@@ -182,6 +280,98 @@ class FastBuild(unittest.TestCase):
         self.assertEqual(b["build"], "torch")
         self.assertIn("build_directory", b["why"])
         shutil.rmtree(mod.build_dir, ignore_errors=True)
+
+
+# A launch the runtime refuses (more threads than a block may have): the
+# answer's own check reads cudaGetLastError, as after a <<<...>>> launch.
+BAD_LAUNCH_CU = r"""
+__global__ void fill_kernel(float* y) { y[threadIdx.x] = 1.f; }
+torch::Tensor fill(torch::Tensor y) {
+    fill_kernel<<<1, 4096>>>(y.data_ptr<float>());
+    cudaError_t e = cudaGetLastError();
+    TORCH_CHECK(e == cudaSuccess, "launch failed: ", cudaGetErrorString(e));
+    return y;
+}
+"""
+
+BENCH = ROOT / "bench" / "kernelbench" / "cuda_candidates"
+
+
+@unittest.skipUnless(torch.cuda.is_available() and HAS_NVCC, "no GPU")
+class SplitOnTheGpu(unittest.TestCase):
+    """On a GPU: the split build's kernels compute what the whole build's do,
+    launch failures read the same, on the benchmark's answers and the
+    constructs above (CTest runs this file under the label torch; on a GPU
+    machine these run too)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp(prefix="kbench-li-gpu-test-")
+        cls.builder = kli.install(torch, cls.work, CACHE)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def both(self, load):
+        """`load()` built split, then whole: (split module, whole module)."""
+        out = []
+        for split in ("1", "0"):
+            os.environ["KBENCH_LOAD_INLINE_SPLIT"] = split
+            try:
+                m0 = kli.mark()
+                out.append(load())
+                b = kli.builds_since(m0)[0]
+                self.assertEqual(bool(b.get("split")), split == "1", b)
+                self.assertNotIn("split_retry", b)
+            finally:
+                del os.environ["KBENCH_LOAD_INLINE_SPLIT"]
+        return out
+
+    def test_the_benchmarks_answers_compute_the_same(self):
+        g = torch.Generator(device="cuda").manual_seed(7)
+        cases = {
+            "19_ReLU.py": ("relu_ext", "relu_forward", lambda: (torch.randn(3000, 517, device="cuda", generator=g),),
+                           lambda x: torch.relu(x)),
+            "23_Softmax.py": ("softmax_ext", "softmax_dim1",
+                              lambda: (torch.randn(64, 3001, device="cuda", generator=g),),
+                              lambda x: torch.softmax(x, 1)),
+            "47_Sum_reduction_over_a_dimension.py": ("sum_ext", "sum_over_dim",
+                                                     lambda: (torch.randn(16, 257, 33, device="cuda", generator=g), 1),
+                                                     lambda x, d: x.sum(d, keepdim=True)),
+            "1_Square_matrix_multiplication_.py": ("matmul_ext", "tiled_matmul",
+                                                   lambda: (torch.randn(300, 300, device="cuda", generator=g),
+                                                            torch.randn(300, 300, device="cuda", generator=g)),
+                                                   lambda a, b: a @ b),
+        }
+        for fname, (ext, fn, inputs, ref) in cases.items():
+            with self.subTest(answer=fname):
+                split_mod, whole_mod = self.both(lambda: import_answer(BENCH / fname))
+                args = inputs()
+                a = getattr(getattr(split_mod, ext), fn)(*args)
+                b = getattr(getattr(whole_mod, ext), fn)(*args)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.equal(a, b), fname)
+                torch.testing.assert_close(a, ref(*args), rtol=1e-3, atol=1e-3)
+
+    def test_a_dispatch_runs_each_type(self):
+        split_mod, whole_mod = self.both(lambda: build_inline("kb_gpu_dispatch_%d" % time.monotonic_ns(),
+                                                              DISPATCH_CU, "torch::Tensor twice(torch::Tensor x);",
+                                                              ["twice"]))
+        for dt in (torch.float32, torch.float64):
+            x = torch.randn(1000, device="cuda", dtype=dt)
+            self.assertTrue(torch.equal(split_mod.twice(x), x * 2))
+            self.assertTrue(torch.equal(whole_mod.twice(x), x * 2))
+
+    def test_a_refused_launch_reads_the_same(self):
+        msgs = []
+        for mod in self.both(lambda: build_inline("kb_gpu_bad_launch_%d" % time.monotonic_ns(), BAD_LAUNCH_CU,
+                                                  "torch::Tensor fill(torch::Tensor y);", ["fill"])):
+            with self.assertRaises(RuntimeError) as cm:
+                mod.fill(torch.zeros(8, device="cuda"))
+            msgs.append(str(cm.exception).splitlines()[0])
+        self.assertIn("invalid configuration argument", msgs[0])
+        self.assertEqual(msgs[0], msgs[1])
 
 
 if __name__ == "__main__":
