@@ -78,10 +78,11 @@ class Unsupported(Exception):
     """A construct the split build does not take; str() says which."""
 
 
-def mask(text):
+def mask(text, literals=True):
     """`text` with comments and the insides of string and character literals
-    replaced by spaces (newlines kept), so braces and names can be scanned
-    for without reading literals; same length."""
+    (with literals=False: comments only) replaced by spaces (newlines kept),
+    so braces and names can be scanned for without reading literals; same
+    length."""
     out = list(text)
     i, n = 0, len(text)
 
@@ -113,7 +114,8 @@ def mask(text):
                 continue
             end = text.find(")" + m.group(1) + '"', i + m.end())
             end = n if end < 0 else end + len(m.group(1)) + 2
-            blank(i + 2, end - 1)
+            if literals:
+                blank(i + 2, end - 1)
             i = end
         elif c in "\"'":
             if c == "'" and i > 0 and text[i - 1].isalnum():  # a digit separator: 1'000
@@ -122,7 +124,8 @@ def mask(text):
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            blank(i + 1, min(j, n))
+            if literals:
+                blank(i + 1, min(j, n))
             i = j + 1
         else:
             i += 1
@@ -337,6 +340,7 @@ def _check_ns(ns, what):
 def split(text):
     """Splits cuda.cu's `text`; raises Unsupported."""
     m = mask(text)
+    plain = mask(text, literals=False)  # the text less its comments
     its = items(text, m)
     s = Split()
     host = list(text)
@@ -369,7 +373,7 @@ def split(text):
                 it.name = name
                 q = _qualified(it.ns, name)
                 sig_end = it.head_end
-                stub = _stub(text, m, it, template, rest, name, paren, at)
+                stub = _stub(plain, m, it, template, rest, name, paren, at)
                 old = s.kernels.get(q)
                 if old is not None and old.stub[1] != stub[1]:
                     raise Unsupported("the kernel %s is overloaded" % q)
@@ -404,7 +408,7 @@ def split(text):
             it.name = name
             if re.match(r"^\s*(typedef|using)\b", rest):
                 raise Unsupported("a typedef of a kernel type")
-            stub = _stub(text, m, it, template, rest, name, paren, at, declaration=True)
+            stub = _stub(plain, m, it, template, rest, name, paren, at, declaration=True)
             old = s.kernels.get(q)
             if old is not None and old.stub[1] != stub[1]:
                 raise Unsupported("the kernel %s is overloaded" % q)
@@ -445,7 +449,7 @@ def split(text):
         if mm:
             raise Unsupported("host code uses the device variable %s (line %d)" %
                               (v, text.count("\n", 0, mm.start()) + 1))
-    launches, s.uses, s.dependent = _launches(text, hm, s.kernels)
+    launches, s.uses, s.dependent = _launches(plain, hm, s.kernels)
     edits += launches
     for a, b, _ in edits:
         for k in range(a, b):
@@ -522,7 +526,9 @@ def _stub(text, m, it, template, rest, name, paren, at, declaration=False):
     """(host text, signature) of a kernel's stub: a host function of the
     kernel's name, template header and parameters, exported so that its
     symbol can be looked up; never called (a kernel called as a function is
-    nvcc's error, the stub's throw here). Newlines are kept."""
+    nvcc's error, the stub's throw here). On one line: the kernel's own
+    lines stay in the host text as empty lines. `text` is the source less
+    its comments."""
     params, close = parameters(rest, paren)
     for p in split_parameters(params):
         if "=" in _outside_parens(p):
@@ -542,19 +548,19 @@ def _stub(text, m, it, template, rest, name, paren, at, declaration=False):
     ptext = text[off + paren + 1:off + close]
     sig = " ".join(ptext.split())
     tmpl = text[it.start:it.start + len(template)]
-    lines = text.count("\n", it.start, it.end)
     decl = '%s __attribute__((visibility("default"), used)) void %s(%s)' % (" ".join(tmpl.split()), name, sig)
     if declaration:
         body = ";"
     else:
         body = " { ::kbench_li::called_directly(\"%s\"); }" % name
-    return decl.strip() + body + "\n" * lines, (" ".join(tmpl.split()), sig)
+    return decl.strip() + body, (" ".join(tmpl.split()), sig)
 
 
 def _launches(text, hm, kernels):
     """Edits that turn each `k<<<cfg>>>(args)` of the host code into a call of
     ::kbench_li::launch; Unsupported where a kernel's name appears other
-    than so. `hm`: the host text, masked, without the kernels' own items."""
+    than so. `text`: the source less its comments; `hm`: the host text,
+    masked, without the kernels' own items."""
     by_name = {}
     for q, k in kernels.items():
         by_name.setdefault(k.name, []).append(k)
@@ -611,8 +617,8 @@ def _launches(text, hm, kernels):
         args = text[k + 1:args_close]
         rep = "::kbench_li::launch(&%s, ::kbench_li::Launch(%s)%s)" % (callee, cfg,
                                                                     (", " + args) if args.strip() else "")
-        # Keep the line count: the launch's newlines go after it.
-        rep += "\n" * (text.count("\n", start, args_close + 1) - rep.count("\n"))
+        # On one line: the launch's own lines stay as empty lines after it.
+        rep = rep.replace("\n", " ")
         edits.append((start, args_close + 1, rep))
     # Launches inside other launches' arguments are not rewritten twice.
     edits.sort()

@@ -5,8 +5,10 @@ build file read back, the precompiled header's flags and the compile errors
 pointed at the answer's lines. tests/torch/test_load_inline_torch.py builds
 for real with torch."""
 import os
+import re
 import pathlib
 import sys
+import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -287,6 +289,163 @@ class SharedPchCache(unittest.TestCase):
         worker.private_root = None
         with self.assertRaises(PermissionError):
             worker.get(self.cc, ["-O1"])
+
+
+import kbench_cuda_split as kcs  # noqa: E402
+
+SPLIT_CU = kli.cuda_cu_text(r"""#include <torch/extension.h>
+#include <cuda_runtime.h>
+#define THREADS 256
+struct Pair { float a, b; };
+__constant__ float kScale[4];
+__device__ __forceinline__ float relu(float v) { return v > 0.f ? v : 0.f; }
+__host__ __device__ inline int cdiv(int a, int b) { return (a + b - 1) / b; }
+// a comment naming relu_kernel<<<1, 1>>>(nothing) is no launch
+static __global__ void __launch_bounds__(THREADS) relu_kernel(const float* __restrict__ x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = relu(x[i]) * kScale[0];
+}
+namespace ops {
+template <int BLOCK>
+__global__ void rows_kernel(const float* x, float* y, int cols) { y[blockIdx.x] = x[blockIdx.x * cols]; }
+}
+torch::Tensor relu_launch(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    const char* s = "relu_kernel<<<";
+    int n = x.numel();
+    relu_kernel<<<cdiv(n, THREADS), THREADS, 0,
+                  at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    ops::rows_kernel<128><<<4, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), 8);
+    return y;
+}
+""")
+
+
+class CudaSplit(unittest.TestCase):
+    """kbench_cuda_split: which code goes to which unit, the stubs and the
+    launches, the line numbers kept, and the constructs it refuses."""
+
+    def test_units_keep_each_line_where_it_was(self):
+        sp = kcs.split(SPLIT_CU)
+        host_lines = sp.host.split("\n")
+        src_lines = SPLIT_CU.split("\n")
+        self.assertEqual(len(host_lines), len(src_lines))
+        dev = sp.device.split('#line 1 "cuda.cu"\n', 1)[1].split("\n")
+        for i, line in enumerate(src_lines):
+            if "int i = blockIdx.x" in line:
+                self.assertEqual(dev[i], line)  # device code where it was
+                self.assertEqual(host_lines[i].strip(), "")  # and not in the host unit
+            if "auto y = torch::empty_like(x);" in line:
+                self.assertEqual(host_lines[i], line)
+                self.assertEqual(dev[i].strip(), "")
+
+    def test_kernels_become_stubs_and_launches_calls(self):
+        sp = kcs.split(SPLIT_CU)
+        self.assertEqual(sorted(sp.kernels), ["ops::rows_kernel", "relu_kernel"])
+        self.assertIn('__attribute__((visibility("default"), used)) void relu_kernel(const float* __restrict__ x, '
+                      'float* y, int n) { ::kbench_li::called_directly("relu_kernel"); }', sp.host)
+        self.assertIn("template <int BLOCK> __attribute__", sp.host)
+        self.assertNotIn("__launch_bounds__", sp.host)
+        self.assertIn("::kbench_li::launch(&relu_kernel, ::kbench_li::Launch(cdiv(n, THREADS), THREADS, 0, "
+                      "                  at::cuda::getCurrentCUDAStream()), x.data_ptr<float>(), y.data_ptr<float>(), n)",
+                      sp.host)
+        self.assertIn("::kbench_li::launch(&ops::rows_kernel<128>, ::kbench_li::Launch(4, 128), x.data_ptr<float>()",
+                      sp.host)
+        # Comments and strings are left alone.
+        self.assertIn('const char* s = "relu_kernel<<<";', sp.host)
+        self.assertIn("// a comment naming relu_kernel<<<1, 1>>>(nothing) is no launch", sp.host)
+        # The device unit: no torch header or host code, the kernel not static,
+        # the template instantiated as launched.
+        self.assertNotIn("torch/", sp.device)
+        self.assertNotIn("relu_launch", sp.device)
+        self.assertNotIn("static __global__", sp.device)
+        self.assertIn("__constant__ float kScale[4];", sp.device)
+        self.assertNotIn("kScale", sp.host)
+        self.assertEqual(sp.uses, ["ops::rows_kernel<128>"])
+        self.assertEqual(sp.dependent, [])
+        self.assertIn("void* kbench_li_use_0 = (void*)&ops::rows_kernel<128>;", sp.device)
+        # Both units keep what both may use.
+        for unit in (sp.host, sp.device):
+            self.assertIn("struct Pair { float a, b; };", unit)
+            self.assertIn("__host__ __device__ inline int cdiv", unit)
+            self.assertIn("#define THREADS 256", unit)
+
+    def test_launches_with_a_dispatchs_types_wait_for_the_host_object(self):
+        sp = kcs.split("template <typename T> __global__ void k(T* x) { x[0] = T(1); }\n"
+                       "void f(float* p) { AT_DISPATCH_FLOATING_TYPES(t, \"f\", [&] { k<scalar_t><<<1, 1>>>(p); }); }\n")
+        self.assertEqual((sp.uses, sp.dependent), ([], ["k"]))
+        nm = ("0000000000000000 W void k<double>(double*)\n"
+              "0000000000000000 W void k<float>(float*)\n"
+              "0000000000000000 T f(float*)\n"
+              "                 U cudaLaunchKernel\n")
+        self.assertEqual(kcs.instantiations_from_symbols(nm, sp.kernels), ["k<double>", "k<float>"])
+        with self.assertRaisesRegex(kcs.Unsupported, "torch's types"):
+            kcs.instantiations_from_symbols("0 W void k<c10::Half>(c10::Half*)\n", sp.kernels)
+
+    def test_what_it_refuses(self):
+        cases = {
+            "__global__ void k(float* x) {}\nvoid f() { cudaFuncSetAttribute(k, a, 0); k<<<1,1>>>(0); }":
+                "other than in a <<<...>>> launch",
+            "__device__ float v;\n__global__ void k() { v = 1; }\nvoid f() { cudaMemcpyToSymbol(v, 0, 4); }":
+                "device variable v",
+            "__managed__ int m;": "__managed__",
+            "namespace { __global__ void k() {} }": "anonymous namespace",
+            "__global__ void k(int a) {}\n__global__ void k(float a) {}": "overloaded",
+            "__global__ void k(int a = 3) {}": "default argument",
+            "__global__ void k(torch::PackedTensorAccessor32<float, 2> a) {}": "torch's names",
+            "struct F { __device__ float operator()(float v) const { return v; } };": "struct or class",
+            "template <typename T> __global__ void k(T* x) {}\nvoid f(float* p) { k<<<1, 1>>>(p); }":
+                "without its template arguments",
+        }
+        for src, want in cases.items():
+            with self.subTest(src=src):
+                with self.assertRaisesRegex(kcs.Unsupported, re.escape(want)):
+                    kcs.split(src)
+
+    def test_masking_keeps_lengths_and_lines(self):
+        src = 'a /* b { */ "c } \\" d" \'}\' R"x(e { )x" // f {\nint g;'
+        m = kcs.mask(src)
+        self.assertEqual(len(m), len(src))
+        self.assertEqual(m.count("\n"), src.count("\n"))
+        self.assertNotIn("{", m)
+        self.assertNotIn("}", m)
+        self.assertTrue(m.endswith("int g;"))
+
+    def test_the_host_unit_gets_the_nvcc_commands_macros(self):
+        text = kli.host_unit("int x;", ["nvcc", "-DTORCH_EXTENSION_NAME=k", "-DBLOCK=64", "-DFAST", "-UOLD", "-c"],
+                             False)
+        self.assertTrue(text.startswith("#include <kbench_li_host.h>\n"))
+        self.assertIn("#define BLOCK 64", text)
+        self.assertIn("#define FAST 1", text)
+        self.assertIn("#undef OLD", text)
+        self.assertNotIn("TORCH_EXTENSION_NAME", text)
+        self.assertTrue(text.endswith('#line 1 "cuda.cu"\nint x;'))
+        self.assertTrue(kli.host_unit("", [], True).startswith("#include <torch/extension.h>\n"))
+
+    def test_commands(self):
+        nvcc = ["nvcc", "-MD", "-MF", "cuda.cuda.o.d", "-DX", "-gencode=arch=compute_90,code=sm_90", "-c",
+                "/b/cuda.cu", "-o", "cuda.cuda.o"]
+        self.assertEqual(kli.device_argv(nvcc, "/b/split/device.cu", "device.fatbin"),
+                         ["nvcc", "-DX", "-gencode=arch=compute_90,code=sm_90", "-fatbin", "/b/split/device.cu",
+                          "-o", "device.fatbin"])
+        self.assertEqual(kli._relink(["c++", "main.o", "cuda.cuda.o", "-shared", "-o", "k.so"], ["host.o", "image.o"]),
+                         ["c++", "main.o", "host.o", "image.o", "-shared", "-o", "k.so"])
+        self.assertEqual(kli.light_main("#include <torch/extension.h>\n#include <torch/extension.h>\nint f();"),
+                         "#include <kbench_li_main.h>\n\nint f();")
+        self.assertTrue(kli.needs_full_headers({"cuda_sources": "auto m = torch::nn::Linear(2, 2);"}))
+        self.assertFalse(kli.needs_full_headers({"cuda_sources": "// torch::nn::Linear\nauto y = x + 1;"}))
+
+    def test_a_typo_is_the_answers_error_and_a_torch_name_is_retried(self):
+        with tempfile.TemporaryDirectory() as inc:
+            with open(os.path.join(inc, "mps.h"), "w") as f:
+                f.write("namespace torch { namespace mps { bool is_available(); } }\n")
+            typo = 'cuda.cu(8): error: identifier "undeclared_counter" is undefined'
+            self.assertIsNone(kli.retry_reason(typo, False, inc))
+            self.assertIsNone(kli.retry_reason(typo, True, inc))  # the whole header was there already
+            known = "cuda.cu:3:26: error: \u2018torch::mps\u2019 has not been declared"
+            self.assertIn("mps", kli.retry_reason(known, False, inc))
+            self.assertIn("host.cpp", kli.retry_reason("host.cpp:2:1: error: expected ';'", False, inc))
+            self.assertIsNone(kli.retry_reason("cuda.cu:9:5: error: expected ';' before '}' token", False, inc))
 
 
 NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
