@@ -7,7 +7,8 @@ other's work and torch's in-process cache of names plays no part), the
 answer imported from its file as the candidate worker imports it:
 
   torch      torch's load_inline, a fresh TORCH_EXTENSIONS_DIR
-  fast       the fast build, the precompiled-header cache as the run left it
+  fast       the fast build (split into device and host units where it can
+             be, else whole), the precompiled-header cache as the run left it
   fast_cold  (once, first) the fast build with an empty cache: it builds the
              precompiled header too
 
@@ -151,12 +152,15 @@ def main():
         b = (f[0].get("builds") or [{}])[0]
         nv = b.get("nvcc_ms") or {}
         parts = ["%s %.1f" % (k, v / 1e3) for k, v in nv.items()]
-        parts += ["%s %.1f" % (st["tool"], st["ms"] / 1e3) for st in b.get("steps", []) if st["tool"] != "nvcc"]
+        parts += ["%s %.1f" % (st.get("unit", st["tool"]), st["ms"] / 1e3) for st in b.get("steps", [])
+                  if st["tool"] != "nvcc" or "unit" in st]
         if "link_ms" in b:
             parts.append("link %.1f" % (b["link_ms"] / 1e3))
         print("%-44s %6.1f/%6.1f s  %6.1f/%6.1f s  %6.2fx  %-9s %-8s %-13s %s"
               % (a.name, tw, tc, fw, fc, tw / fw if fw else 0, f[0].get("build"), "yes" if same else "NO",
                  f[0]["verdict"], ", ".join(parts)))
+        if b.get("split_why") or b.get("split_retry"):
+            print("%44s whole, not split: %s" % ("", b.get("split_retry") or b.get("split_why")))
     cold = [x for x in rows if x["mode"] == "fast_cold"]
     if cold:
         print("cold cache (the precompiled header built too): %s %.1f s wall, %.1f s CPU"
