@@ -534,7 +534,9 @@ def _stub(text, m, it, template, rest, name, paren, at, declaration=False):
         if "=" in _outside_parens(p):
             raise Unsupported("the kernel %s has a default argument" % name)
     quals = rest[:at]
-    ret = re.sub(r"\b(__global__|static|inline|__forceinline__|__noinline__|extern)\b", " ", quals)
+    c_linkage = re.search(r'\bextern\s*"\s*"', quals) is not None  # extern "C", masked
+    ret = re.sub(r'\bextern\s*"\s*"', " ", quals)
+    ret = re.sub(r"\b(__global__|static|inline|__forceinline__|__noinline__|extern)\b", " ", ret)
     ret = re.sub(r"__launch_bounds__\s*\(", "\0(", ret)
     while "\0" in ret:
         k = ret.index("\0")
@@ -548,12 +550,29 @@ def _stub(text, m, it, template, rest, name, paren, at, declaration=False):
     ptext = text[off + paren + 1:off + close]
     sig = " ".join(ptext.split())
     tmpl = text[it.start:it.start + len(template)]
-    decl = '%s __attribute__((visibility("default"), used)) void %s(%s)' % (" ".join(tmpl.split()), name, sig)
     if declaration:
-        body = ";"
+        attrs, body = 'visibility("default")', ";"
     else:
-        body = " { ::kbench_li::called_directly(\"%s\"); }" % name
-    return decl.strip() + body, (" ".join(tmpl.split()), sig)
+        attrs, body = 'visibility("default"), used', " { ::kbench_li::called_directly(\"%s\"); }" % name
+    decl = '%s%s __attribute__((%s)) void %s(%s)' % ('extern "C" ' if c_linkage else "", " ".join(tmpl.split()),
+                                                    attrs, name, sig)
+    return decl.strip() + body, (" ".join(tmpl.split()), _parameter_types(sig))
+
+
+_TYPE_WORDS = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "void", "const",
+               "volatile", "__restrict__", "restrict", "size_t", "auto"}
+
+
+def _parameter_types(sig):
+    """A parameter list less its parameter names: a prototype and its
+    definition compare equal."""
+    out = []
+    for p in split_parameters(sig):
+        toks = re.findall(r"[A-Za-z_]\w*|::|\S", p)
+        if len(toks) > 1 and IDENT.fullmatch(toks[-1]) and toks[-1] not in _TYPE_WORDS and toks[-2] != "::":
+            toks = toks[:-1]
+        out.append(" ".join(toks))
+    return ", ".join(out)
 
 
 def _launches(text, hm, kernels):

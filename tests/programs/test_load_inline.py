@@ -382,6 +382,15 @@ class CudaSplit(unittest.TestCase):
         with self.assertRaisesRegex(kcs.Unsupported, "torch's types"):
             kcs.instantiations_from_symbols("0 W void k<c10::Half>(c10::Half*)\n", sp.kernels)
 
+    def test_prototypes_and_c_linkage(self):
+        sp = kcs.split('extern "C" __global__ void k(float* x) { x[0] = 1; }\n'
+                       "__global__ void g(int);\n__global__ void g(int a) {}\n"
+                       "void h(float* p) { k<<<1, 1>>>(p); g<<<1, 1>>>(2); }\n")
+        self.assertEqual(sorted(sp.kernels), ["g", "k"])
+        self.assertIn('extern "C"  __attribute__((visibility("default"), used)) void k(float* x)', sp.host)
+        self.assertIn('__attribute__((visibility("default"))) void g(int);', sp.host)
+        self.assertIn("::kbench_li::launch(&g, ::kbench_li::Launch(1, 1), 2)", sp.host)
+
     def test_what_it_refuses(self):
         cases = {
             "__global__ void k(float* x) {}\nvoid f() { cudaFuncSetAttribute(k, a, 0); k<<<1,1>>>(0); }":
