@@ -98,6 +98,7 @@ torch::Tensor twice(torch::Tensor x) {
 # Host code that calls torch::mps::is_available (torch/mps.h: in
 # torch/extension.h, not in the split's lighter first includes).
 MPS_CU = r"""
+#include <torch/extension.h>
 __global__ void noop_kernel() {}
 bool on_mps() { return torch::mps::is_available(); }
 """
