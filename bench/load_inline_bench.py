@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import statistics
 import subprocess
@@ -67,12 +68,27 @@ print("KBENCH-BENCH " + json.dumps(out))
 '''
 
 
-def run_one(py, mode, answer, cache, env):
+def with_error(source):
+    """The answer with a compile error in its first kernel's body (an
+    undeclared name: the commonest model-written error), or None when it has
+    no kernel source string."""
+    m = re.search(r"__global__[^{;]*\{", source)
+    if not m:
+        return None
+    return source[:m.end()] + " kbench_undeclared_name += 1;" + source[m.end():]
+
+
+def run_one(py, mode, answer, cache, env, source=None):
     work = tempfile.mkdtemp(prefix="kbench-li-bench-")
     e = dict(env)
     e["TORCH_EXTENSIONS_DIR"] = os.path.join(work, "torch-extensions")
+    path = answer
+    if source is not None:
+        path = os.path.join(work, answer.name)
+        with open(path, "w") as f:
+            f.write(source)
     try:
-        p = subprocess.run([py, "-c", CHILD % {"root": str(ROOT)}, mode, str(answer), work, cache],
+        p = subprocess.run([py, "-c", CHILD % {"root": str(ROOT)}, mode, str(path), work, cache],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e, cwd=work)
         for line in p.stdout.splitlines():
             if line.startswith("KBENCH-BENCH "):
@@ -96,6 +112,8 @@ def main():
     ap.add_argument("--python", default=os.environ.get("KBENCH_PYTHON", sys.executable))
     ap.add_argument("--cache", default="", help="the precompiled-header cache (default: a fresh folder)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold-cache build")
+    ap.add_argument("--errors", action="store_true",
+                    help="also build each answer with a compile error put in its first kernel (both paths)")
     args = ap.parse_args()
 
     probe = subprocess.run([args.python, "-c", "import torch, json; print(json.dumps([torch.__version__, "
@@ -124,6 +142,12 @@ def main():
                 for mode in (("torch", "fast") if r % 2 == 0 else ("fast", "torch")):
                     rows.append(run_one(args.python, mode, a, cache, env))
                     print("%-44s %-9s %6.1f s" % (a.name, mode, rows[-1].get("wall_s", -1)), flush=True)
+                    bad = with_error(a.read_text()) if args.errors else None
+                    if bad is not None:
+                        rows.append(run_one(args.python, mode, a, cache, env, source=bad))
+                        rows[-1]["answer"] = "error:" + a.name
+                        print("%-44s %-9s %6.1f s %s" % ("error:" + a.name, mode, rows[-1].get("wall_s", -1),
+                                                         rows[-1].get("verdict")), flush=True)
     finally:
         if own_cache:
             shutil.rmtree(cache, ignore_errors=True)
@@ -139,16 +163,17 @@ def main():
           % (torch_version, doc["device"], doc["cpus"]))
     print("%-44s %-15s %-15s %-9s %-9s %-8s %-13s %s" % ("answer", "torch wall/cpu", "fast wall/cpu", "speedup",
                                                          "fast path", "same", "verdict", "fast steps (s)"))
-    for a in answers:
-        t = [x for x in rows if x["answer"] == a.name and x["mode"] == "torch"]
-        f = [x for x in rows if x["answer"] == a.name and x["mode"] == "fast"]
+    names = [a.name for a in answers] + ["error:" + a.name for a in answers]
+    for name in names:
+        t = [x for x in rows if x["answer"] == name and x["mode"] == "torch"]
+        f = [x for x in rows if x["answer"] == name and x["mode"] == "fast"]
         if not t or not f:
             continue
         tw, fw = statistics.median(x["wall_s"] for x in t), statistics.median(x["wall_s"] for x in f)
         tc, fc = statistics.median(x["cpu_s"] for x in t), statistics.median(x["cpu_s"] for x in f)
         same = {x["verdict"] for x in t} == {x["verdict"] for x in f} and len({x["verdict"] for x in t}) == 1
         if not same:
-            mismatched.append(a.name)
+            mismatched.append(name)
         b = (f[0].get("builds") or [{}])[0]
         nv = b.get("nvcc_ms") or {}
         parts = ["%s %.1f" % (k, v / 1e3) for k, v in nv.items()]
@@ -157,10 +182,16 @@ def main():
         if "link_ms" in b:
             parts.append("link %.1f" % (b["link_ms"] / 1e3))
         print("%-44s %6.1f/%6.1f s  %6.1f/%6.1f s  %6.2fx  %-9s %-8s %-13s %s"
-              % (a.name, tw, tc, fw, fc, tw / fw if fw else 0, f[0].get("build"), "yes" if same else "NO",
+              % (name, tw, tc, fw, fc, tw / fw if fw else 0, f[0].get("build"), "yes" if same else "NO",
                  f[0]["verdict"], ", ".join(parts)))
         if b.get("split_why") or b.get("split_retry"):
             print("%44s whole, not split: %s" % ("", b.get("split_retry") or b.get("split_why")))
+    for label, sel in (("answers", lambda x: not x["answer"].startswith("error:")),
+                       ("compile errors", lambda x: x["answer"].startswith("error:"))):
+        for mode in ("torch", "fast"):
+            w = [x["wall_s"] for x in rows if x["mode"] == mode and sel(x) and "wall_s" in x]
+            if w:
+                print("median %s, %s: %.1f s over %d" % (label, mode, statistics.median(w), len(w)))
     cold = [x for x in rows if x["mode"] == "fast_cold"]
     if cold:
         print("cold cache (the precompiled header built too): %s %.1f s wall, %.1f s CPU"
