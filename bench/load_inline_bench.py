@@ -182,7 +182,7 @@ def main():
         if "link_ms" in b:
             parts.append("link %.1f" % (b["link_ms"] / 1e3))
         print("%-44s %6.1f/%6.1f s  %6.1f/%6.1f s  %6.2fx  %-9s %-8s %-13s %s"
-              % (name, tw, tc, fw, fc, tw / fw if fw else 0, f[0].get("build"), "yes" if same else "NO",
+              % (name, tw, tc, fw, fc, tw / fw if fw else 0, "split" if b.get("split") else f[0].get("build"), "yes" if same else "NO",
                  f[0]["verdict"], ", ".join(parts)))
         if b.get("split_why") or b.get("split_retry"):
             print("%44s whole, not split: %s" % ("", b.get("split_retry") or b.get("split_why")))
