@@ -129,7 +129,7 @@ def main():
         env.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
     own_cache = not args.cache
     cache = args.cache or tempfile.mkdtemp(prefix="kbench-li-cache-")
-    answers = [a for d in (args.answers or ANSWERS) for a in sorted(pathlib.Path(d).glob("*.py"))]
+    answers = [a.resolve() for d in (args.answers or ANSWERS) for a in sorted(pathlib.Path(d).glob("*.py"))]
     rows = []
     try:
         if not args.no_cold and answers:
