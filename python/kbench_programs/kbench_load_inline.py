@@ -937,11 +937,32 @@ class FastBuilder:
             bound = {"name": "kbench_warm", "extra_cflags": list(extra_cflags)}
             for rule, outs, ins, argv in self.plan("kbench_warm", sources, bound, build_dir):
                 if rule == "compile" and self.is_gcc(argv[0]):
-                    # The split build's two first includes, then the whole
-                    # build's torch/extension.h.
-                    return [self.cache.get(argv[0], pch_flags(argv), header=h) for h in headers]
+                    return self._warm_headers(argv, headers)
         finally:
             shutil.rmtree(build_dir, ignore_errors=True)
+
+    def _warm_headers(self, argv, headers):
+        """Each header's entry for the g++ command `argv`, built at once, one
+        g++ each (a cache object of its own per header: one object builds
+        one entry at a time); joined before it returns."""
+        c = self.cache
+        out, errors = [None] * len(headers), []
+
+        def one(i, h):
+            try:
+                out[i] = PchCache(c.root, c.torch_include, c.private_root).get(argv[0], pch_flags(argv), header=h)
+            except Exception as e:  # noqa: BLE001 (raised below, in the caller's thread)
+                errors.append(e)
+
+        threads = [threading.Thread(target=one, args=(i, h), name="kbench-pch-%s" % h, daemon=True)
+                   for i, h in enumerate(headers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return out
 
     def build_inline(self, bound, record):
         name = bound["name"]
@@ -1328,12 +1349,27 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False, priva
 def warm_usual(builder):
     """Builds the precompiled headers most answers need, if the cache lacks
     them: no extra C++ flags, and -O3 (most KernelBench answers pass one or
-    the other); the split build's first, then torch/extension.h. Returns
-    whether all are there."""
+    the other), for the split build's two first includes and
+    torch/extension.h. Returns whether all are there."""
     try:
-        for headers in ((HOST_HEADER, MAIN_HEADER), (EXTENSION_HEADER,)):
-            builder.warm(headers=headers)
-            builder.warm(["-O3"], headers=headers)
+        # The six at once (about 1.5 GB of memory each); the split build's
+        # first includes are the ones a fresh answer waits for.
+        errors = []
+
+        def flags(extra):
+            try:
+                builder.warm(extra, headers=(HOST_HEADER, MAIN_HEADER, EXTENSION_HEADER))
+            except Exception as e:  # noqa: BLE001 (reported below)
+                errors.append(e)
+
+        threads = [threading.Thread(target=flags, args=(x,), name="kbench-pch-warm", daemon=True)
+                   for x in ([], ["-O3"])]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
         return True
     except Exception as e:
         sys.stderr.write("kbench load_inline: the precompiled header was not built ahead: %s\n" % e)
