@@ -52,6 +52,7 @@ import kbench_tritonbench_perf as ktp  # noqa: E402
 import kbench_profile as kprof  # noqa: E402
 import kbench_load_inline as kli  # noqa: E402
 import kbench_triton_warm as ktw  # noqa: E402
+import kbench_precision as kpr  # noqa: E402
 import collections  # noqa: E402
 
 WORKER_VERSION = "1"
@@ -108,6 +109,12 @@ class Worker:
         self.shared = []          # candidate worker: outputs exported by IPC, alive until the next request
         self.kept = collections.OrderedDict()  # reference worker: run key -> output tensors (for GPU compares)
         self.kept_bytes = 0
+        # reference worker: the precision audit's recomputations, (run key,
+        # mode) -> {"outputs": tensors} | {"same_bits": True} | {"skipped": why},
+        # and (run key, "full") -> the full reference's outputs where they are
+        # not kept above; least recently used out past audit_budget().
+        self.audit = collections.OrderedDict()
+        self.audit_bytes = 0
         self.perf = None          # (key, kbench_tritonbench_perf.PerfRun): a TritonBench task's perf inputs
         self.tb_gate = [0]        # TritonBench: calls of the candidate's functions in progress
 
@@ -239,6 +246,8 @@ class Worker:
         for key in [k for k in self.kept if k[0] == h]:
             old = self.kept.pop(key)
             self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
+        for key in [k for k in self.audit if k[0][0] == h]:
+            self.forget_audit(key)
 
     def forget_inputs(self, key):
         tensors, descs = self.inputs.pop(key)
@@ -649,7 +658,8 @@ class Worker:
         budget = int(total * 0.15)
         if key in self.kept:
             return
-        evicted = False
+        # The precision audit's recomputations share the budget and go first.
+        evicted = self.shrink_audit(max(0, budget - self.kept_bytes - size))
         while self.kept and self.kept_bytes + size > budget:
             _, old = self.kept.popitem(last=False)
             self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
@@ -698,6 +708,10 @@ class Worker:
         fault = doc.get("test_fault", "") if self.test_hooks else ""
         if fault:
             self.test_fault(fault)
+        if doc.get("precision") is not None:
+            if who != "reference":
+                raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "only the reference worker audits precision")
+            return {"case": case, "precision": self.precision_audit(h, ref, case, doc, blobs)}, []
         if doc.get("compare") is not None:
             if who != "reference" or self.comparer is None or not self.comparer.available:
                 raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "this worker cannot compare on the GPU (%s)"
@@ -829,6 +843,177 @@ class Worker:
             result["integrity"] = self.integrity_report(threads_before)
         result["attribution"] = attribution
         return result, out_blobs
+
+    # ---- the precision audit (src/compare/precision.h) ------------------
+    def reference_outputs(self, h, ref, case, doc, precision=None):
+        """The reference's output tensors (contiguous) at the run `doc` names,
+        computed again; under a reduced-precision mode of kbench_precision
+        where `precision` names one."""
+        t = self.torch
+        seed_spec = doc.get("seed", 0)
+        if ref.style == "tritonbench":
+            module = self.tritonbench_target(h, ref, case, "reference")
+            args, model = [], None
+            if ref.is_perf_script_case(case):
+                model = self.perf_run(h, ref, module, "reference", kp.resolve_seed(seed_spec))
+            kp.set_seed(kp.resolve_seed(seed_spec))
+        else:
+            module = self.problem_module(h, ref, case)
+            tensors, _ = self.make_inputs(h, ref, case, seed_spec, doc.get("mode", "strict"))
+            model = self.model(h, ref, case, "reference", doc.get("model_seed", 42))
+            args = [x.clone() if isinstance(x, t.Tensor) else x for x in tensors]
+        if precision is None:
+            out = self.call(model, args, ref, "reference", module)
+        else:
+            with kpr.reduced_precision(t, precision, self.device):
+                out = self.call(model, args, ref, "reference", module)
+        self.sync()
+        outs = []
+        for _, v in kp.flatten_outputs(out):
+            x = kp.as_tensor(v)
+            if x is not None:
+                x = x.detach()
+                outs.append(x if x.is_contiguous() else x.contiguous())
+        return outs
+
+    def audit_budget(self):
+        """What the audit may keep: on a device, what the kept outputs leave
+        of their budget (keep_outputs' 15%), which they take back first."""
+        if self.device.startswith("cuda"):
+            _, total = self.torch.cuda.mem_get_info(self.device)
+            return max(0, int(total * 0.15) - self.kept_bytes)
+        return 1 << 30
+
+    def shrink_audit(self, room):
+        """Drops the audit's kept tensors, least recently used first, until
+        they take at most `room` bytes (entries without tensors stay); True
+        if any went."""
+        dropped = False
+        for key in [k for k, e in self.audit.items() if e.get("bytes", 0)]:
+            if self.audit_bytes <= room:
+                break
+            self.forget_audit(key)
+            dropped = True
+        return dropped
+
+    def forget_audit(self, key):
+        entry = self.audit.pop(key)
+        self.audit_bytes -= entry.get("bytes", 0)
+
+    def keep_audit(self, key, entry):
+        """Keeps an audit entry, least recently used out past the budget; an
+        entry larger than the budget is used once and not kept."""
+        size = sum(x.numel() * x.element_size() for x in entry.get("outputs", []))
+        budget = self.audit_budget()
+        if size > budget:
+            return entry
+        self.shrink_audit(budget - size)
+        entry["bytes"] = size
+        self.audit[key] = entry
+        self.audit_bytes += size
+        return entry
+
+    def audit_entry(self, key):
+        entry = self.audit.get(key)
+        if entry is not None:
+            self.audit.move_to_end(key)
+        return entry
+
+    def full_outputs(self, key, h, ref, case, doc):
+        """The full-precision reference's outputs of a run: those kept for
+        GPU comparisons, else those the audit kept, else run again."""
+        kept = self.kept.get(key)
+        if kept is not None:
+            return kept
+        entry = self.audit_entry((key, "full"))
+        if entry is None:
+            entry = self.keep_audit((key, "full"), {"outputs": self.reference_outputs(h, ref, case, doc)})
+        return entry["outputs"]
+
+    def reduced_outputs(self, key, h, ref, case, doc, mode, full):
+        """The audit's entry for `mode` at the run `key`: computed once, kept."""
+        entry = self.audit_entry((key, mode))
+        if entry is not None:
+            return entry
+        try:
+            outs = self.reference_outputs(h, ref, case, doc, mode)
+        except Exception as e:
+            head, _ = short_traceback(e, ref.source_name)
+            return self.keep_audit((key, mode), {"skipped": "the reference raised in %s: %s" % (mode, head)})
+        f = full()
+        if len(outs) != len(f) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(outs, f)):
+            return self.keep_audit((key, mode), {"skipped": "the reference in %s returned outputs of other shapes" % mode})
+        # Compared in the full reference's dtypes (autocast returns f16 or bf16).
+        outs = [a if a.dtype == b.dtype else a.to(b.dtype).contiguous() for a, b in zip(outs, f)]
+        if all(kpr.same_bits(self.torch, a, b) for a, b in zip(outs, f)):
+            return self.keep_audit((key, mode), {"same_bits": True})
+        return self.keep_audit((key, mode), {"outputs": outs})
+
+    def precision_audit(self, h, ref, case, doc, blobs):
+        """The candidate's outputs (IPC handles, or their bytes as blobs)
+        against the full reference and each mode's recomputation: per mode,
+        per output, max |candidate - full|, max |candidate - reduced| and the
+        full reference's largest finite magnitude. The host judges."""
+        t = self.torch
+        if t is None:
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "no torch: nothing to audit")
+        key = self.run_key(h, case, doc)
+        spec = doc["precision"]
+        full_cache = []
+
+        def full():
+            if not full_cache:
+                full_cache.append(self.full_outputs(key, h, ref, case, doc))
+            return full_cache[0]
+
+        cands = []
+        for it in spec.get("outputs", []):
+            k = int(it["output"])
+            if "handle" in it:
+                if self.comparer is None or not self.comparer.available:
+                    raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "this worker cannot compare on the GPU")
+                cands.append((k, it))
+            else:
+                data = blobs[int(it["blob"])]
+                x = t.frombuffer(bytearray(data), dtype=kp.torch_dtype(it["dtype"])) if data else \
+                    t.empty(0, dtype=kp.torch_dtype(it["dtype"]))
+                cands.append((k, x.reshape([int(d) for d in it["shape"]])))
+
+        def error(c, expected):
+            if isinstance(c, dict):  # exported by the candidate worker: the C core's comparator
+                n = expected.numel() * expected.element_size()
+                if int(c.get("bytes", -1)) != n:
+                    return float("nan")
+                st = self.comparer.compare(self.device_index, c["handle"], c["offset"], expected,
+                                           kp.kb_dtype(expected), 0.0, 0.0, True)
+                return float(st["max_abs_err"])  # "inf" and "nan" come as strings
+            if tuple(c.shape) != tuple(expected.shape):
+                return float("nan")
+            return kpr.max_abs_diff(t, c, expected)
+
+        out = []
+        for mode in spec.get("modes", []):
+            if mode not in kpr.MODES:
+                out.append({"mode": mode, "skipped": "kbench has no such mode"})
+                continue
+            entry = self.reduced_outputs(key, h, ref, case, doc, mode, full)
+            if entry.get("same_bits"):
+                out.append({"mode": mode, "same_bits": True})
+                continue
+            if "skipped" in entry:
+                out.append({"mode": mode, "skipped": entry["skipped"]})
+                continue
+            f = full()
+            outputs = []
+            for k, c in cands:
+                if k < 0 or k >= len(f) or not f[k].is_floating_point():
+                    continue
+                outputs.append({"output": k, "dtype": kp.kb_dtype(f[k]),
+                                "scale": kg._number(kpr.scale(t, f[k])),
+                                "err_full": kg._number(error(c, f[k])),
+                                "err_reduced": kg._number(error(c, entry["outputs"][k]))})
+            out.append({"mode": mode, "outputs": outputs})
+        return out
 
     # ---- timing ----------------------------------------------------------
     def program_time(self, doc, blobs):
@@ -1014,11 +1199,13 @@ class Worker:
         reference outputs) and torch's cached blocks; True if anything went.
         Problems at KernelBench's sizes (6-9 GB an input) fill the device
         with two workers' caches."""
-        held = self.input_bytes + self.kept_bytes
+        held = self.input_bytes + self.kept_bytes + self.audit_bytes
         for key in list(self.inputs):
             self.forget_inputs(key)
         self.kept.clear()
         self.kept_bytes = 0
+        self.audit.clear()
+        self.audit_bytes = 0
         self.shared = []
         if self.torch is not None and self.device.startswith("cuda"):
             import gc

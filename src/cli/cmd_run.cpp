@@ -331,6 +331,15 @@ void fill_result(evaluate::ResultRecord& r, const BatchCompletion& c, bool compi
     }
     if (s.speedup) r.speedup = *s.speedup;
     r.efficiency = s.efficiency;
+    // The precision audit (compare/precision.h), without its per-mode
+    // detail: a speedup that comes from TF32 or bf16 shows where results
+    // are read.
+    if (s.precision) {
+        if (!r.extra.is_object()) r.extra = Json::object();
+        Json p = to_json(*s.precision);
+        p.erase("modes");
+        r.extra["precision"] = std::move(p);
+    }
     // A stage run twice beside another lane's hang: the line says so.
     Json retried = retried_stages(s);
     if (!retried.empty()) {

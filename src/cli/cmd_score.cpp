@@ -36,6 +36,15 @@ void print_score(const Json& r) {
                         t.value("throttled", false) ? "  [GPU throttled]" : "");
     }
     print_program(r);
+    // The precision audit (compare/precision.h): one line, only when the
+    // outputs match a reduced-precision recomputation of the reference.
+    if (r.contains("precision") && r["precision"].value("verdict", "") == "reduced") {
+        const Json& p = r["precision"];
+        std::printf("  precision reduced: the outputs match the reference computed in %s (largest error %.3g of the "
+                    "output's magnitude from the reference, %.3g from its %s recomputation); reported, not judged\n",
+                    p.value("mode", "").c_str(), p.value("err_full", 0.0), p.value("err_reduced", 0.0),
+                    p.value("mode", "").c_str());
+    }
     if (r.contains("elapsed_ms")) std::printf("  scored in %.1f ms\n", r["elapsed_ms"].get<double>());
 }
 

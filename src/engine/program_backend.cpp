@@ -29,6 +29,9 @@ using Clock = SteadyClock;
 
 // Reference outputs up to this size (in all) also come to the host.
 constexpr uint64_t kHostOutputBytes = uint64_t(64) << 20;
+// Candidate outputs on the host up to this size (in all) go to the reference
+// worker for the precision audit, within one frame's blob limit (ipc/frame.h).
+constexpr uint64_t kHostAuditBytes = uint64_t(256) << 20;
 
 std::string reference_key(const Task& t, const ProgramRunRequest& rq) {
     return t.hash + "/" + std::to_string(rq.case_index) + "/" + rq.seed.key() + "/" + rq.mode + "/" +
@@ -426,7 +429,7 @@ std::shared_ptr<const ProgramRunReply> ProgramBackend::reference(const Task& t, 
 }
 
 CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, const ProgramRunRequest& base,
-                                       bool recheck, ProgramObservation& obs) {
+                                       bool recheck, ProgramObservation& obs, bool audit) {
     const Task& t = *task;
     const ProgramCandidate& pc = *program_candidate(k);
     const ProgramProtocol& p = pc.protocol;
@@ -458,15 +461,73 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         r.run_ms = cand.run_ms;
         return r;
     }
-    CompareResult r = compare_outputs(task, p, base, rq, ref, std::move(cand), k.label);
+    CompareResult r = compare_outputs(task, p, base, rq, ref, cand, k.label);
+    // Before the release: the audit reads the outputs the candidate exported.
+    if (audit && p.precision_audit) obs.precision = audit_precision(task, base, *ref, cand, r);
     if (rq.share_outputs) candidate().release_outputs();
     return r;
+}
+
+std::optional<PrecisionAudit> ProgramBackend::audit_precision(const TaskPtr& task, const ProgramRunRequest& base,
+                                                              const ProgramRunReply& ref, const ProgramRunReply& cand,
+                                                              const CompareResult& judged) {
+    const Task& t = *task;
+    // Values to audit: a run that returned outputs of the reference's kinds
+    // and shapes, every element written (a wrong answer is audited too: a
+    // reduced precision may be why it is wrong).
+    if (cand.error || judged.outputs.empty() ||
+        (judged.verdict != KB_VERDICT_PASS && judged.verdict != KB_VERDICT_WRONG_ANSWER))
+        return std::nullopt;
+    for (const OutputReport& o : judged.outputs)
+        if (o.unwritten) return std::nullopt;
+    std::vector<PrecisionItem> items;
+    uint64_t host_bytes = 0;  // sent to the reference worker in the request's frame
+    for (size_t k = 0; k < ref.outputs.size() && k < cand.outputs.size(); ++k) {
+        const ProgramOutputMeta& rm = ref.outputs[k];
+        auto dt = parse_dtype(rm.dtype);
+        if (!dt || !dtype_is_float(*dt) || cand.outputs[k].dtype != rm.dtype ||
+            output_bytes(cand.outputs[k]) != output_bytes(rm))
+            continue;
+        PrecisionItem it;
+        it.output = k;
+        if (k < cand.shared.size() && cand.shared[k] && ref.gpu_compare) {
+            it.shared = *cand.shared[k];
+        } else if (k < cand.data_of.size() && cand.data_of[k] >= 0 &&
+                   host_bytes + cand.data[size_t(cand.data_of[k])].bytes.size() <= kHostAuditBytes) {
+            it.data = &cand.data[size_t(cand.data_of[k])];
+            host_bytes += it.data->bytes.size();
+        } else {
+            continue;
+        }
+        items.push_back(it);
+    }
+    if (items.empty()) return std::nullopt;
+    const std::string case_name = t.cases[size_t(base.case_index)].name;
+    try {
+        auto probes = refs_.with_worker(
+            [&](PythonWorkers& w) { return w.audit_precision(task, base, items, precision_modes()); });
+        if (!probes) return std::nullopt;
+        for (PrecisionProbe& pr : *probes)
+            for (PrecisionOutputError& o : pr.outputs)
+                if (o.index < ref.outputs.size()) o.output = ref.outputs[o.index].label;
+        return judge_precision(std::move(*probes), case_name);
+    } catch (const Error& e) {
+        // The audit is reported, never judged: its failure is a note, and
+        // the score goes on (a reference worker that died restarts on its
+        // next request).
+        PrecisionAudit a;
+        a.verdict = "unknown";
+        a.case_name = case_name;
+        std::string why = e.what();
+        a.why = "the audit did not run: " + why.substr(0, why.find('\n'));
+        return a;
+    }
 }
 
 CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const ProgramProtocol& p,
                                               const ProgramRunRequest& base, const ProgramRunRequest& rq,
                                               const std::shared_ptr<const ProgramRunReply>& ref,
-                                              ProgramRunReply cand, const std::string& label) {
+                                              ProgramRunReply& cand, const std::string& label) {
     const Task& t = *task;
     // Outputs both workers hold on the device are compared there; the rest
     // on the host, with the reference's bytes fetched if its reply left them
@@ -562,6 +623,7 @@ std::vector<CompareResult> ProgramBackend::compare_cases(const TaskBinding& tb, 
         return out;
     }
     run_integrity_ = load_integrity_;
+    bool audited = false;  // the precision audit: the first run at the problem's own sizes
     for (const ProgramRunPlan& run : p.correctness) {
         ProgramRunRequest rq;
         rq.case_index = run.case_index;
@@ -569,7 +631,9 @@ std::vector<CompareResult> ProgramBackend::compare_cases(const TaskBinding& tb, 
         rq.model_seed = p.model_seed;
         rq.mode = p.input_mode;
         try {
-            out.push_back(run_case(tb.task, *kernel, rq, false, *obs));
+            const bool audit = !audited && run.case_index == t.perf_index;
+            audited = audited || audit;
+            out.push_back(run_case(tb.task, *kernel, rq, false, *obs, audit));
         } catch (const Error& e) {
             // A case the import added (other sizes) that the problem's own
             // code rejects says nothing about the candidate: the import

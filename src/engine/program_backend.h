@@ -186,9 +186,17 @@ private:
     std::shared_ptr<const ProgramRunReply> reference(const Task& t, const TaskPtr& task, const ProgramProtocol& p,
                                                      const ProgramRunRequest& rq, std::vector<std::string>* warnings);
     // The candidate and the reference at one case, judged; what the run
-    // showed goes into `obs`.
+    // showed goes into `obs`. `audit`: its precision audit too, into
+    // obs.precision (compare/precision.h).
     CompareResult run_case(const TaskPtr& task, const Kernel& k, const ProgramRunRequest& base, bool recheck,
-                           ProgramObservation& obs);
+                           ProgramObservation& obs, bool audit = false);
+    // The precision audit of a judged run: the candidate's outputs (still
+    // exported, or on the host) against the reference worker's
+    // reduced-precision recomputations. nullopt where the run gave no values
+    // to audit or the reference worker does not audit.
+    std::optional<PrecisionAudit> audit_precision(const TaskPtr& task, const ProgramRunRequest& base,
+                                                  const ProgramRunReply& ref, const ProgramRunReply& cand,
+                                                  const CompareResult& judged);
     // Loads `k` again where this lane's worker holds another candidate (a
     // batch lane that went on to another job); "" when it is in place.
     std::string ensure_loaded(const TaskBinding& tb, const KernelPtr& kernel);
@@ -198,7 +206,7 @@ private:
     // device are compared there, the rest on the host.
     CompareResult compare_outputs(const TaskPtr& task, const ProgramProtocol& p, const ProgramRunRequest& base,
                                   const ProgramRunRequest& rq, const std::shared_ptr<const ProgramRunReply>& ref,
-                                  ProgramRunReply cand, const std::string& label);
+                                  ProgramRunReply& cand, const std::string& label);
     ProgramReferences& refs_;
     Start start_candidate_;
     unsigned sharing_ = 1;

@@ -82,6 +82,7 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     ProgramProtocol p;
     p.name = o.name;
     if (const char* w = std::getenv("KBENCH_PROGRAM_WARM")) p.warm = std::string(w) != "0";
+    if (const char* a = std::getenv("KBENCH_PRECISION_AUDIT")) p.precision_audit = std::string(a) != "0";
     p.torch_compute = o.torch_compute.empty() ? task.program.torch_compute : o.torch_compute;
     // A TritonBench task is timed on its performance script's inputs, when
     // it has one (otherwise its test function is all there is: correctness).

@@ -105,6 +105,10 @@ struct ProgramProtocol {
     // warm-up). $KBENCH_PROGRAM_WARM=0 turns it off (to measure what it saves
     // with bench/kernelbench/program_bench.py).
     bool warm = true;
+    // The precision audit (compare/precision.h) of the first correctness run
+    // at the problem's own sizes: reported in both protocols, never failed.
+    // $KBENCH_PRECISION_AUDIT=0 turns it off.
+    bool precision_audit = true;
     bool enforce_policy = true;     // "fail" findings fail (policy_violation)
     std::string torch_compute;      // the rule applied
     bool timing = true;

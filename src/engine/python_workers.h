@@ -169,6 +169,15 @@ struct GpuCompareStats {
     uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
 };
 
+// One candidate output for the precision audit (compare/precision.h), at
+// position `output` of the reference's outputs: exported by the candidate
+// worker (CUDA IPC), or its bytes on the host.
+struct PrecisionItem {
+    size_t output = 0;
+    std::optional<SharedOutput> shared;
+    const HostTensor* data = nullptr;  // not shared: the candidate's output as it reached the host
+};
+
 // A kernel candidate run as a program (engine/kernel_program.h): the table
 // its ModelNew launches by, and the compiled image (CUDA, PTX, cubin; empty
 // for Triton, which Triton's JIT compiles in the worker).
@@ -203,6 +212,21 @@ public:
     // worker fails.
     virtual std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                         const std::vector<GpuCompareItem>& items) = 0;
+    // The precision audit (compare/precision.h): the reference worker
+    // recomputes the reference of the run `req` names in each of `modes`
+    // (once per task, case, seeds and mode; it keeps them) and measures the
+    // candidate's outputs against it and the full reference. nullopt: this
+    // worker does not audit precision. kb::Error when the reference worker fails.
+    virtual std::optional<std::vector<PrecisionProbe>> audit_precision(const TaskPtr& task,
+                                                                       const ProgramRunRequest& req,
+                                                                       const std::vector<PrecisionItem>& items,
+                                                                       const std::vector<std::string>& modes) {
+        (void)task;
+        (void)req;
+        (void)items;
+        (void)modes;
+        return std::nullopt;
+    }
     // The candidate worker drops the outputs its last run or timing exported
     // for compare_on_gpu, once compared: at KernelBench's sizes they are
     // gigabytes the next lane's GPU phase needs. Best effort: a worker that

@@ -16,6 +16,7 @@
 
 #include "compare/comparator.h"
 #include "compare/judge.h"
+#include "compare/precision.h"
 #include "exec/kernel.h"
 #include "kbench.h"
 #include "engine/tune_result.h"
@@ -92,6 +93,9 @@ struct ProgramObservation {
     std::vector<std::string> triton_kernels, cuda_kernels;
     std::string build;
     std::vector<std::string> build_fallbacks;
+    // The precision audit of the run at the problem's own sizes
+    // (compare/precision.h), where one ran.
+    std::optional<PrecisionAudit> precision;
 };
 using ProgramObservationPtr = std::shared_ptr<const ProgramObservation>;
 
@@ -234,6 +238,11 @@ struct ScoreResult {
     // (engine/efficiency.h); none where `kbench devices` never measured it.
     std::optional<double> efficiency;
     std::optional<CompareResult> recheck;
+    // Whether the candidate's outputs match a reduced-precision (TF32, fp16,
+    // bf16) recomputation of the reference far better than the reference
+    // (compare/precision.h): reported, never part of the verdict. A program
+    // candidate's, where its outputs were compared at the problem's sizes.
+    std::optional<PrecisionAudit> precision;
     kb_verdict verdict = KB_VERDICT_NONE;
     std::string message;
     StageTimes stages;

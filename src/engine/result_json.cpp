@@ -535,6 +535,7 @@ Json to_json(const ScoreResult& r) {
     if (r.speedup) j["speedup"] = *r.speedup;
     if (r.efficiency) j["efficiency"] = *r.efficiency;
     if (r.recheck) j["recheck"] = to_json(*r.recheck);
+    if (r.precision) j["precision"] = to_json(*r.precision);
     // The stages that ran twice, one line each, as `kbench run` and
     // kbench.ray report them.
     if (Json retried = retried_stages(r); !retried.empty()) j["retried_stages"] = std::move(retried);
@@ -550,6 +551,37 @@ Json to_json(const ScoreResult& r) {
     // What confined the process that ran the candidate's Python (ipc/confine.h):
     // a program candidate's worker where it was confined; kernels run in kbench-worker.
     j["sandbox"] = sandbox_summary(r.program && r.program->confined);
+    return j;
+}
+
+Json to_json(const PrecisionAudit& a) {
+    Json j;
+    j["verdict"] = a.verdict;
+    if (!a.mode.empty()) {
+        j["mode"] = a.mode;
+        j["err_full"] = number(a.err_full);
+        j["err_reduced"] = number(a.err_reduced);
+        j["floor"] = number(a.floor);
+    }
+    if (!a.why.empty()) j["why"] = a.why;
+    j["case"] = a.case_name;
+    Json modes = Json::array();
+    for (const PrecisionProbe& p : a.probes) {
+        Json m{{"mode", p.mode}};
+        if (p.same_bits) m["same_bits"] = true;
+        if (!p.skipped.empty()) m["skipped"] = p.skipped;
+        if (!p.same_bits && p.skipped.empty()) {
+            Json outs = Json::array();
+            for (const PrecisionOutputError& o : p.outputs)
+                outs.push_back({{"output", o.output},
+                                {"scale", number(o.scale)},
+                                {"max_abs_err_full", number(o.err_full)},
+                                {"max_abs_err_reduced", number(o.err_reduced)}});
+            m["outputs"] = outs;
+        }
+        modes.push_back(m);
+    }
+    j["modes"] = modes;
     return j;
 }
 

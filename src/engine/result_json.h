@@ -29,6 +29,9 @@ Json retried_stages(const ScoreResult& r);
 Json to_json(const TuneResult& r);
 Json to_json(const ProgramAttribution& a);
 Json to_json(const ProgramFacts& p);
+// The precision audit (compare/precision.h): verdict, mode, the relative
+// errors of the mode named, and every mode's absolute errors per output.
+Json to_json(const PrecisionAudit& a);
 // kb_kernel_json: compile facts and the launch plan.
 Json kernel_json(const Kernel& k);
 

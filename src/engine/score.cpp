@@ -78,6 +78,7 @@ void absorb_program(ScoreResult& res, const ProgramObservationPtr& o) {
         if (std::find(f.reference_warnings.begin(), f.reference_warnings.end(), w) == f.reference_warnings.end())
             f.reference_warnings.push_back(w);
     if (o->timing) f.timing = *o->timing;
+    if (o->precision) res.precision = o->precision;
 }
 
 std::string fmt_ms(double ms) {

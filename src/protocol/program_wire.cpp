@@ -269,6 +269,62 @@ std::vector<GpuCompareStats> program_compare_reply(const Json& result, size_t it
     return out;
 }
 
+Json program_precision_body(const ProgramRunRequest& rq, const std::vector<PrecisionItem>& items,
+                            const std::vector<std::string>& modes, std::vector<std::string>* blobs) {
+    Json body = run_key_body(rq);
+    body["want_outputs"] = false;
+    Json outputs = Json::array();
+    for (const PrecisionItem& it : items) {
+        Json o{{"output", it.output}};
+        if (it.shared) {
+            o["handle"] = it.shared->handle;
+            o["offset"] = it.shared->offset;
+            o["bytes"] = it.shared->bytes;
+        } else if (it.data) {
+            o["blob"] = blobs->size();
+            o["dtype"] = dtype_name(it.data->dtype);
+            o["shape"] = it.data->shape;
+            blobs->push_back(std::string(it.data->bytes.begin(), it.data->bytes.end()));
+        } else {
+            continue;
+        }
+        outputs.push_back(o);
+    }
+    body["precision"] = Json{{"modes", modes}, {"outputs", outputs}};
+    return body;
+}
+
+std::optional<std::vector<PrecisionProbe>> program_precision_reply(const Json& result) {
+    if (!result.is_object() || !result.contains("precision")) return std::nullopt;
+    std::vector<PrecisionProbe> out;
+    try {
+        for (const Json& m : result.at("precision")) {
+            PrecisionProbe p;
+            p.mode = m.at("mode").get<std::string>();
+            p.same_bits = m.value("same_bits", false);
+            p.skipped = m.value("skipped", std::string());
+            for (const Json& o : m.value("outputs", Json::array())) {
+                PrecisionOutputError e;
+                e.index = o.at("output").get<size_t>();
+                e.output = "output " + std::to_string(e.index);
+                const std::string dt = o.value("dtype", std::string("f32"));
+                auto parsed = parse_dtype(dt);
+                if (!parsed) fail(KB_ERR_WORKER, "the Python reference worker audited an output of dtype '" + dt + "'");
+                e.dtype = *parsed;
+                e.scale = json_number(o.at("scale"));
+                e.err_full = json_number(o.at("err_full"));
+                e.err_reduced = json_number(o.at("err_reduced"));
+                p.outputs.push_back(e);
+            }
+            out.push_back(p);
+        }
+    } catch (const nlohmann::json::exception& e) {
+        fail(KB_ERR_WORKER, std::string("the Python reference worker sent a precision audit this library cannot "
+                                        "read (") + e.what() + ")");
+    }
+    return out;
+}
+
 Json program_time_body(const ProgramTimeRequest& rq) {
     const ProgramTimingPlan& p = rq.plan;
     Json body;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@ ProgramRunReply program_run_reply(const Json& result, const std::vector<std::str
 // exported outputs with its own of the run `rq` names.
 Json program_compare_body(const ProgramRunRequest& rq, const std::vector<GpuCompareItem>& items);
 std::vector<GpuCompareStats> program_compare_reply(const Json& result, size_t items);
+
+// program_run with "precision": the reference worker measures the
+// candidate's outputs (exported, or their bytes as blobs appended to
+// `blobs`) against its reduced-precision recomputations of the run `rq`
+// names. nullopt from the reply: the worker does not audit precision.
+Json program_precision_body(const ProgramRunRequest& rq, const std::vector<PrecisionItem>& items,
+                            const std::vector<std::string>& modes, std::vector<std::string>* blobs);
+std::optional<std::vector<PrecisionProbe>> program_precision_reply(const Json& result);
 
 // program_time.
 Json program_time_body(const ProgramTimeRequest& rq);

@@ -410,6 +410,23 @@ std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task,
     return out;
 }
 
+std::optional<std::vector<PrecisionProbe>> ProgramWorkers::audit_precision(const TaskPtr& task,
+                                                                           const ProgramRunRequest& rq,
+                                                                           const std::vector<PrecisionItem>& items,
+                                                                           const std::vector<std::string>& modes) {
+    std::vector<std::string> blobs;
+    Json body = wire::program_precision_body(rq, items, modes, &blobs);
+    Outcome o = exchange(ProgramRole::reference, wire::Msg::program_run, body, blobs, task, kReferenceS);
+    const std::string case_name = task->cases[size_t(rq.case_index)].name;
+    if (!o.ok()) {
+        ProgramWorkerFailure f =
+            failure_of(ProgramRole::reference, o, kReferenceS, "auditing precision at case '" + case_name + "'");
+        fail(KB_ERR_REFERENCE_FAILED, "the reference worker failed while auditing precision: " + f.message);
+    }
+    if (!wire::reply_ok(o.reply.json)) reply_failed(ProgramRole::reference, wire::Msg::program_run, o);
+    return wire::program_precision_reply(o.reply.json["result"]);
+}
+
 ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& rq) {
     ProgramTimeReply out;
     const ProgramTimingPlan& p = rq.plan;

@@ -68,6 +68,9 @@ public:
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
                                                 const std::vector<GpuCompareItem>& items) override;
+    std::optional<std::vector<PrecisionProbe>> audit_precision(const TaskPtr& task, const ProgramRunRequest& req,
+                                                               const std::vector<PrecisionItem>& items,
+                                                               const std::vector<std::string>& modes) override;
     void release_outputs() override;
 
     void let_go() override {

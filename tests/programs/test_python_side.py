@@ -521,6 +521,63 @@ class Inputs(unittest.TestCase):
         self.assertEqual(got, expected)
 
 
+@unittest.skipUnless(HAVE_TORCH, "needs torch")
+class PrecisionModes(unittest.TestCase):
+    """kbench_precision: the reduced-precision recomputations of the
+    precision audit (src/compare/precision.h) and the flags they restore."""
+
+    def flags(self):
+        import torch
+        m = torch.backends.cuda.matmul
+        state = [m.allow_tf32, torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision()]
+        if hasattr(m, "fp32_precision"):
+            state += [m.fp32_precision, torch.backends.cudnn.conv.fp32_precision]
+        return state
+
+    def test_tf32_sets_the_flags_for_the_call_and_restores_them_exactly(self):
+        import torch
+        import kbench_precision as kpr
+        before = self.flags()
+        for _ in range(2):
+            with kpr.reduced_precision(torch, "tf32", "cpu"):
+                self.assertTrue(torch.backends.cuda.matmul.allow_tf32)
+                self.assertTrue(torch.backends.cudnn.allow_tf32)
+            self.assertEqual(self.flags(), before)
+        with self.assertRaises(RuntimeError):
+            with kpr.reduced_precision(torch, "tf32", "cpu"):
+                raise RuntimeError("the reference raised")
+        self.assertEqual(self.flags(), before)
+
+    def test_bf16_autocast_gives_what_a_bf16_matmul_gives_and_tf32_changes_nothing_on_the_cpu(self):
+        import torch
+        import kbench_precision as kpr
+        torch.manual_seed(0)
+        a, b = torch.randn(64, 48), torch.randn(48, 32)
+        full = a @ b
+        with kpr.reduced_precision(torch, "bf16", "cpu"):
+            r = a @ b
+        self.assertEqual(r.dtype, torch.bfloat16)
+        cand = (a.to(torch.bfloat16) @ b.to(torch.bfloat16)).float()
+        self.assertEqual(kpr.max_abs_diff(torch, cand, r.float()), 0.0)
+        self.assertGreater(kpr.max_abs_diff(torch, cand, full), 1e-3)
+        with kpr.reduced_precision(torch, "tf32", "cpu"):
+            t = a @ b
+        self.assertTrue(kpr.same_bits(torch, t, full))
+        self.assertFalse(kpr.same_bits(torch, r.float(), full))
+        with self.assertRaises(ValueError):
+            with kpr.reduced_precision(torch, "int8", "cpu"):
+                pass
+
+    def test_errors_and_scale_treat_nan_and_inf_as_the_comparator_does(self):
+        import torch
+        import kbench_precision as kpr
+        nan, inf = float("nan"), float("inf")
+        self.assertEqual(kpr.max_abs_diff(torch, torch.tensor([nan, inf, 1.0]), torch.tensor([nan, inf, 1.5])), 0.5)
+        self.assertNotEqual(kpr.max_abs_diff(torch, torch.tensor([nan]), torch.tensor([1.0])),
+                            kpr.max_abs_diff(torch, torch.tensor([nan]), torch.tensor([1.0])))  # NaN
+        self.assertEqual(kpr.scale(torch, torch.tensor([-3.0, inf, nan, 2.0])), 3.0)
+
+
 class KernelModel(unittest.TestCase):
     """kbench_kernel_model: a kernel candidate's ModelNew launches exactly
     what kbench's table says (src/engine/kernel_program.cpp)."""

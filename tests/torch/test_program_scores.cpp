@@ -229,3 +229,52 @@ TEST_F(ProgramScores, ABatchScoresProgramsOnSeveralLanesWithTheirVerdicts) {
     }
     EXPECT_EQ(seen, want.size());
 }
+
+// The precision audit (compare/precision.h, docs/programs.md "Precision
+// audit"): on torch's CPU, where bf16 and fp16 autocast run and TF32 changes
+// nothing. Under strict both candidates pass the task's loose tolerance and
+// only the one that multiplies in bf16 is "reduced"; under KernelBench's own
+// tolerance (1e-4) the bf16 one fails, and the audit still says why.
+TEST_F(ProgramScores, ThePrecisionAuditNamesABf16MatmulAndNotAnFp32One) {
+    for (const char* protocol : {"strict", "kernelbench"}) {
+        ScoreResult full = score("matmul_fp32_split.py", protocol, false, "matmul_loose");
+        ASSERT_EQ(full.verdict, KB_VERDICT_PASS) << protocol << ": " << full.message;
+        const Json fj = to_json(full);
+        ASSERT_TRUE(full.precision) << fj.dump(1);
+        EXPECT_EQ(full.precision->verdict, "full") << fj.dump(1);
+        EXPECT_EQ(full.precision->case_name, "faithful") << fj.dump(1);
+        EXPECT_EQ(fj["precision"]["verdict"], "full");
+
+        ScoreResult bf16 = score("matmul_bf16.py", protocol, false, "matmul_loose");
+        const kb_verdict want = std::string(protocol) == "strict" ? KB_VERDICT_PASS : KB_VERDICT_WRONG_ANSWER;
+        ASSERT_EQ(bf16.verdict, want) << protocol << ": " << bf16.message;
+        const Json bj = to_json(bf16);
+        ASSERT_TRUE(bf16.precision) << bj.dump(1);
+        EXPECT_EQ(bf16.precision->verdict, "reduced") << bj.dump(1);
+        EXPECT_EQ(bf16.precision->mode, "bf16") << bj.dump(1);
+        EXPECT_GT(bf16.precision->err_full, bf16.precision->floor) << bj.dump(1);
+        EXPECT_LE(bf16.precision->err_reduced * kPrecisionRatio, bf16.precision->err_full) << bj.dump(1);
+        EXPECT_EQ(bj["precision"]["verdict"], "reduced");
+        EXPECT_EQ(bj["precision"]["mode"], "bf16");
+        EXPECT_TRUE(bj["precision"].contains("err_full") && bj["precision"].contains("err_reduced"));
+        // TF32 changes nothing on the CPU: its recomputation is the reference's bits.
+        bool tf32_same = false;
+        for (const PrecisionProbe& p : bf16.precision->probes) tf32_same = tf32_same || (p.mode == "tf32" && p.same_bits);
+        EXPECT_TRUE(tf32_same) << bj.dump(1);
+        if (std::string(protocol) == "strict") std::printf("%s\n", bj["precision"].dump().c_str());
+    }
+}
+
+TEST_F(ProgramScores, ThePrecisionAuditOfAReferenceWithoutMatmulsIsFullWithAReason) {
+    // A softmax does no work that TF32 changes, and autocast runs softmax
+    // in f32: every recomputation gives the reference's bits.
+    ScoreResult r = score("softmax_torch.py");
+    ASSERT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    const std::string doc = to_json(r).dump(1);
+    ASSERT_TRUE(r.precision) << doc;
+    EXPECT_EQ(r.precision->verdict, "full") << doc;
+    EXPECT_TRUE(r.precision->mode.empty()) << doc;
+    EXPECT_NE(r.precision->why.find("same bits"), std::string::npos) << doc;
+    ASSERT_EQ(r.precision->probes.size(), 3u) << doc;
+    for (const PrecisionProbe& p : r.precision->probes) EXPECT_TRUE(p.same_bits) << p.mode << "\n" << doc;
+}

@@ -318,3 +318,52 @@ INSTANTIATE_TEST_SUITE_P(TritonBench, TritonBenchTimed, ::testing::ValuesIn(file
                                  if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                              return n;
                          });
+
+// The precision audit on a GPU (compare/precision.h, docs/programs.md
+// "Precision audit"): KernelBench's square matmul (level 1, problem 1, N =
+// 4096) under a 1e-2 tolerance, where a TF32 matmul passes (CUDA-Agent issue
+// 16). The reference worker recomputes the reference with TF32 allowed and
+// compares the candidate's exported outputs with it on the GPU: the TF32
+// candidate is "reduced", mode tf32; the reference's own fp32 matmul is "full".
+namespace {
+
+ScoreResult score_precision(const std::string& file) {
+    TaskPtr t = load_task(kDir + "/tasks/matmul_kernelbench/task.json");
+    CandidateInput in;
+    in.language = Language::python;
+    in.language_given = true;
+    in.path = kDir + "/precision/" + file;
+    ScoreOptions so;
+    so.skip_timing = true;  // the audit is the correctness stage's
+    return shared_context()->score(t, in, so);
+}
+
+}  // namespace
+
+TEST(PrecisionAudit, ATf32MatmulIsReducedAndAnFp32OneIsFull) {
+    ScoreResult fp32 = score_precision("matmul_fp32.py");
+    const std::string fdoc = to_json(fp32).dump(1);
+    ASSERT_EQ(fp32.verdict, KB_VERDICT_PASS) << fp32.message << "\n" << fdoc;
+    ASSERT_TRUE(fp32.precision) << fdoc;
+    EXPECT_EQ(fp32.precision->verdict, "full") << fdoc;
+    EXPECT_EQ(fp32.precision->case_name, "faithful") << fdoc;
+    bool tf32_measured = false;
+    for (const PrecisionProbe& p : fp32.precision->probes)
+        tf32_measured = tf32_measured || (p.mode == "tf32" && !p.same_bits && p.skipped.empty());
+    EXPECT_TRUE(tf32_measured) << "TF32 must change a 4096x4096 fp32 matmul on the GPU\n" << fdoc;
+
+    ScoreResult tf32 = score_precision("matmul_tf32.py");
+    const Json tj = to_json(tf32);
+    const std::string tdoc = tj.dump(1);
+    ASSERT_EQ(tf32.verdict, KB_VERDICT_PASS) << tf32.message << "\n" << tdoc;
+    ASSERT_TRUE(tf32.precision) << tdoc;
+    EXPECT_EQ(tf32.precision->verdict, "reduced") << tdoc;
+    EXPECT_EQ(tf32.precision->mode, "tf32") << tdoc;
+    EXPECT_GT(tf32.precision->err_full, tf32.precision->floor) << tdoc;
+    EXPECT_LE(tf32.precision->err_reduced * kPrecisionRatio, tf32.precision->err_full) << tdoc;
+    EXPECT_EQ(tj["precision"]["verdict"], "reduced") << tdoc;
+    EXPECT_EQ(tj["precision"]["mode"], "tf32") << tdoc;
+    // The comparison ran on the GPU, where the audit reads the exported outputs.
+    for (const CompareResult& c : tf32.cases)
+        for (const OutputReport& o : c.outputs) EXPECT_EQ(o.compared_on, "gpu") << tdoc;
+}

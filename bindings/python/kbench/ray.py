@@ -303,6 +303,10 @@ class Worker:
             result["gpu"] = self.gpu
             if j.get("retried_stages"):
                 result["retried"] = j["retried_stages"]
+            # The precision audit without its per-mode detail, as `kbench
+            # run` writes it (compare/precision.h).
+            if "precision" in j:
+                result["precision"] = {k: v for k, v in j["precision"].items() if k != "modes"}
         if self.device:
             result["device"] = self.device
         return result
