@@ -315,9 +315,7 @@ class Split:
     device unit instantiates (e.g. "k<256>"); dependent: template kernels
     launched with arguments only the host compile knows (a dispatch's
     `scalar_t`): the build instantiates those from the host object's
-    symbols (`instantiations_from_symbols`); full_headers: whether the host
-    code reaches past torch/types.h (it includes torch/extension.h and uses
-    more than ATen: torch::nn, pybind11)."""
+    symbols (`instantiations_from_symbols`)."""
 
     def __init__(self):
         self.device = ""
@@ -620,8 +618,7 @@ def _launches(text, hm, kernels):
             raise Unsupported("a launch without arguments at line %d" % line)
         args_close = _matching(hm, k, "(", ")")
         callee = text[start:j].rstrip()
-        ks = by_name[name]
-        kern = ks[0]
+        kern = by_name[name][0]
         if targs is not None:
             if not kern.template:
                 raise Unsupported("template arguments on the kernel %s, not a template" % name)

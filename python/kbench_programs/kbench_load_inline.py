@@ -1026,7 +1026,6 @@ class FastBuilder:
         return [(rule, outs, ins, _split_command(cmd)) for rule, outs, ins, cmd in ninja_commands(text)]
 
     def _build(self, name, sources, bound, build_dir, record, where, module_name=None):
-        ce = self.ce
         t0 = time.monotonic()
         module_name = module_name or self.module_name(name)
         steps = self.plan(module_name, sources, bound, build_dir)
