@@ -284,19 +284,8 @@ def parameters(head, open_paren):
 
 
 def split_parameters(params):
-    out, depth, cur = [], 0, []
-    for c in params:
-        if c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-    if "".join(cur).strip():
-        out.append("".join(cur))
+    """A parameter list's parameters (none for `void`)."""
+    out = [p for p in _split_top(params, ",") if p.strip()]
     if len(out) == 1 and out[0].strip() == "void":
         return []
     return out
@@ -481,6 +470,8 @@ def _declared_names(seg):
 
 
 def _split_top(s, sep):
+    """`s` split at each `sep` outside brackets (angle brackets counted as
+    brackets: a parameter's template arguments)."""
     out, depth, cur = [], 0, []
     for c in s:
         if c in "([{<":

@@ -362,26 +362,32 @@ def _file_digest(path):
     return h.hexdigest()
 
 
-def pch_flags(compile_argv):
-    """The flags of torch's g++ command for main.cpp that a precompiled
-    torch/extension.h must be built with: the command less the dependency
-    file, the input, the output and -DTORCH_EXTENSION_NAME (which no torch
-    header reads)."""
-    out = []
-    skip = 0
-    for a in compile_argv[1:]:
+def without_files(argv):
+    """A compile command less its dependency file, its sources and its
+    output."""
+    out, skip = [], 0
+    for a in argv:
         if skip:
             skip -= 1
             continue
         if a in ("-MF", "-o"):
             skip = 1
             continue
-        if a in ("-MMD", "-MD", "-c") or a.startswith("-DTORCH_EXTENSION_NAME="):
+        if a in ("-MMD", "-MD"):
             continue
-        if not a.startswith("-") and a.endswith(CXX_SUFFIXES):
+        if not a.startswith("-") and a.endswith(CXX_SUFFIXES + CUDA_SUFFIXES):
             continue
         out.append(a)
     return out
+
+
+def pch_flags(compile_argv):
+    """The flags of torch's g++ command for main.cpp that a precompiled
+    header must be built with: the command less the compiler, the dependency
+    file, the input, the output, -c and -DTORCH_EXTENSION_NAME (which no
+    torch header reads)."""
+    return [a for a in without_files(compile_argv[1:])
+            if a != "-c" and not a.startswith("-DTORCH_EXTENSION_NAME=")]
 
 
 class PchCache:
@@ -810,19 +816,7 @@ def host_unit(host, nvcc_argv, full):
 def _retarget(argv, source, output):
     """A compile command of torch's for another source and object, without
     its dependency file."""
-    out, skip = [], 0
-    for a in argv:
-        if skip:
-            skip -= 1
-            continue
-        if a in ("-MF", "-o"):
-            skip = 1
-            continue
-        if a in ("-MMD", "-MD"):
-            continue
-        if not a.startswith("-") and a.endswith(CXX_SUFFIXES + CUDA_SUFFIXES):
-            continue
-        out.append(a)
+    out = without_files(argv)
     return out + [source, "-o", output] if "-c" in out else out + ["-c", source, "-o", output]
 
 
@@ -946,23 +940,8 @@ class FastBuilder:
         g++ each (a cache object of its own per header: one object builds
         one entry at a time); joined before it returns."""
         c = self.cache
-        out, errors = [None] * len(headers), []
-
-        def one(i, h):
-            try:
-                out[i] = PchCache(c.root, c.torch_include, c.private_root).get(argv[0], pch_flags(argv), header=h)
-            except Exception as e:  # noqa: BLE001 (raised below, in the caller's thread)
-                errors.append(e)
-
-        threads = [threading.Thread(target=one, args=(i, h), name="kbench-pch-%s" % h, daemon=True)
-                   for i, h in enumerate(headers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
-        return out
+        return at_once([lambda h=h: PchCache(c.root, c.torch_include, c.private_root).get(
+            argv[0], pch_flags(argv), header=h) for h in headers])
 
     def build_inline(self, bound, record):
         name = bound["name"]
@@ -1345,30 +1324,37 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False, priva
     return builder
 
 
+def at_once(calls):
+    """The results of `calls`, each run in a thread of its own, all joined
+    before it returns (no thread of kbench's outlives it); the first
+    exception raised is raised here."""
+    out, errors = [None] * len(calls), []
+
+    def one(i):
+        try:
+            out[i] = calls[i]()
+        except Exception as e:  # noqa: BLE001 (raised below, in the caller's thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=one, args=(i,), name="kbench-load-inline-%d" % i, daemon=True)
+               for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
 def warm_usual(builder):
     """Builds the precompiled headers most answers need, if the cache lacks
     them: no extra C++ flags, and -O3 (most KernelBench answers pass one or
     the other), for the split build's two first includes and
     torch/extension.h. Returns whether all are there."""
     try:
-        # The six at once (about 1.5 GB of memory each); the split build's
-        # first includes are the ones a fresh answer waits for.
-        errors = []
-
-        def flags(extra):
-            try:
-                builder.warm(extra, headers=(HOST_HEADER, MAIN_HEADER, EXTENSION_HEADER))
-            except Exception as e:  # noqa: BLE001 (reported below)
-                errors.append(e)
-
-        threads = [threading.Thread(target=flags, args=(x,), name="kbench-pch-warm", daemon=True)
-                   for x in ([], ["-O3"])]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
+        # The six at once (about 1.5 GB of memory each).
+        at_once([lambda x=x: builder.warm(x) for x in ([], ["-O3"])])
         return True
     except Exception as e:
         sys.stderr.write("kbench load_inline: the precompiled header was not built ahead: %s\n" % e)
