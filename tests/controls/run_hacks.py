@@ -7,19 +7,25 @@ tests/programs/hacks/ against the KernelBench problem it targets
     run_hacks.py            on a GPU (CTest label gpu): each problem imported
                             once at its own sizes; the first answer to each is
                             scored against the problem file itself (imported
-                            on the fly by `kbench score`, as users run it)
+                            on the fly by `kbench score`, as users run it),
+                            beside that import
     run_hacks.py --cpu      on torch's CPU (CTest label torch): each problem
                             imported once (validated: its controls decide what
                             strict applies), its perf case shrunk to the
                             import's smallest case so that the CPU can run it
 
+Problems run side by side ($KBENCH_TEST_JOBS, default 3), a problem's
+answers in order; each line gives the seconds of its `kbench score`.
+
 Exits 77 where $KBENCH_PYTHON has no torch (or, without --cpu, no GPU)."""
+import concurrent.futures
 import json
 import os
 import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 
 CLI = os.environ.get("KBENCH_CLI", "kbench")
 PYTHON = os.environ.get("KBENCH_PYTHON", sys.executable)
@@ -86,31 +92,55 @@ def main(argv):
     elif not python_has("import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"):
         print("skipped: no GPU for torch")
         return 77
+    by_problem = {}
+    for problem, answer, want, where in CASES:
+        if not (cpu and where == "gpu"):
+            by_problem.setdefault(problem, []).append((answer, want))
+
+    def judge(problem, answer, want, task):
+        t0 = time.monotonic()
+        rc, j, err = score(task, answer, env)
+        verdict = j.get("verdict")
+        error = json.dumps(j.get("error", "")) + err
+        if want == "pass":
+            ok = verdict == "pass"
+        elif want == "refused":
+            ok = verdict != "pass" and "refused under strict" in error
+        else:
+            ok = verdict not in (None, "pass")
+        return ok, "%-4s %-45s %-28s want %-7s got %-13s %6.1f s%s" % (
+            "ok" if ok else "FAIL", problem, answer, want, verdict, time.monotonic() - t0,
+            "" if ok else "\n     " + (j.get("message") or error)[:600])
+
+    def run_problem(problem, answers, work):
+        """The problem's answers, in order: on a GPU the first against the
+        problem file itself (imported on the fly, as users run it) while
+        `kbench import` validates it once for the rest."""
+        lines = []
+        if cpu:
+            task = imported(problem, work, True)
+            rest = answers
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                first = pool.submit(judge, problem, answers[0][0], answers[0][1], PROBLEMS / problem)
+                task = imported(problem, work, False) if len(answers) > 1 else None
+                lines.append(first.result())
+            rest = answers[1:]
+        for answer, want in rest:
+            lines.append(judge(problem, answer, want, task))
+        return lines
+
+    # Problems side by side ($KBENCH_TEST_JOBS, default 3): each is its own
+    # `kbench score` processes; the verdicts, not the times, are checked.
+    jobs = max(1, int(os.environ.get("KBENCH_TEST_JOBS", "3")))
     bad = 0
     with tempfile.TemporaryDirectory() as work:
-        tasks = {}
-        for problem, answer, want, where in CASES:
-            if cpu and where == "gpu":
-                continue
-            if problem in tasks:
-                task = tasks[problem]
-            elif cpu:
-                task = tasks[problem] = imported(problem, work, True)
-            else:
-                task = PROBLEMS / problem  # on the fly, this once
-                tasks[problem] = imported(problem, work, False)
-            rc, j, err = score(task, answer, env)
-            verdict = j.get("verdict")
-            error = json.dumps(j.get("error", "")) + err
-            if want == "pass":
-                ok = verdict == "pass"
-            elif want == "refused":
-                ok = verdict != "pass" and "refused under strict" in error
-            else:
-                ok = verdict not in (None, "pass")
-            bad += not ok
-            print("%-4s %-45s %-28s want %-7s got %s%s" % ("ok" if ok else "FAIL", problem, answer, want, verdict,
-                                                          "" if ok else "\n     " + (j.get("message") or error)[:600]))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(run_problem, p, a, work) for p, a in by_problem.items()]
+            for f in futures:
+                for ok, line in f.result():
+                    bad += not ok
+                    print(line, flush=True)
     return 1 if bad else 0
 
 
