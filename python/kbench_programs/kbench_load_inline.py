@@ -872,8 +872,11 @@ def retry_reason(output, full, torch_include):
     if m is None:
         return "a name the lighter headers may lack: %s" % fe[2][:200]
     name = m.group(1).split("::")[-1] or m.group(1)
-    r = subprocess.run(["grep", "-rqwF", "--", name, torch_include], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    try:
+        r = subprocess.run(["grep", "-rqwF", "--", name, torch_include], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:  # no grep: the whole build decides
+        return "%s, which torch's headers may declare (not searched: %s)" % (name, e)
     if r.returncode == 1:
         return None
     return "%s, which torch's headers declare and the lighter ones may not" % name
@@ -1183,11 +1186,20 @@ class FastBuilder:
             rc, out, secs = procs.run(dev_argv)
             finish("device", (dev_argv, rc, out, secs))
 
-        jobs = [threading.Thread(target=compile_with, args=("host", host_argv, EXTENSION_HEADER if full
-                                                              else HOST_HEADER), daemon=True),
-                threading.Thread(target=device, daemon=True),
-                threading.Thread(target=compile_with, args=("main", main_argv, EXTENSION_HEADER if full
-                                                              else MAIN_HEADER), daemon=True)]
+        def guarded(key, job, *args):
+            # kbench's own failure (a tool missing, say) ends the step, not
+            # the build's wait: the split build then leaves the answer to
+            # the whole build (retry_reason: no compiler error).
+            try:
+                job(*args)
+            except BaseException as e:  # noqa: BLE001
+                finish(key, ([key], -1, "kbench's build step failed: %s: %s" % (type(e).__name__, e), 0.0))
+
+        jobs = [threading.Thread(target=guarded, args=("host", compile_with, "host", host_argv,
+                                                       EXTENSION_HEADER if full else HOST_HEADER), daemon=True),
+                threading.Thread(target=guarded, args=("device", device), daemon=True),
+                threading.Thread(target=guarded, args=("main", compile_with, "main", main_argv,
+                                                       EXTENSION_HEADER if full else MAIN_HEADER), daemon=True)]
         for t in jobs:
             t.start()
         try:
