@@ -26,6 +26,13 @@ commands:
 * g++ and nvcc run at once, without ninja, in a build folder private to the
   call and removed once the module is imported.
 
+The split build (kbench_cuda_split, `FastBuilder._build_split`) goes further:
+cuda.cu becomes a device unit without torch's headers and a host unit, and
+main.cpp compiles with its bindings apart (`apart_main`,
+native/kbench_li_bind.h): each bound function's pybind11 code lives in an
+object kept per signature in the cache, so main.cpp no longer includes
+torch's headers.
+
 Constructs the fast build does not take are handed to torch's own function,
 decided on the call's arguments before anything is built (`fallback_reason`),
 never on a build error. Every build is recorded (`builds_since`) with the
@@ -394,7 +401,9 @@ class PchCache:
     """Precompiled headers, one per header and set of g++ flags, in a folder
     outside the candidate's: `<root>/<key>/<header>.gch`, where <header> is
     torch/extension.h (found among torch's headers) or one of kbench's own
-    first includes of a split build (native/kbench_li_*.h, `HEADERS`).
+    first includes of a split build (native/kbench_li_*.h, `HEADERS`); and
+    the bindings' objects of the split build (`get_object`), one per source
+    and set of flags: `<root>/<key>/object.o`.
 
     Confined candidate workers only read `root` (the host has a builder
     process, which runs no candidate, fill it: kbench_program_worker.py
@@ -414,6 +423,7 @@ class PchCache:
         self.private_root = private_root
         self.torch_include = torch_include
         self._lock = threading.Lock()
+        self._entry_locks = {}
         self._fingerprint = None
         self._compilers = {}
         self._verified = {}  # key -> (digest, stat) checked by this process
@@ -444,26 +454,70 @@ class PchCache:
     def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER):
         """The include directory holding <header>.gch for `flags`, built now
         if missing; (directory, built_now, seconds)."""
+        def argv(tmp, out):
+            return [compiler, "-x", "c++-header"] + flags + [self.header_path(header), "-o", out]
+        return self._get(self.key(compiler, flags, header), header + ".gch", argv, deadline_s,
+                         "precompiled " + header)
+
+    def object_key(self, compiler, flags, source):
+        """The key of an object compiled from `source` (which includes
+        kbench's own headers, whose texts are in the key) with `flags`."""
+        if self._fingerprint is None:
+            self._fingerprint = _tree_fingerprint(self.torch_include)
+        if compiler not in self._compilers:
+            self._compilers[compiler] = _tool_identity(compiler)
+        h = hashlib.sha256()
+        own = []
+        for header in (MAIN_HEADER, BIND_HEADER):
+            with open(os.path.join(NATIVE, header), errors="replace") as f:
+                own.append(f.read())
+        for part in (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include,
+                     "object") + tuple(own) + (source,):
+            h.update(part.encode("utf-8", "replace"))
+            h.update(b"\1")
+        return h.hexdigest()[:32]
+
+    def get_object(self, compiler, flags, source, pch_include=None, deadline_s=600):
+        """The path of the object g++ makes from `source` with `flags` (the
+        main.cpp command's, `pch_flags`), built now if missing, against the
+        precompiled kbench_li_main.h in the folder pch_include() returns
+        (asked only for a build; None: without); (path, built_now,
+        seconds)."""
+        def argv(tmp, out):
+            src = os.path.join(tmp, "object.cpp")
+            with open(src, "w") as f:
+                f.write(source)
+            pch = pch_include() if pch_include else None
+            inc = (["-I", pch, "-Winvalid-pch"] if pch else []) + ["-I", NATIVE]
+            return [compiler] + inc + flags + ["-c", src, "-o", out]
+        entry, built, secs = self._get(self.object_key(compiler, flags, source), "object.o", argv, deadline_s,
+                                       "bindings' object")
+        return os.path.join(entry, "object.o"), built, secs
+
+    def _get(self, key, filename, argv, deadline_s, what):
+        """The entry `key` holding `filename`, made by the command
+        argv(tmp, out) where missing; (entry, built_now, seconds)."""
         t0 = time.monotonic()
-        key = self.key(compiler, flags, header)
-        with self._lock:
+        with self._lock:  # one build of an entry at a time; other entries at once
+            lock = self._entry_locks.setdefault(key, threading.Lock())
+        with lock:
             roots = [self.root] + ([self.private_root] if self.private_root else [])
             for root in roots:
                 entry = os.path.join(root, key)
-                if self._valid(key, entry, os.path.join(entry, header + ".gch")):
+                if self._valid(key, entry, os.path.join(entry, filename)):
                     return entry, False, time.monotonic() - t0
             try:
-                entry, built = self._build(self.root, key, compiler, flags, deadline_s, header)
+                entry, built = self._build(self.root, key, filename, argv, deadline_s, what)
                 return entry, built, time.monotonic() - t0
             except OSError as e:
                 if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not self.private_root:
                     raise
-            # The shared folder is read-only here: the builder's header, once
+            # The shared folder is read-only here: the builder's entry, once
             # it is done, else one of this worker's own.
             entry = os.path.join(self.root, key)
-            if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, header + ".gch")):
+            if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, filename)):
                 return entry, False, time.monotonic() - t0
-            entry, built = self._build(self.private_root, key, compiler, flags, deadline_s, header)
+            entry, built = self._build(self.private_root, key, filename, argv, deadline_s, what)
             return entry, built, time.monotonic() - t0
 
     def _wait_for_builder(self, key):
@@ -477,28 +531,27 @@ class PchCache:
         except OSError:
             return False
 
-    def _build(self, root, key, compiler, flags, deadline_s, header=EXTENSION_HEADER):
+    def _build(self, root, key, filename, argv_of, deadline_s, what):
         """Builds the entry `key` under `root` unless another process has;
         (entry, built_now). PermissionError where `root` is not writable."""
         entry = os.path.join(root, key)
-        gch = os.path.join(entry, header + ".gch")
+        made = os.path.join(entry, filename)
         os.makedirs(root, exist_ok=True)
         import fcntl
         with open(os.path.join(root, key + ".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if self._valid(key, entry, gch):
+            if self._valid(key, entry, made):
                 return entry, False
             shutil.rmtree(entry, ignore_errors=True)
             tmp = tempfile.mkdtemp(prefix=key + ".", dir=root)
             try:
-                out = os.path.join(tmp, header + ".gch")
+                out = os.path.join(tmp, filename)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                argv = [compiler, "-x", "c++-header"] + flags + [self.header_path(header), "-o", out]
+                argv = argv_of(tmp, out)
                 r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
                 if r.returncode != 0:
-                    raise BuildError("building the precompiled %s failed (kbench's error, not "
-                                     "the answer's): %s\n%s" % (header, shlex.join(argv),
-                                                                r.stdout.decode("utf-8", "replace")[-4000:]))
+                    raise BuildError("building the %s failed (kbench's error, not the answer's): %s\n%s"
+                                     % (what, shlex.join(argv), r.stdout.decode("utf-8", "replace")[-4000:]))
                 with open(os.path.join(tmp, "digest"), "w") as f:
                     f.write(_file_digest(out))
                 with open(os.path.join(tmp, "command"), "w") as f:
@@ -506,13 +559,13 @@ class PchCache:
                 os.rename(tmp, entry)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-            if not self._valid(key, entry, gch):
-                raise BuildError("the precompiled %s in %s does not match its digest" % (header, entry))
+            if not self._valid(key, entry, made):
+                raise BuildError("the %s in %s does not match its digest" % (what, entry))
             return entry, True
 
-    def _valid(self, key, entry, gch):
+    def _valid(self, key, entry, path):
         try:
-            st = os.stat(gch)
+            st = os.stat(path)
             with open(os.path.join(entry, "digest")) as f:
                 want = f.read().strip()
         except OSError:
@@ -521,7 +574,7 @@ class PchCache:
         seen = self._verified.get(key)
         if seen == (want, stamp):
             return True
-        if _file_digest(gch) != want:
+        if _file_digest(path) != want:
             return False
         self._verified[key] = (want, stamp)
         return True
@@ -795,6 +848,125 @@ def light_main(main):
     return first + nl + _EXT_LINE.sub("", rest)
 
 
+# ---------------------------------------------------------------------------
+# The bindings apart (native/kbench_li_bind.h)
+
+BIND_HEADER = "kbench_li_bind.h"
+
+# The signatures most answers bind (nm's spelling): the builder makes their
+# objects ahead, with the precompiled headers.
+USUAL_SIGNATURES = ("at::Tensor (at::Tensor)", "at::Tensor (at::Tensor, at::Tensor)",
+                    "at::Tensor (at::Tensor, at::Tensor, at::Tensor)", "at::Tensor (at::Tensor, double)",
+                    "at::Tensor (at::Tensor, float)", "at::Tensor (at::Tensor, int)",
+                    "at::Tensor (at::Tensor, long)", "at::Tensor (at::Tensor, at::Tensor, double)")
+
+_ANY_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b", re.M)
+
+
+def apart_main(cpp_sources, functions, with_pytorch_error_handling=True, no_implicit_headers=False):
+    """main.cpp with the bindings apart: kbench_li_bind.h, the answer's C++
+    (its torch/extension.h includes made empty lines: the lines keep their
+    numbers, as in light_main), a kbench_li_def call per function and the
+    module's entry point; (text, None), or (None, why) where the answer's
+    main.cpp is compiled as it is."""
+    if no_implicit_headers:
+        return None, "no_implicit_headers: the answer includes its own headers"
+    if not functions:
+        return None, "no functions to bind: the answer's C++ has its own bindings"
+    if isinstance(functions, str):
+        functions = [functions]
+    if isinstance(functions, list):
+        functions = {f: f for f in functions}
+    elif not isinstance(functions, dict):
+        return None, "functions is neither a list nor a dict"
+    cpp = "\n".join(_as_list(cpp_sources))
+    if _ANY_INCLUDE.search(_EXT_LINE.sub("", kcs.mask(cpp))):
+        return None, "the answer's C++ includes headers of its own"
+    call = "kbench_li_def" if with_pytorch_error_handling else "kbench_li_def_raw"
+    lines = ["#include <%s>" % BIND_HEADER, _EXT_LINE.sub("", cpp),
+             'extern "C" KBENCH_LI_HIDDEN void kbench_li_bind(void* m) {']
+    lines += ['%s(m, "%s", &%s, "%s");' % (call, name, name, doc) for name, doc in functions.items()]
+    lines += ["}", "KBENCH_LI_MODULE(TORCH_EXTENSION_NAME)"]
+    return "\n".join(lines), None
+
+
+def module_source():
+    """The module object's source: pybind11's own PYBIND11_MODULE, its
+    PyInit renamed to the hidden kbench_li_pyinit, whose body binds through
+    kbench_li_bind. pybind11 3 initialises in phases and names the module
+    from the import's spec, so one object serves every module name; an
+    earlier pybind11 named it from the definition, and the object is not
+    built (the answer's main.cpp is compiled as it is)."""
+    return "\n".join([
+        "#include <%s>" % MAIN_HEADER,
+        "#include <%s>" % BIND_HEADER,
+        "#if PYBIND11_VERSION_MAJOR < 3",
+        '#error "pybind11 before 3 names a module from its definition, not from the import"',
+        "#endif",
+        "#undef PYBIND11_PLUGIN_IMPL",
+        '#define PYBIND11_PLUGIN_IMPL(name) extern "C" KBENCH_LI_HIDDEN void* kbench_li_pyinit(void)',
+        "PYBIND11_MODULE(kbench_li_module, m) { kbench_li_bind(&m); }", ""])
+
+
+def signature_source(signature, raw=False):
+    """The object that defines kbench_li_def (or _raw) for functions of the
+    C++ type `signature` (nm's spelling, `nameable`)."""
+    fn = "*f" if raw else "torch::wrap_pybind_function(*f)"
+    name = "kbench_li_def_raw" if raw else "kbench_li_def"
+    return "\n".join([
+        "#include <%s>" % MAIN_HEADER,
+        "#include <%s>" % BIND_HEADER,
+        "template <class F>",
+        "void %s(void* m, const char* name, F* f, const char* doc) {" % name,
+        "    static_cast<pybind11::module_*>(m)->def(name, %s, doc);" % fn,
+        "}",
+        "using kbench_li_signature = %s;" % signature,
+        "template void %s<kbench_li_signature>(void*, const char*, kbench_li_signature*, const char*);" % name,
+        ""])
+
+
+def bound_signatures(nm_undefined):
+    """[(raw, signature)] of the kbench_li_def instantiations that `nm -C -u`
+    lists for main.o, in order, without repeats."""
+    out = []
+    for line in nm_undefined.splitlines():
+        for raw, marker in ((False, "kbench_li_def<"), (True, "kbench_li_def_raw<")):
+            i = line.find(marker)
+            if i < 0:
+                continue
+            j = k = i + len(marker)
+            depth = 1
+            while k < len(line) and depth:
+                depth += {"<": 1, ">": -1}.get(line[k], 0)
+                k += 1
+            if depth:
+                raise ValueError("an unbalanced template argument in nm's line: %s" % line.strip())
+            item = (raw, line[j:k - 1].strip())
+            if item not in out:
+                out.append(item)
+    return out
+
+
+_SIG_CHARS = re.compile(r"^[\w:<>,&*()\[\] ]+$")
+_SIG_NAME = re.compile(r"[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
+_SIG_WORDS = frozenset(("void", "bool", "char", "signed", "unsigned", "short", "int", "long", "float", "double",
+                        "const", "volatile", "wchar_t", "char8_t", "char16_t", "char32_t", "__int128", "noexcept"))
+_SIG_SPACES = ("std", "at", "c10", "torch")
+
+
+def nameable(signature):
+    """Whether an object of kbench_li_main.h's can name the type: built-in
+    types and names in std, at, c10 and torch only (not the answer's own
+    types, nor lambdas or anonymous namespaces, which only main.cpp knows)."""
+    if not _SIG_CHARS.match(signature):
+        return False
+    for m in _SIG_NAME.finditer(signature):
+        n = m.group(0)
+        if not (n.split("::")[0] in _SIG_SPACES if "::" in n else n in _SIG_WORDS):
+            return False
+    return True
+
+
 def host_unit(host, nvcc_argv, full):
     """The host unit's text: its precompiled first include, the launch
     helpers, the macros the nvcc command defines for the answer, then the
@@ -934,9 +1106,21 @@ class FastBuilder:
             bound = {"name": "kbench_warm", "extra_cflags": list(extra_cflags)}
             for rule, outs, ins, argv in self.plan("kbench_warm", sources, bound, build_dir):
                 if rule == "compile" and self.is_gcc(argv[0]):
-                    return self._warm_headers(argv, headers)
+                    got = self._warm_headers(argv, headers)
+                    if MAIN_HEADER in headers:
+                        got += self._warm_objects(argv)
+                    return got
         finally:
             shutil.rmtree(build_dir, ignore_errors=True)
+
+    def _warm_objects(self, argv):
+        """The bindings' objects most answers link (the module's, and
+        USUAL_SIGNATURES' with torch's error handling) for the g++ command
+        `argv`, built at once against its precompiled kbench_li_main.h."""
+        flags = pch_flags(argv)
+        inc = self.cache.get(argv[0], flags, header=MAIN_HEADER)[0]
+        sources = [module_source()] + [signature_source(sig) for sig in USUAL_SIGNATURES]
+        return at_once([lambda src=src: self.cache.get_object(argv[0], flags, src, lambda: inc) for src in sources])
 
     def _warm_headers(self, argv, headers):
         """Each header's entry for the g++ command `argv`, built at once, one
@@ -1144,6 +1328,7 @@ class FastBuilder:
         dev_argv = device_argv(nvcc_argv, paths["device.cu"], "device.fatbin")
         procs = Processes(work, float(os.environ.get("KBENCH_LOAD_INLINE_DEADLINE_S", "900")))
         results = {}
+        extra_objects = []  # the bindings' objects, where main.cpp has them apart
         done = threading.Condition()
 
         def finish(key, r):
@@ -1151,7 +1336,7 @@ class FastBuilder:
                 results[key] = r
                 done.notify()
 
-        def compile_with(key, argv, header):
+        def run_with(key, argv, header):
             try:
                 inc, built_now, secs = self.cache.get(argv[0], pch_flags(argv), header=header)
                 record["pch_built"] = bool(record.get("pch_built")) or built_now
@@ -1161,7 +1346,23 @@ class FastBuilder:
                 record["pch_error"] = str(e)[:400]  # kbench's failure: the plain compile
                 argv = [argv[0], "-I", NATIVE] + argv[1:]
             rc, out, secs = procs.run(argv)
-            finish(key, (argv, rc, out, secs))
+            return argv, rc, out, secs
+
+        def compile_with(key, argv, header):
+            finish(key, run_with(key, argv, header))
+
+        def main_unit():
+            if full:
+                return compile_with("main", main_argv, EXTENSION_HEADER)
+            t = time.monotonic()
+            objects, why = self._bindings_apart(procs, bound, paths["main.cpp"], main_argv, record)
+            if objects is None:
+                record["bindings"] = {"apart": False, "why": why}
+                with open(paths["main.cpp"], "w") as f:
+                    f.write(light_main(main))
+                return compile_with("main", main_argv, MAIN_HEADER)
+            extra_objects[:] = objects
+            finish("main", (main_argv, 0, "", time.monotonic() - t))
 
         def device():
             if sp.dependent:
@@ -1198,8 +1399,7 @@ class FastBuilder:
         jobs = [threading.Thread(target=guarded, args=("host", compile_with, "host", host_argv,
                                                        EXTENSION_HEADER if full else HOST_HEADER), daemon=True),
                 threading.Thread(target=guarded, args=("device", device), daemon=True),
-                threading.Thread(target=guarded, args=("main", compile_with, "main", main_argv,
-                                                       EXTENSION_HEADER if full else MAIN_HEADER), daemon=True)]
+                threading.Thread(target=guarded, args=("main", main_unit), daemon=True)]
         for t in jobs:
             t.start()
         try:
@@ -1231,7 +1431,7 @@ class FastBuilder:
         rc, out, secs = procs.run([compile_argv[0], "-c", "image.S", "-o", "image.o"])
         if rc != 0:
             raise BuildError("kbench's error, not the answer's: assembling the device image failed:\n" + out)
-        link = _relink(link_argv, ["host.o", "image.o"])
+        link = _relink(link_argv, ["host.o", "image.o"] + extra_objects)
         rc, out, secs = procs.run(link)
         record["link_ms"] = round(secs * 1e3, 1)
         if rc != 0:
@@ -1239,6 +1439,57 @@ class FastBuilder:
         module = _import_library(module_name, os.path.join(work, module_name + ".so"))
         record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
         return module
+
+    def _bindings_apart(self, procs, bound, path, main_argv, record):
+        """Compiles main.cpp with the bindings apart (`apart_main`) into
+        main.o and finds the module's and each signature's object in the
+        cache (built there where missing); (objects, None), or (None, why)
+        where main.cpp is to be compiled as torch writes it: the answer's
+        C++ needs more than kbench_li_bind.h declares (its error, if it is
+        one, then comes from torch's main.cpp), or a type only main.cpp can
+        name, or an object could not be built."""
+        if os.environ.get("KBENCH_LOAD_INLINE_BINDINGS_APART", "1") == "0":
+            return None, "KBENCH_LOAD_INLINE_BINDINGS_APART=0"
+        text, why = apart_main(bound.get("cpp_sources"), bound.get("functions"),
+                               bound.get("with_pytorch_error_handling", True),
+                               bool(bound.get("no_implicit_headers", False)))
+        if text is None:
+            return None, why
+        with open(path, "w") as f:
+            f.write(text)
+        argv = [main_argv[0], "-I", NATIVE] + main_argv[1:]
+        rc, out, secs = procs.run(argv)
+        info = record["bindings"] = {"apart": True, "main_ms": round(secs * 1e3, 1)}
+        if rc != 0:
+            return None, "the answer's C++ needs more than kbench_li_bind.h declares"
+        rc, out, _ = procs.run(["nm", "-C", "-u", main_argv[main_argv.index("-o") + 1]])
+        try:
+            sigs = bound_signatures(out) if rc == 0 else None
+        except ValueError as e:
+            return None, str(e)
+        if not sigs:
+            return None, "nm found no bound signature in main.o"
+        odd = [sig for _, sig in sigs if not nameable(sig)]
+        if odd:
+            return None, "a signature names what only main.cpp knows: %s" % odd[0][:200]
+        flags = pch_flags(main_argv)
+        t = time.monotonic()
+        pch, pch_lock = [], threading.Lock()
+
+        def pch_include():  # the precompiled kbench_li_main.h, where an object is built
+            with pch_lock:
+                if not pch:
+                    pch.append(self.cache.get(main_argv[0], flags, header=MAIN_HEADER)[0])
+            return pch[0]
+        try:
+            sources = [module_source()] + [signature_source(sig, raw) for raw, sig in sigs]
+            got = at_once([lambda src=src: self.cache.get_object(main_argv[0], flags, src, pch_include)
+                           for src in sources])
+        except (BuildError, OSError, subprocess.SubprocessError) as e:
+            return None, "the bindings' objects were not built: %s" % str(e)[:300]
+        info.update({"signatures": [sig for _, sig in sigs], "objects_built": sum(1 for g in got if g[1]),
+                     "objects_ms": round((time.monotonic() - t) * 1e3, 1)})
+        return [g[0] for g in got], None
 
     def nvcc(self, procs, argv, keep_dir, record):
         return nvcc_compile(procs, argv, keep_dir, record)
@@ -1363,9 +1614,11 @@ def warm_usual(builder):
     """Builds the precompiled headers most answers need, if the cache lacks
     them: no extra C++ flags, and -O3 (most KernelBench answers pass one or
     the other), for the split build's two first includes and
-    torch/extension.h. Returns whether all are there."""
+    torch/extension.h, then the bindings' usual objects for each. Returns
+    whether all are there."""
     try:
-        # The six at once (about 1.5 GB of memory each).
+        # The six headers at once (about 1.5 GB of memory each), then nine
+        # objects a set of flags.
         at_once([lambda x=x: builder.warm(x) for x in ([], ["-O3"])])
         return True
     except Exception as e:

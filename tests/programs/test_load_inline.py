@@ -259,10 +259,10 @@ class SharedPchCache(unittest.TestCase):
         shared = self.shared
 
         class ReadOnly(kli.PchCache):
-            def _build(self, root, key, compiler, flags, deadline_s, header=kli.EXTENSION_HEADER):
+            def _build(self, root, key, filename, argv_of, deadline_s, what):
                 if root == shared:
                     raise PermissionError(13, "Permission denied (the confined worker's rules)", root)
-                return super()._build(root, key, compiler, flags, deadline_s, header)
+                return super()._build(root, key, filename, argv_of, deadline_s, what)
         return ReadOnly(self.shared, os.path.join(self.d, "include"), self.private)
 
     def test_the_builder_fills_the_shared_folder_and_workers_read_it(self):
@@ -289,6 +289,97 @@ class SharedPchCache(unittest.TestCase):
         worker.private_root = None
         with self.assertRaises(PermissionError):
             worker.get(self.cc, ["-O1"])
+
+
+class BindingsApart(unittest.TestCase):
+    """main.cpp with the bindings apart (native/kbench_li_bind.h): the
+    answer's C++ keeps its lines, each function is bound through
+    kbench_li_def<its type>, and the types an object can name."""
+
+    def test_the_answers_lines_stay_and_each_function_is_bound(self):
+        cpp = "#include <torch/extension.h>\ntorch::Tensor f(torch::Tensor x);\nint g(int a);"
+        text, why = kli.apart_main(cpp, {"f": "doc of f", "g": "g"})
+        self.assertIsNone(why)
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "#include <kbench_li_bind.h>")
+        self.assertEqual(lines[1:4], ["", "torch::Tensor f(torch::Tensor x);", "int g(int a);"])
+        self.assertIn('kbench_li_def(m, "f", &f, "doc of f");', lines)
+        self.assertIn('kbench_li_def(m, "g", &g, "g");', lines)
+        self.assertEqual(lines[-1], "KBENCH_LI_MODULE(TORCH_EXTENSION_NAME)")
+        raw, _ = kli.apart_main(["int g(int a);"], "g", with_pytorch_error_handling=False)
+        self.assertIn('kbench_li_def_raw(m, "g", &g, "g");', raw.splitlines())
+
+    def test_what_keeps_main_cpp_whole(self):
+        self.assertIn("own bindings", kli.apart_main("PYBIND11_MODULE(x, m) {}", None)[1])
+        self.assertIn("own bindings", kli.apart_main("int f();", [])[1])
+        self.assertIn("headers of its own", kli.apart_main("#include <vector>\nint f();", ["f"])[1])
+        self.assertIn("no_implicit_headers", kli.apart_main("int f();", ["f"], no_implicit_headers=True)[1])
+        # An include in a comment or a string is not one.
+        self.assertIsNone(kli.apart_main('// #include <vector>\nconst char* s = "#include";\nint f();', ["f"])[1])
+
+    def test_signatures_are_read_from_nm(self):
+        nm = ("                 U void kbench_li_def<at::Tensor (at::Tensor)>(void*, char const*, "
+              "at::Tensor (*)(at::Tensor), char const*)\n"
+              "                 U void kbench_li_def<std::vector<at::Tensor, std::allocator<at::Tensor> > "
+              "(at::Tensor const&, long)>(void*, char const*, std::vector<at::Tensor, "
+              "std::allocator<at::Tensor> > (*)(at::Tensor const&, long), char const*)\n"
+              "                 U void kbench_li_def_raw<int (int)>(void*, char const*, int (*)(int), char const*)\n"
+              "                 U kbench_li_pyinit\n")
+        self.assertEqual(kli.bound_signatures(nm), [
+            (False, "at::Tensor (at::Tensor)"),
+            (False, "std::vector<at::Tensor, std::allocator<at::Tensor> > (at::Tensor const&, long)"),
+            (True, "int (int)")])
+        with self.assertRaises(ValueError):
+            kli.bound_signatures("U void kbench_li_def<at::Tensor (at::Tensor)(void*)")
+
+    def test_only_types_an_object_can_name(self):
+        for sig in ("at::Tensor (at::Tensor)", "at::Tensor (at::Tensor const&, double, long)",
+                    "std::tuple<at::Tensor, at::Tensor> (c10::ArrayRef<long>, bool)",
+                    "void (unsigned long long) noexcept"):
+            self.assertTrue(kli.nameable(sig), sig)
+        for sig in ("Pair (at::Tensor)", "at::Tensor (my::Options)", "std::vector<Pair, std::allocator<Pair> > ()",
+                    "at::Tensor ((anonymous namespace)::Options)", "{lambda(at::Tensor)#1}",
+                    "at::Tensor (at::Tensor, ...)"):
+            self.assertFalse(kli.nameable(sig), sig)
+
+    def test_the_objects_sources(self):
+        module = kli.module_source()
+        self.assertIn("#undef PYBIND11_PLUGIN_IMPL", module)
+        self.assertIn("PYBIND11_MODULE(kbench_li_module, m) { kbench_li_bind(&m); }", module)
+        sig = kli.signature_source("at::Tensor (at::Tensor)")
+        self.assertIn("using kbench_li_signature = at::Tensor (at::Tensor);", sig)
+        self.assertIn("torch::wrap_pybind_function(*f)", sig)
+        self.assertIn("template void kbench_li_def<kbench_li_signature>", sig)
+        raw = kli.signature_source("int (int)", raw=True)
+        self.assertIn("->def(name, *f, doc)", raw)
+        self.assertIn("template void kbench_li_def_raw<kbench_li_signature>", raw)
+
+    def test_an_object_is_built_once_and_kept_by_its_source(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "include"))
+            cc = os.path.join(d, "fake-g++")
+            with open(cc, "w") as f:
+                f.write('#!/bin/sh\nif [ "$1" = --version ]; then echo fake 1; exit 0; fi\n'
+                        'while [ $# -gt 0 ]; do if [ "$1" = -o ]; then echo obj "$*" > "$2"; fi; shift; done\n')
+            os.chmod(cc, 0o755)
+            cache = kli.PchCache(os.path.join(d, "cache"), os.path.join(d, "include"))
+            asked = []
+
+            def pch():
+                asked.append(1)
+                return os.path.join(d, "pch")
+            path, built, _ = cache.get_object(cc, ["-O3"], "int a;", pch)
+            self.assertTrue(built)
+            self.assertEqual(len(asked), 1)
+            with open(os.path.join(os.path.dirname(path), "command")) as f:
+                self.assertIn("-I %s -Winvalid-pch" % os.path.join(d, "pch"), f.read())
+            self.assertEqual(cache.get_object(cc, ["-O3"], "int a;", pch)[:2], (path, False))
+            self.assertEqual(len(asked), 1)  # the header is asked for only to build
+            other, built, _ = cache.get_object(cc, ["-O3"], "int b;", pch)
+            self.assertTrue(built)
+            self.assertNotEqual(other, path)
+            self.assertNotEqual(cache.get_object(cc, ["-O2"], "int a;", None)[0], path)
 
 
 import kbench_cuda_split as kcs  # noqa: E402

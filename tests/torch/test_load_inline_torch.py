@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python" / "kbench_programs"))
@@ -102,6 +103,27 @@ MPS_CU = r"""
 __global__ void noop_kernel() {}
 bool on_mps() { return torch::mps::is_available(); }
 """
+
+
+# Host functions of several signatures beside a kernel, bound by name with
+# docstrings: the bindings apart (kbench_li_bind.h) against main.cpp's own.
+BIND_CU = r"""
+__global__ void noop_kernel(float* y) {}
+void touch(torch::Tensor y) { noop_kernel<<<1, 1>>>(y.data_ptr<float>()); }
+torch::Tensor scaled(torch::Tensor x, double s) { return x * s; }
+int64_t count(torch::Tensor x, int64_t extra) { return x.numel() + extra; }
+std::vector<torch::Tensor> halves(torch::Tensor x) { return x.chunk(2); }
+void fail(torch::Tensor x) { TORCH_CHECK(false, "failed on purpose"); }
+void fail_index(torch::Tensor x) { TORCH_CHECK_INDEX(false, "an index on purpose"); }
+void warn(torch::Tensor x) { TORCH_WARN("warned on purpose"); }
+"""
+BIND_CPP = ("torch::Tensor scaled(torch::Tensor x, double s);\nint64_t count(torch::Tensor x, int64_t extra);\n"
+            "std::vector<torch::Tensor> halves(torch::Tensor x);\nvoid fail(torch::Tensor x);\n"
+            "void fail_index(torch::Tensor x);\nvoid warn(torch::Tensor x);")
+BIND_FUNCTIONS = {"scaled": "x times s", "count": "count", "halves": "halves", "fail": "fail",
+                  "fail_index": "fail_index", "warn": "warn"}
+BIND_SIGNATURES = ["at::Tensor (at::Tensor, double)", "long (at::Tensor, long)",
+                   "std::vector<at::Tensor, std::allocator<at::Tensor> > (at::Tensor)", "void (at::Tensor)"]
 
 
 class FastBuild(unittest.TestCase):
@@ -214,6 +236,69 @@ class FastBuild(unittest.TestCase):
         self.assertNotIn("split_retry", b)
         with self.assertRaisesRegex(RuntimeError, "x must be a CUDA tensor"):
             mod.twice(torch.ones(2))
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_the_bindings_apart_bind_as_torchs_main_cpp_does(self):
+        # The same answer with its bindings apart and in main.cpp: the same
+        # module name, docstrings, results and errors.
+        built = {}
+        for apart in ("1", "0"):
+            for handling in (True, False):
+                os.environ["KBENCH_LOAD_INLINE_BINDINGS_APART"] = apart
+                try:
+                    m0 = kli.mark()
+                    mod = ce.load_inline(name="kb_bind_%s_%d" % (apart, handling), cpp_sources=BIND_CPP,
+                                         cuda_sources=BIND_CU, functions=dict(BIND_FUNCTIONS),
+                                         with_pytorch_error_handling=handling)
+                finally:
+                    del os.environ["KBENCH_LOAD_INLINE_BINDINGS_APART"]
+                b = kli.builds_since(m0)[0]
+                self.assertEqual(b["bindings"]["apart"], apart == "1", b)
+                self.assertEqual(mod.__name__, "kb_bind_%s_%d" % (apart, handling))
+                self.assertEqual(mod.scaled(torch.tensor([1.0, 2.0]), 2.0).tolist(), [2.0, 4.0])
+                self.assertEqual(mod.count(torch.ones(3), 2), 5)
+                self.assertEqual([t.tolist() for t in mod.halves(torch.arange(4.0))], [[0.0, 1.0], [2.0, 3.0]])
+                with self.assertRaisesRegex(RuntimeError, "failed on purpose"):
+                    mod.fail(torch.ones(1))
+                with self.assertRaises(TypeError):
+                    mod.scaled("not a tensor", 2.0)
+                with self.assertRaisesRegex(IndexError, "an index on purpose"):
+                    mod.fail_index(torch.ones(1))
+                # torch's error handling turns a TORCH_WARN into a Python
+                # warning; without it, c10 prints it.
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    mod.warn(torch.ones(1))
+                self.assertEqual(len([w for w in caught if "warned on purpose" in str(w.message)]),
+                                 1 if handling else 0)
+                built[(apart, handling)] = ({f: getattr(mod, f).__doc__ for f in BIND_FUNCTIONS}, b)
+        for handling in (True, False):
+            docs, b = built[("1", handling)]
+            self.assertEqual(sorted(b["bindings"]["signatures"]), sorted(BIND_SIGNATURES), b)
+            self.assertEqual(docs, built[("0", handling)][0])
+        self.assertIn("x times s", built[("1", True)][0]["scaled"])
+
+    @unittest.skipUnless(HAS_NVCC, "no nvcc")
+    def test_bindings_stay_in_main_cpp_where_only_it_can_build_them(self):
+        # C++ that uses more than the bindings' header declares, and a type
+        # of the answer's own in a signature: main.cpp as torch writes it.
+        cases = (("kb_bind_body", "torch::Tensor twice(torch::Tensor x) { return x * 2; }", BIND_CU, ["twice"],
+                  "needs more than kbench_li_bind.h declares"),
+                 ("kb_bind_own_type", "enum Mode { kUp, kDown };\nint pick(int m);\nint pick_mode(Mode m);",
+                  BIND_CU + "enum Mode { kUp, kDown };\nint pick(int m) { return m; }\n"
+                  "int pick_mode(Mode m) { return (int)m; }\n", ["pick", "pick_mode"],
+                  "names what only main.cpp knows"))
+        for name, cpp, cu, functions, why in cases:
+            m0 = kli.mark()
+            mod = ce.load_inline(name=name, cpp_sources=cpp, cuda_sources=cu, functions=functions)
+            b = kli.builds_since(m0)[0]
+            self.assertEqual(b["bindings"]["apart"], False, b)
+            self.assertIn(why, b["bindings"]["why"], b)
+            self.assertTrue(b.get("split"), b)
+            if name == "kb_bind_body":
+                self.assertEqual(mod.twice(torch.tensor([1.5])).tolist(), [3.0])
+            else:
+                self.assertEqual(mod.pick(3), 3)
 
     @unittest.skipUnless(HAS_NVCC, "no nvcc")
     def test_a_name_only_the_whole_torch_header_has_builds_whole(self):
