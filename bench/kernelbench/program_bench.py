@@ -75,10 +75,25 @@ class GpuBusy:
 
 
 def median_stages(docs):
+    """The median of each stage's milliseconds; for candidates that built
+    extensions (load_inline), also the import's and the builds' own
+    (`program.builds`: the whole build, and each compile step by unit), so
+    the compile stage's time outside the build shows."""
     out = {}
     for k in STAGES:
         vals = [d.get("stages", {}).get(k) for d in docs if d.get("stages", {}).get(k) is not None]
         out[k] = round(statistics.median(vals), 1) if vals else None
+    built = [d["program"] for d in docs if (d.get("program") or {}).get("builds")]
+    if built:
+        out["import"] = round(statistics.median(p.get("import_ms", 0) for p in built), 1)
+        out["build"] = round(statistics.median(sum(b.get("ms", 0) for b in p["builds"]) for p in built), 1)
+        units = sorted({u for p in built for b in p["builds"] for u in b.get("steps_ms", {})})
+        for u in units + ["link"]:
+            key = "link_ms" if u == "link" else None
+            vals = [b.get(key, 0) if key else b["steps_ms"][u] for p in built for b in p["builds"]
+                    if key or u in b.get("steps_ms", {})]
+            if vals:
+                out["build_" + u] = round(statistics.median(vals), 1)
     return out
 
 

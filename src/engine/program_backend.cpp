@@ -346,6 +346,7 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     obs->warm_ms = load.warm_ms;
     obs->build = load.build;
     obs->build_fallbacks = load.build_fallbacks;
+    obs->builds = load.builds;
     obs->triton_kernels = load.triton_kernels;
     obs->cuda_kernels = load.cuda_kernels;
     obs->findings = load.findings;  // the source scan's

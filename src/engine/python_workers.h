@@ -53,6 +53,7 @@ struct ProgramLoadReply {
     // each that went to torch's build did (python/kbench_programs/kbench_load_inline.py).
     std::string build;
     std::vector<std::string> build_fallbacks;
+    std::vector<ProgramBuild> builds;
     ProgramIntegrity integrity;
     std::optional<ProgramWorkerFailure> failure;
 };

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare/comparator.h"
@@ -76,6 +77,20 @@ struct ReferenceResult {
 
 struct ProgramTiming;
 
+// One load_inline or load call of a program candidate's import, as
+// python/kbench_programs/kbench_load_inline.py records it: which build made
+// the extension and where its time went.
+struct ProgramBuild {
+    std::string name;             // the extension's name
+    std::string how;              // "fast" (kbench's build) | "torch" (torch's own)
+    bool split = false;           // device and host units apart (the split build)
+    bool bindings_apart = false;  // main.cpp's bindings in the cached objects
+    double ms = 0;                // the whole build, the import of the module included
+    double compile_ms = 0;        // its compiles, run at once
+    double link_ms = 0;
+    std::vector<std::pair<std::string, double>> steps;  // each compile: its unit (or tool) and ms
+};
+
 // What a program candidate's worker saw during one verb of the program
 // backend (engine/program_backend.h): the stage driver adds it into the
 // score's ProgramFacts. Absent for kernels.
@@ -93,6 +108,7 @@ struct ProgramObservation {
     std::vector<std::string> triton_kernels, cuda_kernels;
     std::string build;
     std::vector<std::string> build_fallbacks;
+    std::vector<ProgramBuild> builds;
     // The precision audit of the run at the problem's own sizes
     // (compare/precision.h), where one ran.
     std::optional<PrecisionAudit> precision;
@@ -217,6 +233,7 @@ struct ProgramFacts {
     // `build_fallbacks` says why each went to torch's build.
     std::string build;
     std::vector<std::string> build_fallbacks;
+    std::vector<ProgramBuild> builds;  // each call's build, in the order the import made them
     std::vector<std::string> triton_kernels, cuda_kernels;  // what the candidate declares
     std::vector<ProgramFinding> findings;
     ProgramAttribution attribution;  // over the correctness runs

@@ -623,6 +623,15 @@ Json to_json(const ProgramFacts& p) {
     if (!p.build.empty()) {
         j["build"] = p.build;
         if (!p.build_fallbacks.empty()) j["build_fallbacks"] = p.build_fallbacks;
+        Json builds = Json::array();
+        for (const ProgramBuild& b : p.builds) {
+            Json steps = Json::object();
+            for (const auto& [unit, ms] : b.steps) steps[unit] = ms;
+            builds.push_back({{"name", b.name}, {"build", b.how}, {"split", b.split},
+                              {"bindings_apart", b.bindings_apart}, {"ms", b.ms}, {"compile_ms", b.compile_ms},
+                              {"link_ms", b.link_ms}, {"steps_ms", steps}});
+        }
+        j["builds"] = builds;
     }
     j["triton_kernels"] = p.triton_kernels;
     j["cuda_kernels"] = p.cuda_kernels;

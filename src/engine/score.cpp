@@ -62,6 +62,7 @@ void absorb_program(ScoreResult& res, const ProgramObservationPtr& o) {
     if (!o->build.empty()) {
         f.build = o->build;
         f.build_fallbacks = o->build_fallbacks;
+        f.builds = o->builds;
     }
     if (!o->triton_kernels.empty()) f.triton_kernels = o->triton_kernels;
     if (!o->cuda_kernels.empty()) f.cuda_kernels = o->cuda_kernels;

@@ -66,6 +66,31 @@ double json_number(const Json& j) {
 }
 
 // What names a run in both workers: its case, seeds and input mode.
+// A load_inline record (kbench_load_inline.py): `steps` is a list of
+// {"tool", "unit", "ms"}; a step without a unit is named by its tool. A
+// field the record lacks (a build that failed, torch's own) reads as 0.
+ProgramBuild build_from(const Json& b) {
+    auto ms = [](const Json& o, const char* key) {
+        return o.contains(key) && o[key].is_number() ? o[key].get<double>() : 0.0;
+    };
+    ProgramBuild out;
+    out.name = b.value("name", std::string());
+    out.how = b.value("build", std::string());
+    out.split = b.value("split", false);
+    const Json bind = b.value("bindings", Json());
+    out.bindings_apart = bind.is_object() && bind.value("apart", false);
+    out.ms = ms(b, "ms");
+    out.compile_ms = ms(b, "compile_ms");
+    out.link_ms = ms(b, "link_ms");
+    for (const Json& st : b.value("steps", Json::array())) {
+        if (!st.is_object()) continue;
+        std::string unit = st.value("unit", std::string());
+        if (unit.empty()) unit = st.value("tool", std::string("step"));
+        out.steps.emplace_back(unit, ms(st, "ms"));
+    }
+    return out;
+}
+
 Json run_key_body(const ProgramRunRequest& rq) {
     Json body;
     body["case"] = rq.case_index;
@@ -113,6 +138,7 @@ ProgramLoadReply program_load_reply(const Json& r) {
     for (const Json& b : r.value("load_inline", Json::array())) {
         if (!b.is_object()) continue;
         const std::string how = b.value("build", std::string());
+        out.builds.push_back(build_from(b));
         fast = fast || how == "fast";
         if (how == "torch") {
             torch = true;

@@ -10,6 +10,7 @@ import pathlib
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python" / "kbench_programs"))
@@ -173,6 +174,41 @@ class BuildFile(unittest.TestCase):
                              for f in flags), flags)
         self.assertEqual(flags, ["-DTORCH_API_INCLUDE_EXTENSION_H", "-isystem", "/t/include", "-isystem",
                                  "/usr/local/cuda/include", "-fPIC", "-std=c++17"])
+
+
+class Linking(unittest.TestCase):
+    LINK = ["c++", "main.o", "host.o", "-shared", "-ltorch", "-o", "ext.so"]
+
+    def test_lld_where_the_machine_has_it_and_the_command_names_no_linker(self):
+        self.assertEqual(kli.with_lld(self.LINK, lld="/usr/bin/ld.lld"), ["c++", "-fuse-ld=lld"] + self.LINK[1:])
+        self.assertIs(kli.with_lld(self.LINK, lld=""), self.LINK)
+        own = self.LINK + ["-fuse-ld=gold"]
+        self.assertIs(kli.with_lld(own, lld="/usr/bin/ld.lld"), own)
+
+    def test_where_lld_fails_torchs_command_decides(self):
+        class Procs:
+            def __init__(self, rcs):
+                self.rcs, self.ran = list(rcs), []
+
+            def run(self, argv):
+                self.ran.append(argv)
+                return self.rcs.pop(0), "out%d" % len(self.ran), 0.25
+
+        record = {}
+        procs = Procs([1, 0])
+        with mock.patch.object(kli.shutil, "which", return_value="/usr/bin/ld.lld"):
+            rc, out, secs = kli.link_with(procs, self.LINK, record)
+        self.assertEqual((rc, out, secs), (0, "out2", 0.5))
+        self.assertEqual(procs.ran, [["c++", "-fuse-ld=lld"] + self.LINK[1:], self.LINK])
+        self.assertEqual(record, {"linker": "default (lld failed)", "link_ms": 500.0})
+        record = {}
+        with mock.patch.object(kli.shutil, "which", return_value="/usr/bin/ld.lld"):
+            self.assertEqual(kli.link_with(Procs([0]), self.LINK, record)[0], 0)
+        self.assertEqual(record["linker"], "lld")
+        with mock.patch.object(kli.shutil, "which", return_value=None):
+            procs = Procs([2])
+            self.assertEqual(kli.link_with(procs, self.LINK, record)[0], 2)  # the link's own error
+        self.assertEqual((procs.ran, record["linker"]), ([self.LINK], "default"))
 
 
 class Errors(unittest.TestCase):

@@ -186,3 +186,32 @@ TEST(ResultJson, AScoresEfficiencyIsInItsJson) {
     s.efficiency = 0.81;
     EXPECT_DOUBLE_EQ(to_json(s)["efficiency"].get<double>(), 0.81);
 }
+
+// A program's builds (engine/result.h: ProgramBuild) are in its JSON, each
+// with its steps' times by unit.
+TEST(ResultJson, AProgramsBuildsAreInItsJson) {
+    ProgramFacts p;
+    p.build = "fast";
+    ProgramBuild b;
+    b.name = "relu_ext";
+    b.how = "fast";
+    b.split = true;
+    b.bindings_apart = true;
+    b.ms = 3050;
+    b.compile_ms = 2600;
+    b.link_ms = 410;
+    b.steps = {{"device", 480}, {"host", 2550}, {"main", 300}};
+    p.builds.push_back(b);
+    Json j = to_json(p);
+    ASSERT_EQ(j["builds"].size(), 1u);
+    const Json& got = j["builds"][0];
+    EXPECT_EQ(got["name"], "relu_ext");
+    EXPECT_EQ(got["build"], "fast");
+    EXPECT_EQ(got["split"], true);
+    EXPECT_EQ(got["bindings_apart"], true);
+    EXPECT_EQ(got["ms"], 3050.0);
+    EXPECT_EQ(got["compile_ms"], 2600.0);
+    EXPECT_EQ(got["link_ms"], 410.0);
+    EXPECT_EQ(got["steps_ms"], (Json{{"device", 480.0}, {"host", 2550.0}, {"main", 300.0}}));
+    EXPECT_FALSE(to_json(ProgramFacts{}).contains("builds"));  // no build, no list
+}
