@@ -477,12 +477,13 @@ class PchCache:
             h.update(b"\1")
         return h.hexdigest()[:32]
 
-    def get_object(self, compiler, flags, source, pch_include=None, deadline_s=600):
+    def get_object(self, compiler, flags, source, pch_include=None, deadline_s=600, run=None):
         """The path of the object g++ makes from `source` with `flags` (the
         main.cpp command's, `pch_flags`), built now if missing, against the
         precompiled kbench_li_main.h in the folder pch_include() returns
         (asked only for a build; None: without); (path, built_now,
-        seconds)."""
+        seconds). `run(argv)` -> (returncode, output, seconds) runs the
+        compile where given (a build's Processes, which its stop ends)."""
         def argv(tmp, out):
             src = os.path.join(tmp, "object.cpp")
             with open(src, "w") as f:
@@ -491,10 +492,10 @@ class PchCache:
             inc = (["-I", pch, "-Winvalid-pch"] if pch else []) + ["-I", NATIVE]
             return [compiler] + inc + flags + ["-c", src, "-o", out]
         entry, built, secs = self._get(self.object_key(compiler, flags, source), "object.o", argv, deadline_s,
-                                       "bindings' object")
+                                       "bindings' object", run)
         return os.path.join(entry, "object.o"), built, secs
 
-    def _get(self, key, filename, argv, deadline_s, what):
+    def _get(self, key, filename, argv, deadline_s, what, run=None):
         """The entry `key` holding `filename`, made by the command
         argv(tmp, out) where missing; (entry, built_now, seconds)."""
         t0 = time.monotonic()
@@ -507,7 +508,7 @@ class PchCache:
                 if self._valid(key, entry, os.path.join(entry, filename)):
                     return entry, False, time.monotonic() - t0
             try:
-                entry, built = self._build(self.root, key, filename, argv, deadline_s, what)
+                entry, built = self._build(self.root, key, filename, argv, deadline_s, what, run)
                 return entry, built, time.monotonic() - t0
             except OSError as e:
                 if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not self.private_root:
@@ -517,7 +518,7 @@ class PchCache:
             entry = os.path.join(self.root, key)
             if self._wait_for_builder(key) and self._valid(key, entry, os.path.join(entry, filename)):
                 return entry, False, time.monotonic() - t0
-            entry, built = self._build(self.private_root, key, filename, argv, deadline_s, what)
+            entry, built = self._build(self.private_root, key, filename, argv, deadline_s, what, run)
             return entry, built, time.monotonic() - t0
 
     def _wait_for_builder(self, key):
@@ -531,7 +532,7 @@ class PchCache:
         except OSError:
             return False
 
-    def _build(self, root, key, filename, argv_of, deadline_s, what):
+    def _build(self, root, key, filename, argv_of, deadline_s, what, run=None):
         """Builds the entry `key` under `root` unless another process has;
         (entry, built_now). PermissionError where `root` is not writable."""
         entry = os.path.join(root, key)
@@ -548,10 +549,14 @@ class PchCache:
                 out = os.path.join(tmp, filename)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
                 argv = argv_of(tmp, out)
-                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
-                if r.returncode != 0:
+                if run is None:
+                    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=deadline_s)
+                    rc, said = r.returncode, r.stdout.decode("utf-8", "replace")
+                else:
+                    rc, said, _ = run(argv)
+                if rc != 0:
                     raise BuildError("building the %s failed (kbench's error, not the answer's): %s\n%s"
-                                     % (what, shlex.join(argv), r.stdout.decode("utf-8", "replace")[-4000:]))
+                                     % (what, shlex.join(argv), said[-4000:]))
                 with open(os.path.join(tmp, "digest"), "w") as f:
                     f.write(_file_digest(out))
                 with open(os.path.join(tmp, "command"), "w") as f:
@@ -1016,8 +1021,8 @@ def with_lld(link_argv, lld=None):
     the command names no linker of its own, else the command itself. The
     same library from the same objects and libraries, several times sooner:
     ld.bfd resolves against libtorch's large symbol tables slowly (the ReLU
-    answer's link on a 2-core machine: ld.bfd 1.75 s, gold 0.86 s, lld
-    0.21 s)."""
+    answer's link on an idle 2-core machine: ld.bfd 0.37 s, lld 0.10 s;
+    docs/programs.md)."""
     lld = shutil.which("ld.lld") if lld is None else lld
     if not lld or any(a.startswith("-fuse-ld=") or a.startswith("-B") for a in link_argv):
         return link_argv
@@ -1510,8 +1515,10 @@ class FastBuilder:
             return pch[0]
         try:
             sources = [module_source()] + [signature_source(sig, raw) for raw, sig in sigs]
-            got = at_once([lambda src=src: self.cache.get_object(main_argv[0], flags, src, pch_include)
-                           for src in sources])
+            # In the build's processes: a stop (another unit's error, the
+            # deadline) ends a missing object's compile too.
+            got = at_once([lambda src=src: self.cache.get_object(main_argv[0], flags, src, pch_include,
+                                                                 run=procs.run) for src in sources])
         except (BuildError, OSError, subprocess.SubprocessError) as e:
             return None, "the bindings' objects were not built: %s" % str(e)[:300]
         info.update({"signatures": [sig for _, sig in sigs], "objects_built": sum(1 for g in got if g[1]),

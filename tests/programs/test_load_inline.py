@@ -295,10 +295,10 @@ class SharedPchCache(unittest.TestCase):
         shared = self.shared
 
         class ReadOnly(kli.PchCache):
-            def _build(self, root, key, filename, argv_of, deadline_s, what):
+            def _build(self, root, key, filename, argv_of, deadline_s, what, run=None):
                 if root == shared:
                     raise PermissionError(13, "Permission denied (the confined worker's rules)", root)
-                return super()._build(root, key, filename, argv_of, deadline_s, what)
+                return super()._build(root, key, filename, argv_of, deadline_s, what, run)
         return ReadOnly(self.shared, os.path.join(self.d, "include"), self.private)
 
     def test_the_builder_fills_the_shared_folder_and_workers_read_it(self):
@@ -416,6 +416,43 @@ class BindingsApart(unittest.TestCase):
             self.assertTrue(built)
             self.assertNotEqual(other, path)
             self.assertNotEqual(cache.get_object(cc, ["-O2"], "int a;", None)[0], path)
+
+
+class StoppedObjects(unittest.TestCase):
+    def test_a_stop_ends_a_missing_objects_compile_and_keeps_nothing(self):
+        # The bindings' objects compile in the build's processes: another
+        # unit's error stops them rather than waiting on them.
+        import tempfile
+        import threading
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "include"))
+            cc = os.path.join(d, "slow-g++")
+            started = os.path.join(d, "started")
+            with open(cc, "w") as f:
+                f.write('#!/bin/sh\nif [ "$1" = --version ]; then echo slow 1; exit 0; fi\n'
+                        'touch %s; sleep 30\n' % started)
+            os.chmod(cc, 0o755)
+            cache = kli.PchCache(os.path.join(d, "cache"), os.path.join(d, "include"))
+            procs = kli.Processes(d, 60)
+            got = []
+
+            def build():
+                try:
+                    got.append(cache.get_object(cc, ["-O3"], "int a;", None, run=procs.run))
+                except kli.BuildError as e:
+                    got.append(e)
+            t = threading.Thread(target=build)
+            t0 = time.monotonic()
+            t.start()
+            while not os.path.exists(started):
+                time.sleep(0.02)
+            procs.stop()
+            t.join(10)
+            self.assertFalse(t.is_alive())
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertIsInstance(got[0], kli.BuildError)
+            self.assertEqual([n for n in os.listdir(os.path.join(d, "cache")) if not n.endswith(".lock")], [])
 
 
 import kbench_cuda_split as kcs  # noqa: E402
