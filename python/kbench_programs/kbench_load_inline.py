@@ -433,23 +433,27 @@ class PchCache:
             return os.path.join(NATIVE, header)
         return os.path.join(self.torch_include, header)
 
-    def key(self, compiler, flags, header=EXTENSION_HEADER):
+    def _digest(self, compiler, flags, more=()):
+        """The key of an entry: the compiler, the flags, the torch include
+        tree and `more`, hashed."""
         if self._fingerprint is None:
             self._fingerprint = _tree_fingerprint(self.torch_include)
         if compiler not in self._compilers:
             self._compilers[compiler] = _tool_identity(compiler)
         h = hashlib.sha256()
+        for part in (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include) + tuple(more):
+            h.update(part.encode("utf-8", "replace"))
+            h.update(b"\1")
+        return h.hexdigest()[:32]
+
+    def key(self, compiler, flags, header=EXTENSION_HEADER):
+        if header == EXTENSION_HEADER:  # the keys of torch/extension.h stay those it always had
+            return self._digest(compiler, flags)
         own = ""
         if header in HEADERS:
             with open(self.header_path(header), errors="replace") as f:
                 own = f.read()
-        parts = (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include)
-        if header != EXTENSION_HEADER:  # the keys of torch/extension.h stay those it always had
-            parts += (header, own)
-        for part in parts:
-            h.update(part.encode("utf-8", "replace"))
-            h.update(b"\1")
-        return h.hexdigest()[:32]
+        return self._digest(compiler, flags, (header, own))
 
     def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER):
         """The include directory holding <header>.gch for `flags`, built now
@@ -462,20 +466,11 @@ class PchCache:
     def object_key(self, compiler, flags, source):
         """The key of an object compiled from `source` (which includes
         kbench's own headers, whose texts are in the key) with `flags`."""
-        if self._fingerprint is None:
-            self._fingerprint = _tree_fingerprint(self.torch_include)
-        if compiler not in self._compilers:
-            self._compilers[compiler] = _tool_identity(compiler)
-        h = hashlib.sha256()
         own = []
         for header in (MAIN_HEADER, BIND_HEADER):
             with open(os.path.join(NATIVE, header), errors="replace") as f:
                 own.append(f.read())
-        for part in (self._compilers[compiler], "\0".join(flags), self._fingerprint, self.torch_include,
-                     "object") + tuple(own) + (source,):
-            h.update(part.encode("utf-8", "replace"))
-            h.update(b"\1")
-        return h.hexdigest()[:32]
+        return self._digest(compiler, flags, ["object"] + own + [source])
 
     def get_object(self, compiler, flags, source, pch_include=None, deadline_s=600, run=None):
         """The path of the object g++ makes from `source` with `flags` (the
@@ -1158,11 +1153,8 @@ class FastBuilder:
 
     def _warm_headers(self, argv, headers):
         """Each header's entry for the g++ command `argv`, built at once, one
-        g++ each (a cache object of its own per header: one object builds
-        one entry at a time); joined before it returns."""
-        c = self.cache
-        return at_once([lambda h=h: PchCache(c.root, c.torch_include, c.private_root).get(
-            argv[0], pch_flags(argv), header=h) for h in headers])
+        g++ each; joined before it returns."""
+        return at_once([lambda h=h: self.cache.get(argv[0], pch_flags(argv), header=h) for h in headers])
 
     def build_inline(self, bound, record):
         name = bound["name"]
