@@ -455,12 +455,14 @@ class PchCache:
                 own = f.read()
         return self._digest(compiler, flags, (header, own))
 
-    def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER):
-        """The include directory holding <header>.gch for `flags`, built now
-        if missing; (directory, built_now, seconds)."""
+    def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER, suffix=".gch"):
+        """The include directory holding <header><suffix> for `flags`, built
+        now if missing; (directory, built_now, seconds). `suffix` is .gch
+        for g++ (found beside the header's name on the include path) and
+        .pch for clang (named with -include-pch)."""
         def argv(tmp, out):
             return [compiler, "-x", "c++-header"] + flags + [self.header_path(header), "-o", out]
-        return self._get(self.key(compiler, flags, header), header + ".gch", argv, deadline_s,
+        return self._get(self.key(compiler, flags, header), header + suffix, argv, deadline_s,
                          "precompiled " + header)
 
     def object_key(self, compiler, flags, source):
@@ -1011,33 +1013,84 @@ def _relink(link_argv, objects):
     return out
 
 
-def with_lld(link_argv, lld=None):
-    """torch's link command with LLVM's linker where the machine has it and
-    the command names no linker of its own, else the command itself. The
-    same library from the same objects and libraries, several times sooner:
-    ld.bfd resolves against libtorch's large symbol tables slowly (the ReLU
-    answer's link on an idle 2-core machine: ld.bfd 0.37 s, lld 0.10 s;
-    docs/programs.md)."""
-    lld = shutil.which("ld.lld") if lld is None else lld
-    if not lld or any(a.startswith("-fuse-ld=") or a.startswith("-B") for a in link_argv):
-        return link_argv
-    return [link_argv[0], "-fuse-ld=lld"] + link_argv[1:]
+# The linkers tried before the command's own, fastest first: each links the
+# same library from the same objects and libraries, sooner than ld.bfd, which
+# resolves against libtorch's large symbol tables slowly (the ReLU answer's
+# link on an idle 2-core machine: ld.bfd 0.32-0.37 s, gold 0.19 s, lld
+# 0.10 s; docs/programs.md).
+FAST_LINKERS = ("lld", "gold")
 
 
-def link_with(procs, link_argv, record):
-    """Runs the link (`with_lld`); where LLVM's linker fails, torch's own
-    command runs, and its result is the link's (so a link error is the one
-    torch's build gives). (rc, output, seconds); record["link_ms"] and
+def with_fast_linker(link_argv, which=shutil.which):
+    """(torch's link command with the first of FAST_LINKERS the machine has,
+    that linker's name), or (the command itself, None) where it has none or
+    the command names a linker of its own."""
+    if any(a.startswith("-fuse-ld=") or a.startswith("-B") for a in link_argv):
+        return link_argv, None
+    for name in FAST_LINKERS:
+        if which("ld." + name):
+            return [link_argv[0], "-fuse-ld=" + name] + link_argv[1:], name
+    return link_argv, None
+
+
+def link_with(procs, link_argv, record, which=shutil.which):
+    """Runs the link (`with_fast_linker`); where that linker fails, torch's
+    own command runs, and its result is the link's (so a link error is the
+    one torch's build gives). (rc, output, seconds); record["link_ms"] and
     record["linker"] say how it went."""
-    fast = with_lld(link_argv)
+    fast, name = with_fast_linker(link_argv, which)
     rc, out, secs = procs.run(fast)
-    record["linker"] = "lld" if fast is not link_argv else "default"
-    if rc != 0 and fast is not link_argv and rc != -9:
-        record["linker"] = "default (lld failed)"
+    record["linker"] = name or "default"
+    if rc != 0 and name and rc != -9:
+        record["linker"] = "default (%s failed)" % name
         rc, out, more = procs.run(link_argv)
         secs += more
     record["link_ms"] = round(secs * 1e3, 1)
     return rc, out, secs
+
+
+# clang's precompiled header, unlike GCC's, can hold the template
+# instantiations the header's own inline code asks for: a unit that includes
+# torch's headers then skips performing them at its end, which is most of
+# its cost (the ReLU answer's host unit on an idle 2-core machine: g++ 3.0 s
+# against its .gch, clang++ 0.55 s against a .pch built with this flag, 1.96 s
+# without it; docs/programs.md).
+CLANG_PCH_FLAGS = ["-fpch-instantiate-templates"]
+CLANG_MIN_MAJOR = 11  # the first clang with -fpch-instantiate-templates
+
+
+def clang_major(version_text):
+    """The major version in `clang++ --version`'s text, or None where the
+    text is not clang's."""
+    m = re.search(r"clang version (\d+)\.", version_text)
+    return int(m.group(1)) if m else None
+
+
+def host_clang(env=None, which=shutil.which, identity=None):
+    """The clang++ that compiles a split build's host unit, or None (then
+    torch's g++ does): $KBENCH_LOAD_INLINE_CLANG names it ("0" or "": none),
+    else clang++ on the PATH; either only where its version is at least
+    CLANG_MIN_MAJOR. (path or None, why not)."""
+    env = os.environ if env is None else env
+    given = env.get("KBENCH_LOAD_INLINE_CLANG")
+    if given is not None and given.strip() in ("", "0"):
+        return None, "$KBENCH_LOAD_INLINE_CLANG turns it off"
+    path = which(given.strip()) if given else which("clang++")
+    if not path:
+        return None, ("$KBENCH_LOAD_INLINE_CLANG names %r, which is not an executable" % given if given
+                      else "no clang++ on the PATH")
+    major = clang_major((identity or _tool_identity)(path))
+    if major is None or major < CLANG_MIN_MAJOR:
+        return None, "%s is not clang %d or later" % (path, CLANG_MIN_MAJOR)
+    return path, None
+
+
+def clang_host_argv(host_argv, clang, pch_dir=None, header=None):
+    """torch's g++ command for the host unit made clang's: the same flags
+    (clang reads GCC's), against `pch_dir`/<header>.pch where given. clang
+    warns, not fails, on a GCC warning option it lacks."""
+    pch = ["-include-pch", os.path.join(pch_dir, header + ".pch")] if pch_dir else []
+    return [clang] + pch + ["-Wno-unknown-warning-option"] + host_argv[1:]
 
 
 def image_assembly(fatbin):
@@ -1108,6 +1161,28 @@ class FastBuilder:
         self.versions = {}  # name -> builds of that name in this process (torch's name_vN)
         self.answer_text = None  # the candidate's file, for error lines
         self._gcc = {}
+        self._clang = None  # (path or None, why not), found once
+        self._clang_pch_failed = {}  # clang and pch flags -> why: g++ compiles those host units
+
+    def clang(self):
+        """The clang++ of host units (`host_clang`): (path or None, why not)."""
+        if self._clang is None:
+            self._clang = host_clang()
+        return self._clang
+
+    def clang_pch(self, host_argv):
+        """The folder of the clang precompiled kbench_li_host.h for the g++
+        host command `host_argv` (built now if missing), or raises."""
+        clang = self.clang()[0]
+        flags = pch_flags(clang_host_argv(host_argv, clang)) + CLANG_PCH_FLAGS
+        key = "\0".join([clang] + flags)
+        if key in self._clang_pch_failed:
+            raise BuildError(self._clang_pch_failed[key])
+        try:
+            return self.cache.get(clang, flags, header=HOST_HEADER, suffix=".pch")
+        except BuildError as e:
+            self._clang_pch_failed[key] = str(e)[:400]
+            raise
 
     def is_gcc(self, compiler):
         """GCC's precompiled headers only (torch's use_pch makes the same
@@ -1153,8 +1228,20 @@ class FastBuilder:
 
     def _warm_headers(self, argv, headers):
         """Each header's entry for the g++ command `argv`, built at once, one
-        g++ each; joined before it returns."""
-        return at_once([lambda h=h: self.cache.get(argv[0], pch_flags(argv), header=h) for h in headers])
+        g++ each, and clang's kbench_li_host.h where clang compiles host
+        units; joined before it returns."""
+        calls = [lambda h=h: self.cache.get(argv[0], pch_flags(argv), header=h) for h in headers]
+        if HOST_HEADER in headers and self.clang()[0]:
+            calls.append(lambda: self._warm_clang(argv))
+        return at_once(calls)
+
+    def _warm_clang(self, argv):
+        try:
+            return self.clang_pch(argv)
+        except BuildError as e:  # g++ compiles the host units instead
+            sys.stderr.write("kbench load_inline: clang's precompiled header failed; g++ compiles host "
+                             "units: %s\n" % str(e)[:400])
+            return None
 
     def build_inline(self, bound, record):
         name = bound["name"]
@@ -1376,6 +1463,31 @@ class FastBuilder:
         def compile_with(key, argv, header):
             finish(key, run_with(key, argv, header))
 
+        def host_unit_job():
+            # clang++ against its precompiled header where the machine has
+            # it; where clang fails for any reason, torch's g++ compiles the
+            # unit and its result stands (so a compile error is g++'s, and
+            # an answer g++ takes is never refused for clang's sake).
+            clang, why = (None, "the whole headers") if full else self.clang()
+            if clang:
+                try:
+                    inc, built_now, secs = self.clang_pch(host_argv)
+                    record.setdefault("pch_ms", {})["host_clang"] = round(secs * 1e3, 1)
+                    argv = clang_host_argv(host_argv, clang, inc, HOST_HEADER)
+                    argv = argv[:1] + ["-I", NATIVE] + argv[1:]
+                    rc, out, secs = procs.run(argv)
+                    if rc == 0 or rc == -9:
+                        record["host_compiler"] = "clang"
+                        return finish("host", (argv, rc, out, secs))
+                    fe = first_error(out)
+                    why = "clang failed: " + (fe[2] if fe else out.strip()[-300:])
+                except (BuildError, OSError, subprocess.SubprocessError) as e:
+                    why = "clang's precompiled header: %s" % str(e)[:300]
+            record["host_compiler"] = "g++"
+            if clang or why != "no clang++ on the PATH":
+                record["host_compiler_why"] = why
+            compile_with("host", host_argv, EXTENSION_HEADER if full else HOST_HEADER)
+
         def main_unit():
             if full:
                 return compile_with("main", main_argv, EXTENSION_HEADER)
@@ -1421,8 +1533,7 @@ class FastBuilder:
             except BaseException as e:  # noqa: BLE001
                 finish(key, ([key], -1, "kbench's build step failed: %s: %s" % (type(e).__name__, e), 0.0))
 
-        jobs = [threading.Thread(target=guarded, args=("host", compile_with, "host", host_argv,
-                                                       EXTENSION_HEADER if full else HOST_HEADER), daemon=True),
+        jobs = [threading.Thread(target=guarded, args=("host", host_unit_job), daemon=True),
                 threading.Thread(target=guarded, args=("device", device), daemon=True),
                 threading.Thread(target=guarded, args=("main", main_unit), daemon=True)]
         for t in jobs:

@@ -176,16 +176,73 @@ class BuildFile(unittest.TestCase):
                                  "/usr/local/cuda/include", "-fPIC", "-std=c++17"])
 
 
+class HostCompiler(unittest.TestCase):
+    """clang++ for the split build's host unit (host_clang, clang_host_argv):
+    which clang, when none, and the command made from torch's."""
+    HOST = ["c++", "-DTORCH_EXTENSION_NAME=ext", "-isystem", "/t/include", "-fPIC", "-std=c++17", "-c",
+            "host.cpp", "-o", "host.o"]
+
+    def which(self, have):
+        return lambda name: {"clang++": "/usr/bin/clang++", "/opt/clang-17/bin/clang++": name}.get(name) \
+            if have else None
+
+    def test_the_version_is_clangs_major(self):
+        self.assertEqual(kli.clang_major("Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu\n"), 14)
+        self.assertEqual(kli.clang_major("clang version 19.1.0 (https://github.com/llvm/llvm-project)"), 19)
+        self.assertIsNone(kli.clang_major("g++ (Debian 12.2.0-14) 12.2.0"))
+
+    def test_clang_on_the_path_from_version_11(self):
+        self.assertEqual(kli.host_clang({}, self.which(True), lambda p: "clang version 14.0.6"),
+                         ("/usr/bin/clang++", None))
+        path, why = kli.host_clang({}, self.which(True), lambda p: "clang version 10.0.1")
+        self.assertIsNone(path)
+        self.assertIn("is not clang 11 or later", why)
+        path, why = kli.host_clang({}, self.which(True), lambda p: "g++ (GCC) 12.2.0")
+        self.assertIsNone(path)
+        self.assertEqual(kli.host_clang({}, self.which(False), lambda p: "")[1], "no clang++ on the PATH")
+
+    def test_the_environment_names_clang_or_turns_it_off(self):
+        env = {"KBENCH_LOAD_INLINE_CLANG": "/opt/clang-17/bin/clang++"}
+        self.assertEqual(kli.host_clang(env, self.which(True), lambda p: "clang version 17.0.0")[0],
+                         "/opt/clang-17/bin/clang++")
+        for off in ("0", ""):
+            path, why = kli.host_clang({"KBENCH_LOAD_INLINE_CLANG": off}, self.which(True),
+                                       lambda p: "clang version 14.0.6")
+            self.assertIsNone(path)
+            self.assertIn("turns it off", why)
+        path, why = kli.host_clang({"KBENCH_LOAD_INLINE_CLANG": "/nowhere/clang++"}, lambda name: None,
+                                   lambda p: "clang version 14.0.6")
+        self.assertIsNone(path)
+        self.assertIn("'/nowhere/clang++', which is not an executable", why)
+
+    def test_the_host_command_is_torchs_with_clang_and_its_header(self):
+        argv = kli.clang_host_argv(self.HOST, "/usr/bin/clang++", "/cache/k", kli.HOST_HEADER)
+        self.assertEqual(argv, ["/usr/bin/clang++", "-include-pch", "/cache/k/kbench_li_host.h.pch",
+                                "-Wno-unknown-warning-option"] + self.HOST[1:])
+        # The header is built with the command's flags (less the files and
+        # the extension's name) and clang's own.
+        flags = kli.pch_flags(kli.clang_host_argv(self.HOST, "/usr/bin/clang++")) + kli.CLANG_PCH_FLAGS
+        self.assertEqual(flags, ["-Wno-unknown-warning-option", "-isystem", "/t/include", "-fPIC", "-std=c++17",
+                                 "-fpch-instantiate-templates"])
+
+
 class Linking(unittest.TestCase):
     LINK = ["c++", "main.o", "host.o", "-shared", "-ltorch", "-o", "ext.so"]
 
-    def test_lld_where_the_machine_has_it_and_the_command_names_no_linker(self):
-        self.assertEqual(kli.with_lld(self.LINK, lld="/usr/bin/ld.lld"), ["c++", "-fuse-ld=lld"] + self.LINK[1:])
-        self.assertIs(kli.with_lld(self.LINK, lld=""), self.LINK)
-        own = self.LINK + ["-fuse-ld=gold"]
-        self.assertIs(kli.with_lld(own, lld="/usr/bin/ld.lld"), own)
+    @staticmethod
+    def which(*have):
+        return lambda name: "/usr/bin/" + name if name in have else None
 
-    def test_where_lld_fails_torchs_command_decides(self):
+    def test_the_fastest_linker_the_machine_has_unless_the_command_names_one(self):
+        self.assertEqual(kli.with_fast_linker(self.LINK, self.which("ld.lld", "ld.gold")),
+                         (["c++", "-fuse-ld=lld"] + self.LINK[1:], "lld"))
+        self.assertEqual(kli.with_fast_linker(self.LINK, self.which("ld.gold")),
+                         (["c++", "-fuse-ld=gold"] + self.LINK[1:], "gold"))
+        self.assertEqual(kli.with_fast_linker(self.LINK, self.which()), (self.LINK, None))
+        own = self.LINK + ["-fuse-ld=bfd"]
+        self.assertEqual(kli.with_fast_linker(own, self.which("ld.lld")), (own, None))
+
+    def test_where_the_fast_linker_fails_torchs_command_decides(self):
         class Procs:
             def __init__(self, rcs):
                 self.rcs, self.ran = list(rcs), []
@@ -196,18 +253,15 @@ class Linking(unittest.TestCase):
 
         record = {}
         procs = Procs([1, 0])
-        with mock.patch.object(kli.shutil, "which", return_value="/usr/bin/ld.lld"):
-            rc, out, secs = kli.link_with(procs, self.LINK, record)
+        rc, out, secs = kli.link_with(procs, self.LINK, record, self.which("ld.lld"))
         self.assertEqual((rc, out, secs), (0, "out2", 0.5))
         self.assertEqual(procs.ran, [["c++", "-fuse-ld=lld"] + self.LINK[1:], self.LINK])
         self.assertEqual(record, {"linker": "default (lld failed)", "link_ms": 500.0})
         record = {}
-        with mock.patch.object(kli.shutil, "which", return_value="/usr/bin/ld.lld"):
-            self.assertEqual(kli.link_with(Procs([0]), self.LINK, record)[0], 0)
-        self.assertEqual(record["linker"], "lld")
-        with mock.patch.object(kli.shutil, "which", return_value=None):
-            procs = Procs([2])
-            self.assertEqual(kli.link_with(procs, self.LINK, record)[0], 2)  # the link's own error
+        self.assertEqual(kli.link_with(Procs([0]), self.LINK, record, self.which("ld.gold"))[0], 0)
+        self.assertEqual(record["linker"], "gold")
+        procs = Procs([2])
+        self.assertEqual(kli.link_with(procs, self.LINK, record, self.which())[0], 2)  # the link's own error
         self.assertEqual((procs.ran, record["linker"]), ([self.LINK], "default"))
 
 

@@ -195,11 +195,55 @@ class FastBuild(unittest.TestCase):
         b = self.build_relu()
         self.assertEqual((b["build"], b["function"], b["name"], b.get("split"), b["headers"]),
                          ("fast", "load_inline", "kb_answer_relu", True, "light"), b)
+        clang = kli.host_clang()[0]
         self.assertEqual(sorted((s["unit"], s["tool"]) for s in b["steps"]),
-                         [("device", "nvcc"), ("host", "c++"), ("main", "c++")], b)
+                         [("device", "nvcc"), ("host", os.path.basename(clang) if clang else "c++"),
+                          ("main", "c++")], b)
+        self.assertEqual(b["host_compiler"], "clang" if clang else "g++", b)
         self.assertNotIn("pch_error", b)
         self.assertNotIn("split_retry", b)
         print("split build of %s: %s" % (RELU.name, b), file=sys.stderr)
+
+    def with_clang(self, value):
+        """Builds the ReLU answer with $KBENCH_LOAD_INLINE_CLANG=value."""
+        old = os.environ.get("KBENCH_LOAD_INLINE_CLANG")
+        os.environ["KBENCH_LOAD_INLINE_CLANG"] = value
+        self.builder._clang = None
+        try:
+            return self.build_relu()
+        finally:
+            if old is None:
+                del os.environ["KBENCH_LOAD_INLINE_CLANG"]
+            else:
+                os.environ["KBENCH_LOAD_INLINE_CLANG"] = old
+            self.builder._clang = None
+
+    def test_where_clang_is_off_or_fails_gcc_compiles_the_host_unit(self):
+        b = self.with_clang("0")
+        self.assertEqual((b["host_compiler"], b["host_compiler_why"]),
+                         ("g++", "$KBENCH_LOAD_INLINE_CLANG turns it off"), b)
+        self.assertIn(("host", "c++"), [(s["unit"], s["tool"]) for s in b["steps"]], b)
+        real = kli.host_clang()[0]
+        if not real:
+            self.skipTest("no clang++ %d or later" % kli.CLANG_MIN_MAJOR)
+        fake = os.path.join(self.work, "fake-clang")
+        # A clang whose precompiled header fails, then one whose compile of
+        # the unit fails: g++'s compile is the build's both times.
+        for name, body, why in (
+                ("pch", 'echo "fake: cannot" >&2; exit 1', "clang's precompiled header"),
+                ("unit", 'case " $* " in *" c++-header "*) exec %s "$@";; esac; '
+                         'echo "host.cpp:1:1: error: fake clang refuses" >&2; exit 1' % real,
+                 "clang failed: host.cpp:1:1: error: fake clang refuses")):
+            path = "%s-%s" % (fake, name)
+            with open(path, "w") as f:
+                # Its own version text: the cache's key for its header.
+                f.write('#!/bin/sh\ncase "$1" in --version) echo "clang version 99.0.0 (fake %s)"; exit 0;; esac\n'
+                        % name + body + "\n")
+            os.chmod(path, 0o755)
+            b = self.with_clang(path)
+            self.assertEqual(b["host_compiler"], "g++", b)
+            self.assertTrue(b["host_compiler_why"].startswith(why), b)
+            self.assertIn(("host", "c++"), [(s["unit"], s["tool"]) for s in b["steps"]], b)
 
     @unittest.skipUnless(HAS_NVCC, "no nvcc")
     def test_a_cuda_answer_builds_whole_when_asked(self):
