@@ -391,7 +391,8 @@ def _reference_outputs(doc, source, case_index, work_dir, transforms=None, state
     module = kp.load_module(ref.problem_source_at(case_index), ref.source_name, work_dir, "kbench_import")
     try:
         inputs = kp.make_inputs(module, ref, seed, "cpu", "strict")
-        model = kp.build_model(getattr(module, ref.entry), module, ref, 42, "cpu")
+        # The model's seed as strict draws it, apart from every input seed.
+        model = kp.build_model(getattr(module, ref.entry), module, ref, 42 ^ kp.STRICT_MODEL_MIX, "cpu")
         if state is not None and isinstance(model, torch.nn.Module):
             state.extend(n for n, _ in list(model.named_parameters()) + list(model.named_buffers()))
         with torch.no_grad():

@@ -317,6 +317,12 @@ def resolve_seed(spec):
     raise ProblemError("unknown seed spec %r" % (spec,))
 
 
+# strict builds the model under the score's seed mixed with this (kModelMix in
+# src/engine/program_protocol.cpp): the same seed as an input's would make
+# the parameters and the inputs one random stream on the CPU.
+STRICT_MODEL_MIX = 0x6d6f64656c
+
+
 def set_seed(seed):
     import torch
     torch.manual_seed(seed)

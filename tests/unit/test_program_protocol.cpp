@@ -131,6 +131,9 @@ TEST(ProgramProtocol, StrictChecksEveryCaseOnFreshInputsPerPhase) {
     const ProgramTimingPlan& tp = p.time;
     std::set<std::string> seeds = {"s:1234", tp.warmup_seed.key(), tp.seed.key()};
     EXPECT_EQ(seeds.size(), 3u);
+    // The model's parameters draw from none of the inputs' seeds.
+    seeds.insert(p.model_seed.key());
+    EXPECT_EQ(seeds.size(), 4u);
     EXPECT_TRUE(tp.clone_inputs);
     EXPECT_EQ(tp.measure, "spans");
     EXPECT_EQ(tp.statistic, "median");
