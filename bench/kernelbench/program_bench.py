@@ -11,7 +11,8 @@ made, reference outputs cached; reported, not counted):
   one-at-a-time  Context.score of fresh variants, timed: the latency a single
                  RL sample sees (median seconds from submission to verdict);
   batch          Context.batch() over every variant, for each --lanes value
-                 and each mode (timed; correctness-only): verdicts a second,
+                 (after one unmeasured job per lane, which starts the lanes'
+                 workers) and each mode (timed; correctness-only): verdicts a second,
                  the GPU-busy fraction (NVML utilisation sampled every 20 ms
                  while the batch runs) and the median stage times.
 
@@ -173,6 +174,21 @@ def main():
     series = []
     serial = 0
     for lanes in [int(x) for x in args.lanes.split(",") if x]:
+        if lanes > 1:
+            # Each lane's workers start at its first job (seconds each, a
+            # fresh interpreter importing torch): one unmeasured job per lane
+            # first, so the series measure the steady state that a long
+            # batch (an RL loop's) sees.
+            t0 = time.perf_counter()
+            b = ctx.batch(device_lanes=lanes)
+            for k in range(lanes):
+                name = names[k % len(names)]
+                b.submit(tasks[name], source_variant.variant(sources[name], "warm%d.%d" % (lanes, k)),
+                         language="python", label=name, tag=k, skip_timing=True)
+            warm = [job.result().verdict if job.error is None else "error" for job in b.results()]
+            b.close()
+            print("program_bench: lanes %d warmed in %.1f s: %s" % (lanes, time.perf_counter() - t0, warm),
+                  file=sys.stderr)
         for mode in ("timed", "correctness"):
             serial += 1
             b = ctx.batch(device_lanes=lanes)
