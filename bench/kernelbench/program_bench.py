@@ -143,6 +143,12 @@ def main():
             r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
                           label=name)
             prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
+            if r.verdict != "pass":
+                # What failed, with the policy's findings: a priming score
+                # that fails says something about the problem or kbench.
+                j = r.json()
+                prime[name]["error"] = json.dumps({"message": j.get("message"),
+                                                   "findings": (j.get("program") or {}).get("findings")})[:2000]
         except kbench.KbenchError as e:
             # Kept and reported: one problem's error does not lose the others' figures.
             prime[name] = {"verdict": "error", "s": round(time.perf_counter() - t0, 3), "error": str(e)[:2000]}
