@@ -202,9 +202,17 @@ class Worker:
             return
         try:
             # The shared cache the host's builder fills (read-only to a
-            # confined worker), and this worker's own for what it lacks.
+            # confined worker), and this worker's own for what it lacks. With
+            # a builder (--load-inline-cache) the worker warms nothing
+            # itself: its warm-up thread starts threads of its own while the
+            # first candidates run, which their integrity check would read as
+            # threads a candidate left running (on an H100 a fresh context's
+            # first CUDA answer once got a policy_violation while that warm-up
+            # ran; its findings were not kept). The first answer waits for
+            # the builder's headers instead.
             kli.install(self.torch, self.work_dir, self.load_inline_cache or kli.default_cache_root(),
-                        answer_text_of=lambda: (self.loading or {}).get("source"), warm=self.device != "cpu",
+                        answer_text_of=lambda: (self.loading or {}).get("source"),
+                        warm=self.device != "cpu" and not self.load_inline_cache,
                         private_cache_root=os.path.join(self.work_dir, "load-inline-pch"))
         except Exception as e:  # torch's own build stays in place
             sys.stderr.write("kbench program worker: the fast load_inline is not installed: %s\n" % e)

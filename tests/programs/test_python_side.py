@@ -109,6 +109,26 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
 
 
+    def test_a_worker_beside_the_builder_warms_no_headers_itself(self):
+        """A worker's own warm-up runs threads while its first candidates
+        run, which their integrity check would read as the candidate's."""
+        import kbench_program_worker as kw
+        from unittest import mock
+
+        class Stub:
+            torch = object()
+            work_dir = "/w"
+            loading = None
+
+        calls = []
+        with mock.patch.object(kw.kli, "install", lambda *a, **k: calls.append(k["warm"])):
+            for device, shared in (("cuda:0", "/cache"), ("cuda:0", ""), ("cpu", "")):
+                stub = Stub()
+                stub.device, stub.load_inline_cache = device, shared
+                kw.Worker.install_fast_load_inline(stub)
+        self.assertEqual(calls, [False, True, False])
+
+
 class ProblemFiles(unittest.TestCase):
     SRC = ("import torch\n"
            "N = 2048 * 2\n"
