@@ -97,7 +97,10 @@ if [ $run_programs = 1 ]; then
   fi
   if [ "${RUN_PROGRAM_BENCH:-1}" = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
-  env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} python3 bench/kernelbench/program_bench.py \
+  # The confined Python workers may write their spans only where
+  # $KBENCH_CONFINE_WRITE lets them (docs/measurement.md).
+  env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
+    ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
     ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
