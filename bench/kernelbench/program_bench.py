@@ -79,7 +79,8 @@ def median_stages(docs):
     """The median of each stage's milliseconds; for candidates that built
     extensions (load_inline), also the import's and the builds' own
     (`program.builds`: the whole build, and each compile step by unit), so
-    the compile stage's time outside the build shows."""
+    the compile stage's time outside the build shows, and how many builds
+    each linker and host compiler made."""
     out = {}
     for k in STAGES:
         vals = [d.get("stages", {}).get(k) for d in docs if d.get("stages", {}).get(k) is not None]
@@ -95,6 +96,11 @@ def median_stages(docs):
                     if key or u in b.get("steps_ms", {})]
             if vals:
                 out["build_" + u] = round(statistics.median(vals), 1)
+        # Which tools built them: a linker that fails and falls back links twice.
+        for key in ("linker", "host_compiler"):
+            seen = [b[key] for p in built for b in p["builds"] if b.get(key)]
+            if seen:
+                out[key + "s"] = {k: seen.count(k) for k in sorted(set(seen))}
     return out
 
 

@@ -88,6 +88,8 @@ struct ProgramBuild {
     double ms = 0;                // the whole build, the import of the module included
     double compile_ms = 0;        // its compiles, run at once
     double link_ms = 0;
+    std::string linker;         // "lld", "gold", "default", "default (lld failed)", ...; "" unknown
+    std::string host_compiler;  // the split build's host unit: "clang" or "g++"; "" not split
     std::vector<std::pair<std::string, double>> steps;  // each compile: its unit (or tool) and ms
 };
 

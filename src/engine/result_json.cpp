@@ -627,9 +627,12 @@ Json to_json(const ProgramFacts& p) {
         for (const ProgramBuild& b : p.builds) {
             Json steps = Json::object();
             for (const auto& [unit, ms] : b.steps) steps[unit] = ms;
-            builds.push_back({{"name", b.name}, {"build", b.how}, {"split", b.split},
-                              {"bindings_apart", b.bindings_apart}, {"ms", b.ms}, {"compile_ms", b.compile_ms},
-                              {"link_ms", b.link_ms}, {"steps_ms", steps}});
+            Json one = {{"name", b.name}, {"build", b.how}, {"split", b.split},
+                        {"bindings_apart", b.bindings_apart}, {"ms", b.ms}, {"compile_ms", b.compile_ms},
+                        {"link_ms", b.link_ms}, {"steps_ms", steps}};
+            if (!b.linker.empty()) one["linker"] = b.linker;
+            if (!b.host_compiler.empty()) one["host_compiler"] = b.host_compiler;
+            builds.push_back(std::move(one));
         }
         j["builds"] = builds;
     }

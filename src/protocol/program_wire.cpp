@@ -82,6 +82,9 @@ ProgramBuild build_from(const Json& b) {
     out.ms = ms(b, "ms");
     out.compile_ms = ms(b, "compile_ms");
     out.link_ms = ms(b, "link_ms");
+    out.linker = b.contains("linker") && b["linker"].is_string() ? b["linker"].get<std::string>() : "";
+    out.host_compiler =
+        b.contains("host_compiler") && b["host_compiler"].is_string() ? b["host_compiler"].get<std::string>() : "";
     for (const Json& st : b.value("steps", Json::array())) {
         if (!st.is_object()) continue;
         std::string unit = st.value("unit", std::string());

@@ -200,6 +200,8 @@ TEST(ResultJson, AProgramsBuildsAreInItsJson) {
     b.ms = 3050;
     b.compile_ms = 2600;
     b.link_ms = 410;
+    b.linker = "gold";
+    b.host_compiler = "g++";
     b.steps = {{"device", 480}, {"host", 2550}, {"main", 300}};
     p.builds.push_back(b);
     Json j = to_json(p);
@@ -213,5 +215,11 @@ TEST(ResultJson, AProgramsBuildsAreInItsJson) {
     EXPECT_EQ(got["compile_ms"], 2600.0);
     EXPECT_EQ(got["link_ms"], 410.0);
     EXPECT_EQ(got["steps_ms"], (Json{{"device", 480.0}, {"host", 2550.0}, {"main", 300.0}}));
+    EXPECT_EQ(got["linker"], "gold");
+    EXPECT_EQ(got["host_compiler"], "g++");
+    b.linker = b.host_compiler = "";  // unknown: not said
+    p.builds = {b};
+    EXPECT_FALSE(to_json(p)["builds"][0].contains("linker"));
+    EXPECT_FALSE(to_json(p)["builds"][0].contains("host_compiler"));
     EXPECT_FALSE(to_json(ProgramFacts{}).contains("builds"));  // no build, no list
 }

@@ -406,16 +406,17 @@ TEST(WorkerWire, ReferenceDigestRoundTripsAfterOtherBlobs) {
 // Each load_inline record of a program's import comes through typed: which
 // build made it and its steps' times; a record without times reads as 0.
 TEST(WorkerWire, ProgramLoadReplyKeepsEachBuildsTimes) {
-    Json reply = Json::parse(R"({
+    Json reply = Json::parse(R"J({
         "loaded": true, "import_ms": 3100.5,
         "load_inline": [
             {"function": "load_inline", "name": "relu_ext", "build": "fast", "split": true,
              "bindings": {"apart": true, "main_ms": 212.0}, "ms": 3050.0, "compile_ms": 2600.0, "link_ms": 410.0,
+             "linker": "default (gold failed)", "host_compiler": "clang",
              "steps": [{"tool": "nvcc", "unit": "device", "ms": 480.0}, {"tool": "c++", "unit": "host", "ms": 2550.0},
                        {"tool": "c++", "unit": "main", "ms": 300.0}]},
             {"function": "load_inline", "name": "own_dir", "build": "torch", "why": "a build_directory of its own"},
             {"function": "load", "name": "whole", "build": "fast", "steps": [{"tool": "nvcc", "ms": 9000.0}]}
-        ]})");
+        ]})J");
     ProgramLoadReply r = wire::program_load_reply(reply);
     EXPECT_EQ(r.build, "fast+torch");
     ASSERT_EQ(r.build_fallbacks.size(), 1u);
@@ -429,6 +430,8 @@ TEST(WorkerWire, ProgramLoadReplyKeepsEachBuildsTimes) {
     EXPECT_DOUBLE_EQ(a.ms, 3050.0);
     EXPECT_DOUBLE_EQ(a.compile_ms, 2600.0);
     EXPECT_DOUBLE_EQ(a.link_ms, 410.0);
+    EXPECT_EQ(a.linker, "default (gold failed)");
+    EXPECT_EQ(a.host_compiler, "clang");
     ASSERT_EQ(a.steps.size(), 3u);
     EXPECT_EQ(a.steps[1], (std::pair<std::string, double>("host", 2550.0)));
     const ProgramBuild& b = r.builds[1];
@@ -437,6 +440,8 @@ TEST(WorkerWire, ProgramLoadReplyKeepsEachBuildsTimes) {
     EXPECT_FALSE(b.bindings_apart);
     EXPECT_DOUBLE_EQ(b.ms, 0.0);
     EXPECT_TRUE(b.steps.empty());
+    EXPECT_EQ(b.linker, "");
+    EXPECT_EQ(b.host_compiler, "");
     ASSERT_EQ(r.builds[2].steps.size(), 1u);
     EXPECT_EQ(r.builds[2].steps[0].first, "nvcc");  // no unit: named by its tool
 }
