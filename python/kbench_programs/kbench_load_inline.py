@@ -1471,7 +1471,7 @@ class FastBuilder:
             clang, why = (None, "the whole headers") if full else self.clang()
             if clang:
                 try:
-                    inc, built_now, secs = self.clang_pch(host_argv)
+                    inc, _, secs = self.clang_pch(host_argv)
                     record.setdefault("pch_ms", {})["host_clang"] = round(secs * 1e3, 1)
                     argv = clang_host_argv(host_argv, clang, inc, HOST_HEADER)
                     argv = argv[:1] + ["-I", NATIVE] + argv[1:]
@@ -1484,8 +1484,7 @@ class FastBuilder:
                 except (BuildError, OSError, subprocess.SubprocessError) as e:
                     why = "clang's precompiled header: %s" % str(e)[:300]
             record["host_compiler"] = "g++"
-            if clang or why != "no clang++ on the PATH":
-                record["host_compiler_why"] = why
+            record["host_compiler_why"] = why
             compile_with("host", host_argv, EXTENSION_HEADER if full else HOST_HEADER)
 
         def main_unit():

@@ -73,6 +73,9 @@ ProgramBuild build_from(const Json& b) {
     auto ms = [](const Json& o, const char* key) {
         return o.contains(key) && o[key].is_number() ? o[key].get<double>() : 0.0;
     };
+    auto text = [](const Json& o, const char* key) {
+        return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+    };
     ProgramBuild out;
     out.name = b.value("name", std::string());
     out.how = b.value("build", std::string());
@@ -82,9 +85,8 @@ ProgramBuild build_from(const Json& b) {
     out.ms = ms(b, "ms");
     out.compile_ms = ms(b, "compile_ms");
     out.link_ms = ms(b, "link_ms");
-    out.linker = b.contains("linker") && b["linker"].is_string() ? b["linker"].get<std::string>() : "";
-    out.host_compiler =
-        b.contains("host_compiler") && b["host_compiler"].is_string() ? b["host_compiler"].get<std::string>() : "";
+    out.linker = text(b, "linker");
+    out.host_compiler = text(b, "host_compiler");
     for (const Json& st : b.value("steps", Json::array())) {
         if (!st.is_object()) continue;
         std::string unit = st.value("unit", std::string());
