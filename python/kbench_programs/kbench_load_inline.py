@@ -453,7 +453,10 @@ class PchCache:
         if header in HEADERS:
             with open(self.header_path(header), errors="replace") as f:
                 own = f.read()
-        return self._digest(compiler, flags, (header, own))
+        # Its path too: clang's precompiled header names the file it was made
+        # from and refuses to load once that path is gone (two kbench
+        # installs sharing one cache).
+        return self._digest(compiler, flags, (header, own, self.header_path(header)))
 
     def get(self, compiler, flags, deadline_s=600, header=EXTENSION_HEADER, suffix=".gch"):
         """The include directory holding <header><suffix> for `flags`, built

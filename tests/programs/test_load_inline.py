@@ -6,6 +6,7 @@ pointed at the answer's lines. tests/torch/test_load_inline_torch.py builds
 for real with torch."""
 import os
 import re
+import shutil
 import pathlib
 import sys
 import tempfile
@@ -304,6 +305,20 @@ class PchCacheKeys(unittest.TestCase):
             with open(os.path.join(inc, "extension.h"), "a") as f:
                 f.write("// changed\n")
             self.assertNotEqual(k1, other.key("true", ["-O3"]))
+
+    def test_kbench_headers_are_keyed_by_their_path(self):
+        # clang's .pch refuses to load where the header it was made from has
+        # moved: two installs of kbench never share an entry.
+        import tempfile
+        from unittest import mock
+        with tempfile.TemporaryDirectory() as d:
+            cache = kli.PchCache(os.path.join(d, "cache"), d)
+            here = cache.key("true", ["-O3"], kli.HOST_HEADER)
+            other = os.path.join(d, "other-install")
+            os.makedirs(other)
+            shutil.copy(os.path.join(kli.NATIVE, kli.HOST_HEADER), other)
+            with mock.patch.object(kli, "NATIVE", other):
+                self.assertNotEqual(here, cache.key("true", ["-O3"], kli.HOST_HEADER))
 
     def test_a_changed_header_is_never_used(self):
         import tempfile
