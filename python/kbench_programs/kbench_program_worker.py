@@ -98,6 +98,10 @@ class Worker:
         self.models = {}       # (hash, case, who, model seed) -> model
         self.inputs = {}       # (hash, case, seed key, mode) -> (tensors, descriptions)
         self.input_bytes = 0
+        # The timed inputs of the timing under way: (key, tensors, descriptions),
+        # kept from one round's request to the next (program_time) and dropped
+        # by any other request.
+        self.timing_inputs = None
         self.candidate = None  # {"id", "module", "source", "name", "triton", "cuda", "launches"}
         self.loading = None    # {"source"} while a candidate imports (the fast load_inline's error lines)
         self.cupti = None
@@ -260,6 +264,29 @@ class Worker:
     def forget_inputs(self, key):
         tensors, descs = self.inputs.pop(key)
         self.input_bytes -= sum(d.get("bytes", 0) for d in descs)
+
+    def timed_inputs(self, h, ref, case, seed_spec, mode):
+        """The timing's own copy of the inputs at (case, seed, mode) and their
+        descriptions with checksums: made once per timing and kept across its
+        rounds (a round's request is one per side and round; at KernelBench's
+        sizes making 6 GB of inputs again each round costs milliseconds of GPU
+        time and a copy of them as much again). A copy where the inputs are
+        the cache's, so that calls which write their inputs leave the cache
+        as it was; the checksums are the inputs' as made."""
+        key = (h, case, self.seed_key(seed_spec), mode)
+        if self.timing_inputs is not None and self.timing_inputs[0] == key:
+            return self.timing_inputs[1], self.timing_inputs[2]
+        self.timing_inputs = None
+        tensors, descs = self.make_inputs(h, ref, case, seed_spec, mode)
+        self.with_checksums(tensors, descs)
+        if self.inputs.get(key) is not None:
+            tensors = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
+        descs = [dict(d) for d in descs]
+        self.timing_inputs = (key, tensors, descs)
+        return tensors, descs
+
+    def drop_timing_inputs(self):
+        self.timing_inputs = None
 
     def problem_module(self, h, ref, case):
         key = (h, case)
@@ -1058,16 +1085,23 @@ class Worker:
 
                 def model():
                     return runner()
-                warm, timed = [], []
+                warm, timed, timed_descs = [], [], []
             else:
                 model = self.model(h, ref, case, who, doc.get("model_seed", 42))
-                warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
                 timed = None  # made after the warm-up, which frees its own inputs first
-            # The cached inputs stay untouched: with clone_inputs every call
-            # gets its own copy (args_of); without (KernelBench reuses the
-            # same objects for every call) the calls share one copy.
-            if not bool(doc.get("clone_inputs", False)):
-                warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
+                if self.seed_key(doc.get("warmup_seed", 0)) == self.seed_key(doc.get("seed", 0)):
+                    # One seed for both (KernelBench's protocol, and the
+                    # rounds after the first): the warm-up calls run on the
+                    # timed inputs, which the candidate has seen already.
+                    timed, timed_descs = self.timed_inputs(h, ref, case, doc.get("seed", 0), mode)
+                    warm = timed
+                else:
+                    warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
+                    # The cached inputs stay untouched: with clone_inputs every
+                    # call gets its own copy (args_of); without, the calls
+                    # share one copy.
+                    if not bool(doc.get("clone_inputs", False)):
+                        warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
         except CandidateFailure as e:
             return {"error": e.to_json()}
         except Exception as e:
@@ -1076,6 +1110,13 @@ class Worker:
                 raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference failed while timing: %s\n%s" % (head, where))
             return {"error": {"stage": "construction", "message": head, "where": where}}
         clone = bool(doc.get("clone_inputs", False))
+        # Without copies, each call may still get tensor objects of its own
+        # over the same memory (alias_inputs): a model that keys a cache on
+        # its arguments' identity meets new ones at every call, as with copies,
+        # while a copy of a 6 GB input per sample doubles a memory-bound
+        # sample's GPU time. What a call writes to its inputs, the checksums
+        # after the last sample show (check_outputs).
+        alias = bool(doc.get("alias_inputs", False))
         cuda = self.device.startswith("cuda")
         use_cupti = cuda and bool(doc.get("spans", True)) and self.cupti is not None and self.cupti.available
         use_events = cuda and bool(doc.get("events", True))
@@ -1085,7 +1126,11 @@ class Worker:
         Event = self._event_class
 
         def args_of(inputs):
-            return [x.clone() if clone and isinstance(x, t.Tensor) else x for x in inputs]
+            if clone:
+                return [x.clone() if isinstance(x, t.Tensor) else x for x in inputs]
+            if alias:
+                return [x.detach() if isinstance(x, t.Tensor) else x for x in inputs]
+            return list(inputs)
 
         threads_before = kc.thread_idents()
         w0 = _perf_counter()
@@ -1107,9 +1152,7 @@ class Worker:
                 if timed is None:
                     # The warm-up's inputs are gone (unless cached): at
                     # KernelBench's sizes both sets at once are gigabytes more.
-                    timed, _ = self.make_inputs(h, ref, case, doc.get("seed", 0), mode)
-                    if not clone:
-                        timed = [x.clone() if isinstance(x, t.Tensor) else x for x in timed]
+                    timed, timed_descs = self.timed_inputs(h, ref, case, doc.get("seed", 0), mode)
                 if doc.get("empty_cache_after_warmup", False) and cuda:
                     t.cuda.empty_cache()
                 trials = int(doc.get("trials", 100))
@@ -1193,6 +1236,12 @@ class Worker:
             outs, out_blobs, _ = self.describe_outputs(last, True, self.device,
                                                        share=bool(doc.get("share_outputs", False)))
             result["last"] = {"case": case, "outputs": outs}
+            if not clone:
+                # Every call ran on the same memory: its inputs now must be
+                # the inputs as made (the host judges it as a run's).
+                result["last"]["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in timed_descs]
+                result["last"]["inputs_after"] = [{"index": i, "checksum": kp.checksum(x)}
+                                                  for i, x in enumerate(timed) if isinstance(x, t.Tensor)]
         if who == "candidate":
             result["integrity"] = self.integrity_report(threads_before)
         return result, out_blobs
@@ -1208,6 +1257,9 @@ class Worker:
         Problems at KernelBench's sizes (6-9 GB an input) fill the device
         with two workers' caches."""
         held = self.input_bytes + self.kept_bytes + self.audit_bytes
+        if self.timing_inputs is not None:
+            held += sum(d.get("bytes", 0) for d in self.timing_inputs[2])
+            self.timing_inputs = None
         for key in list(self.inputs):
             self.forget_inputs(key)
         self.kept.clear()
@@ -1332,8 +1384,11 @@ def serve(worker):
                 conn.reply(msg_type, msg_id, {})
                 return
             elif msg_type == kf.MSG_PROGRAM_LOAD:
+                worker.drop_timing_inputs()
                 conn.reply(msg_type, msg_id, worker.program_load(doc, blobs))
             elif msg_type == kf.MSG_PROGRAM_RUN:
+                if doc.get("compare") is None:
+                    worker.drop_timing_inputs()  # a run: the timing is over
                 result, out_blobs = worker.with_memory_retry(worker.program_run, doc, blobs)
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_TIME:

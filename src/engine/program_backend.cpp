@@ -765,9 +765,12 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         if (round == 1) {
             // Compiled, cached and clocked up by the first round's warm-up:
             // later rounds take one call to bring each side's working set
-            // back after the other side ran.
+            // back after the other side ran, on the timed inputs (seen in
+            // the first round already), which the worker keeps between
+            // rounds: no other inputs are made.
             tq.plan.warmup_calls = std::min(tq.plan.warmup_calls, 1u);
             tq.plan.warmup_ms = 0;
+            tq.plan.warmup_seed = tq.plan.seed;
         }
         ProgramTimeReply c = candidate().time(ProgramRole::candidate, task, tq);
         if (c.failure || c.error) {
@@ -795,8 +798,11 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             if (tq.share_outputs) candidate().release_outputs();
             if (cr.verdict != KB_VERDICT_PASS) {
                 tr.verdict = cr.verdict;
-                tr.message = "while timing: the last timed call's outputs are not the reference's at the timing "
-                             "inputs (case '" + t.cases[size_t(at.case_index)].name + "'): " + cr.message;
+                const std::string at_case = " (case '" + t.cases[size_t(at.case_index)].name + "'): ";
+                tr.message = cr.verdict == KB_VERDICT_INPUT_MODIFIED
+                                 ? "while timing: the timed calls changed the inputs they share" + at_case + cr.message
+                                 : "while timing: the last timed call's outputs are not the reference's at the "
+                                   "timing inputs" + at_case + cr.message;
                 tr.wall_ms = ms_since(t0);
                 return tr;
             }

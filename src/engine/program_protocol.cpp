@@ -168,7 +168,13 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.budget_ms = budget / (2.0 * t.rounds);
     t.discard_first = 0;
     t.l2_flush_bytes = uint64_t(256) << 20;
-    t.clone_inputs = true;
+    // Every call on the same memory, through tensor objects of its own: a
+    // copy per sample doubled a memory-bound sample's GPU time at
+    // KernelBench's sizes (a 6 GB ReLU: 4 ms to copy, 4 ms to run). The
+    // checksums of the inputs after the last sample must be those before
+    // (the timed outputs' check), so a call that writes its inputs fails.
+    t.clone_inputs = false;
+    t.alias_inputs = true;
     t.measure = "spans";
     t.statistic = "median";
     apply_negative_controls(task, p);

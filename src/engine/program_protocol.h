@@ -67,6 +67,7 @@ struct ProgramTimingPlan {
     double budget_ms = 0;           // 0: no budget (exactly `trials`)
     uint64_t l2_flush_bytes = uint64_t(256) << 20;
     bool clone_inputs = false;      // each call on its own copy (outside the timed window)
+    bool alias_inputs = false;      // else each call on tensor objects of its own over the same memory
     std::string measure = "events"; // "events" (CUDA events) | "spans" (CUPTI; host wall where CUPTI is missing)
     std::string statistic = "mean"; // "mean" | "median"
     unsigned rounds = 1;            // candidate and reference alternate, each round trials/rounds samples

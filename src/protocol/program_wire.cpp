@@ -373,6 +373,7 @@ Json program_time_body(const ProgramTimeRequest& rq) {
     body["budget_ms"] = p.budget_ms;
     body["l2_flush_bytes"] = p.l2_flush_bytes;
     body["clone_inputs"] = p.clone_inputs;
+    body["alias_inputs"] = p.alias_inputs;
     body["events"] = true;
     body["spans"] = p.measure == "spans";
     if (rq.check_outputs) body["check_outputs"] = true;

@@ -181,6 +181,17 @@ TEST_F(ProgramScores, ACandidateThatSkipsWorkWhileTimedFails) {
     EXPECT_EQ(score("softmax_torch.py", "strict", true).verdict, KB_VERDICT_PASS);
 }
 
+TEST_F(ProgramScores, ACandidateThatWritesItsInputsWhileTimedFails) {
+    // The timed calls share one copy of the inputs (alias_inputs): their
+    // checksums after the last sample are judged as a run's.
+    ScoreResult r = score("writes_inputs_when_timed.py", "strict", true);
+    EXPECT_EQ(r.verdict, KB_VERDICT_INPUT_MODIFIED) << r.message;
+    EXPECT_TRUE(has(r.message, "while timing")) << r.message;
+    for (const CompareResult& c : r.cases) EXPECT_EQ(c.verdict, KB_VERDICT_PASS) << c.message;
+    // Without timing it passes: every run has its own copy.
+    EXPECT_EQ(score("writes_inputs_when_timed.py").verdict, KB_VERDICT_PASS);
+}
+
 TEST_F(ProgramScores, TorchComputeFailsWhereTheRuleForbidsIt) {
     TaskPtr t = softmax_task();
     CandidateInput in;
