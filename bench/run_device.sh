@@ -23,7 +23,9 @@
 #            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests,
 #            PROGRAM_CANDIDATES another folder of answers (the CUDA ones:
 #            bench/kernelbench/cuda_candidates),
-#            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt
+#            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt,
+#            RUN_TB_BENCH=1 adds the TritonBench-G operators' correctness-only
+#            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json
 #     full:  both tests and bench: far more than 10 minutes per command
 #            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
 #            of 217 GPU tests in the 8 minutes after an H100's build)
@@ -108,6 +110,15 @@ if [ $run_programs = 1 ]; then
   # Written under $OUT, which a remote runner returns as they grow.
   tail -12 "${RETURN_DIR:-$OUT}/program_bench.err"
   [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
+  fi
+  # RUN_TB_BENCH=1: the TritonBench-G operators of bench/tritonbench/operators,
+  # correctness-only batches (TB_N variants each, TB_LANES lanes).
+  if [ "${RUN_TB_BENCH:-0}" = 1 ]; then
+    step "TritonBench-G throughput (program_bench.py --benchmark tritonbench)"
+    env PYTHONUNBUFFERED=1 python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
+      --modes correctness -n ${TB_N:-8} --lanes ${TB_LANES:-1,4} --latency ${TB_LATENCY:-1} \
+      --out "${RETURN_DIR:-$OUT}/tb_bench.json" >/dev/null 2>"${RETURN_DIR:-$OUT}/tb_bench.err"
+    tail -6 "${RETURN_DIR:-$OUT}/tb_bench.err"
   fi
   if [ "${RUN_BATCH:-1}" = 1 ]; then
     step "kernel batch throughput (bench/batch_bench.cpp)"

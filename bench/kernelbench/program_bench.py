@@ -5,6 +5,10 @@ strict protocol through one warm kbench.Context.
 Inputs: every problem in problems/ with an answer in candidates/; each answer
 made distinct N times (source_variant.py puts a comment in every @triton.jit
 body, so Triton compiles each variant afresh, as a new model answer would).
+With --benchmark tritonbench: the TritonBench-G operators of
+bench/tritonbench/operators/, each answered by its own operator code (the
+file above its separator line of #s), imported without a performance script:
+correctness only, on the test function's small inputs.
 
 Series, each after a priming score per problem (workers started, inputs
 made, reference outputs cached; reported, not counted):
@@ -21,6 +25,7 @@ Prints one JSON document (also to --out) and a table on stderr, last. The
 stderr as it ends, so a run stopped by a time limit keeps what it measured.
 
 usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
+                        [--benchmark kernelbench|tritonbench] [--modes timed,correctness]
 """
 import argparse
 import json
@@ -111,6 +116,19 @@ def verdicts(docs):
     return counts
 
 
+def answer_of(text, benchmark):
+    """The answer in a candidate file: all of it for KernelBench; for a
+    TritonBench operator file, the code above its separator (a line of at
+    least 20 #s), without the test function below it."""
+    if benchmark != "tritonbench":
+        return text
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("#" * 20):
+            return "".join(lines[:i])
+    return text
+
+
 def save(doc, path):
     if path:
         with open(path + ".tmp", "w") as f:
@@ -125,10 +143,21 @@ def main():
     ap.add_argument("--lanes", default="1,4")
     ap.add_argument("--only", default="")
     ap.add_argument("--latency", type=int, default=3, help="one-at-a-time fresh variants per problem")
-    ap.add_argument("--problems", default=os.path.join(HERE, "problems"))
-    ap.add_argument("--candidates", default=os.path.join(HERE, "candidates"))
+    ap.add_argument("--problems", default="")
+    ap.add_argument("--candidates", default="")
+    ap.add_argument("--benchmark", default="kernelbench", choices=("kernelbench", "tritonbench"))
+    ap.add_argument("--modes", default="timed,correctness", help="the batch series: timed, correctness or both")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or any(m not in ("timed", "correctness") for m in modes):
+        sys.exit("program_bench: --modes takes timed, correctness or both (comma-separated), not %r" % args.modes)
+    if args.benchmark == "tritonbench":
+        args.problems = args.problems or os.path.join(ROOT, "bench", "tritonbench", "operators")
+        args.candidates = args.candidates or args.problems
+    else:
+        args.problems = args.problems or os.path.join(HERE, "problems")
+        args.candidates = args.candidates or os.path.join(HERE, "candidates")
     if not add_binding_path(args.build):
         sys.exit("program_bench: kbench's Python package is not in %s/bindings/python (build it with SWIG)"
                  % args.build)
@@ -139,11 +168,12 @@ def main():
                    and (not args.only or re.search(args.only, f[:-3])))
     ctx = kbench.Context(0)
     tasks, sources = {}, {}
-    doc = {"problems": names, "variants_per_problem": args.n, "device": ctx.info.get("device", {}).get("name")}
+    doc = {"benchmark": args.benchmark, "problems": names, "variants_per_problem": args.n,
+           "device": ctx.info.get("device", {}).get("name")}
     prime = {}
     for name in names:
-        tasks[name] = kbench.problem_task(os.path.join(args.problems, name))
-        sources[name] = open(os.path.join(args.candidates, name)).read()
+        tasks[name] = kbench.problem_task(os.path.join(args.problems, name), benchmark=args.benchmark)
+        sources[name] = answer_of(open(os.path.join(args.candidates, name)).read(), args.benchmark)
         t0 = time.perf_counter()
         try:
             r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
@@ -201,7 +231,7 @@ def main():
             b.close()
             print("program_bench: lanes %d warmed in %.1f s: %s" % (lanes, time.perf_counter() - t0, warm),
                   file=sys.stderr)
-        for mode in ("timed", "correctness"):
+        for mode in modes:
             serial += 1
             b = ctx.batch(device_lanes=lanes)
             jobs = []
