@@ -177,6 +177,27 @@ class BuildFile(unittest.TestCase):
                                  "/usr/local/cuda/include", "-fPIC", "-std=c++17"])
 
 
+class BuildPriority(unittest.TestCase):
+    """Build steps run under `nice` (build_priority_prefix), so that other
+    lanes' GPU phases get the cores first; a real step runs through it."""
+
+    def test_the_prefix(self):
+        which = {"nice": "/usr/bin/nice"}.get
+        self.assertEqual(kli.build_priority_prefix(which, {}), ["/usr/bin/nice", "-n", "10"])
+        self.assertEqual(kli.build_priority_prefix(which, {"KBENCH_LOAD_INLINE_NICE": "5"}),
+                         ["/usr/bin/nice", "-n", "5"])
+        self.assertEqual(kli.build_priority_prefix(which, {"KBENCH_LOAD_INLINE_NICE": "0"}), [])
+        self.assertEqual(kli.build_priority_prefix(lambda name: None, {}), [])
+
+    def test_a_step_runs_at_the_lower_priority(self):
+        if not kli.build_priority_prefix():
+            self.skipTest("no nice on this machine")
+        procs = kli.Processes(os.getcwd(), 30)
+        rc, out, _ = procs.run([sys.executable, "-c", "import os; print(os.nice(0))"])
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(int(out.strip()), min(19, os.nice(0) + 10))
+
+
 class HostCompiler(unittest.TestCase):
     """clang++ for the split build's host unit (host_clang, clang_host_argv):
     which clang, when none, and the command made from torch's."""
