@@ -1277,12 +1277,33 @@ class Worker:
         """Hands torch's cached free blocks back to the driver when they are
         many (over 1 GiB): two workers share the device, and blocks one of
         them keeps for itself (the poison, a large problem's temporaries) are
-        memory the other cannot get."""
+        memory the other cannot get.
+
+        torch frees a segment only when all of it is free, and it carves a
+        small allocation out of the best-fitting free block, which after a
+        run at KernelBench's sizes is part of a segment of gigabytes: an
+        input cached for later runs then keeps that whole segment (the
+        likely reason why, at eight lanes of 6 GB problems, each idle
+        candidate worker held 6.9 GB: MEM_TRACE=1 with
+        bench/kernelbench/program_bench.py; not confirmed). Where emptying
+        the cache leaves over 1 GiB reserved and unused, the cached inputs
+        go too (they are made again on the device in milliseconds), and the
+        cache is emptied again."""
         if self.torch is None or not self.device.startswith("cuda"):
             return
         cuda = self.torch.cuda
-        if cuda.memory_reserved(self.device) - cuda.memory_allocated(self.device) > (1 << 30):
+        slack = 1 << 30
+
+        def unused():
+            return cuda.memory_reserved(self.device) - cuda.memory_allocated(self.device)
+        if unused() > slack:
             cuda.empty_cache()
+            if unused() > slack and self.inputs:
+                for key in list(self.inputs):
+                    self.forget_inputs(key)
+                import gc
+                gc.collect()
+                cuda.empty_cache()
 
     def with_memory_retry(self, f, doc, blobs):
         """f(doc, blobs), run once more after release_caches() when it ran out

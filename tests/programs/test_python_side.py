@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,6 +109,43 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(Stub.trims, 1)
         self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
 
+
+    def test_trimming_drops_cached_inputs_that_keep_a_segment(self):
+        """A cached input inside a large free segment keeps it from the
+        driver: trim_cache then drops the input cache and empties again."""
+        import kbench_program_worker as kw
+
+        class Cuda:
+            def __init__(self, reserved, allocated, pinned_by_inputs):
+                self.reserved, self.allocated, self.pinned = reserved, allocated, pinned_by_inputs
+                self.empties = 0
+                self.worker = None
+
+            def memory_reserved(self, device):
+                return self.reserved
+
+            def memory_allocated(self, device):
+                return self.allocated
+
+            def empty_cache(self):
+                self.empties += 1
+                if not (self.pinned and self.worker.inputs):
+                    self.reserved = self.allocated
+
+        def trimmed(reserved, allocated, pinned):
+            w = kw.Worker.__new__(kw.Worker)
+            cuda = Cuda(reserved, allocated, pinned)
+            cuda.worker = w
+            w.torch = types.SimpleNamespace(cuda=cuda)
+            w.device = "cuda:0"
+            w.inputs = {("t", 0, 1, "strict"): ([], [{"bytes": 64 << 20}])}
+            w.input_bytes = 64 << 20
+            kw.Worker.trim_cache(w)
+            return cuda.empties, len(w.inputs), w.input_bytes
+        gib = 1 << 30
+        self.assertEqual(trimmed(7 * gib, gib // 16, True), (2, 0, 0))   # pinned: the inputs go
+        self.assertEqual(trimmed(7 * gib, gib // 16, False), (1, 1, 64 << 20))  # freed at once: they stay
+        self.assertEqual(trimmed(gib, gib // 2, True), (0, 1, 64 << 20))  # little unused: nothing
 
     def test_a_worker_beside_the_builder_warms_no_headers_itself(self):
         """A worker's own warm-up runs threads while its first candidates
