@@ -80,6 +80,37 @@ class GpuBusy:
         return round(statistics.mean(self.samples) / 100.0, 3) if self.samples else None
 
 
+class Stalls:
+    """Says on stderr when a batch has given no verdict for `quiet_s`
+    seconds, with how many of its jobs are done and the last one's problem:
+    a batch stopped by a time limit then shows whether it was slow or stuck."""
+
+    def __init__(self, total, what, quiet_s=30.0):
+        self.total, self.what, self.quiet_s = total, what, quiet_s
+        self.count, self.last, self.at = 0, "", time.perf_counter()
+        self._stop = threading.Event()
+
+    def done(self, problem):
+        self.count, self.last, self.at = self.count + 1, problem, time.perf_counter()
+
+    def _run(self):
+        while not self._stop.wait(self.quiet_s / 3):
+            quiet = time.perf_counter() - self.at
+            if quiet >= self.quiet_s:
+                print("program_bench: %s: no verdict for %.0f s, %d of %d done (last: %s)" % (
+                    self.what, quiet, self.count, self.total, self.last or "none"), file=sys.stderr, flush=True)
+                self.at = time.perf_counter()
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
 def median_stages(docs):
     """The median of each stage's milliseconds; for candidates that built
     extensions (load_inline), also the import's and the builds' own
@@ -244,11 +275,13 @@ def main():
                     b.submit(tasks[name], code, language="python", label=name, tag=k,
                              skip_timing=(mode == "correctness"))
                 docs = []
-                for job in b.results():
-                    if job.error is not None:
-                        docs.append({"verdict": "error", "error": str(job.error)})
-                    else:
-                        docs.append(job.result().json())
+                with Stalls(len(jobs), "lanes %d %s" % (lanes, mode)) as stalls:
+                    for job in b.results():
+                        if job.error is not None:
+                            docs.append({"verdict": "error", "error": str(job.error)})
+                        else:
+                            docs.append(job.result().json())
+                        stalls.done(jobs[job.tag][0] if isinstance(job.tag, int) else "")
                 wall = time.perf_counter() - t0
             b.close()
             series.append({"lanes": lanes, "mode": mode, "jobs": len(jobs), "wall_s": round(wall, 3),
