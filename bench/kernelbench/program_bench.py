@@ -137,6 +137,11 @@ def median_stages(docs):
             seen = [b[key] for p in built for b in p["builds"] if b.get(key)]
             if seen:
                 out[key + "s"] = {k: seen.count(k) for k in sorted(set(seen))}
+        # Why the fast linker or clang was passed over, each reason once.
+        for key in ("linker_why", "host_compiler_why"):
+            seen = sorted({b[key] for p in built for b in p["builds"] if b.get(key)})
+            if seen:
+                out[key] = seen[:3]
     return out
 
 

@@ -1069,6 +1069,8 @@ def link_with(procs, link_argv, record, which=shutil.which):
     record["linker"] = name or "default"
     if rc != 0 and name and rc != -9:
         record["linker"] = "default (%s failed)" % name
+        said = [line for line in out.splitlines() if line.strip()]
+        record["linker_why"] = next((line for line in said if "error" in line.lower()), said[0] if said else "")[:300]
         rc, out, more = procs.run(link_argv)
         secs += more
     record["link_ms"] = round(secs * 1e3, 1)

@@ -90,6 +90,8 @@ struct ProgramBuild {
     double link_ms = 0;
     std::string linker;         // "lld", "gold", "default", "default (lld failed)", ...; "" unknown
     std::string host_compiler;  // the split build's host unit: "clang" or "g++"; "" not split
+    std::string linker_why;         // where the fast linker failed: its first error line
+    std::string host_compiler_why;  // where g++ compiled the host unit: why not clang
     std::vector<std::pair<std::string, double>> steps;  // each compile: its unit (or tool) and ms
 };
 

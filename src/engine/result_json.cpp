@@ -632,6 +632,8 @@ Json to_json(const ProgramFacts& p) {
                         {"link_ms", b.link_ms}, {"steps_ms", steps}};
             if (!b.linker.empty()) one["linker"] = b.linker;
             if (!b.host_compiler.empty()) one["host_compiler"] = b.host_compiler;
+            if (!b.linker_why.empty()) one["linker_why"] = b.linker_why;
+            if (!b.host_compiler_why.empty()) one["host_compiler_why"] = b.host_compiler_why;
             builds.push_back(std::move(one));
         }
         j["builds"] = builds;

@@ -87,6 +87,8 @@ ProgramBuild build_from(const Json& b) {
     out.link_ms = ms(b, "link_ms");
     out.linker = text(b, "linker");
     out.host_compiler = text(b, "host_compiler");
+    out.linker_why = text(b, "linker_why");
+    out.host_compiler_why = text(b, "host_compiler_why");
     for (const Json& st : b.value("steps", Json::array())) {
         if (!st.is_object()) continue;
         std::string unit = st.value("unit", std::string());

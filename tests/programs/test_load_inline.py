@@ -190,9 +190,11 @@ class BuildPriority(unittest.TestCase):
         self.assertEqual(kli.build_priority_prefix(lambda name: None, {}), [])
 
     def test_a_step_runs_at_the_lower_priority(self):
-        if not kli.build_priority_prefix():
+        prefix = kli.build_priority_prefix(env={})  # the default, whatever the test's environment says
+        if not prefix:
             self.skipTest("no nice on this machine")
         procs = kli.Processes(os.getcwd(), 30)
+        procs.prefix = prefix
         rc, out, _ = procs.run([sys.executable, "-c", "import os; print(os.nice(0))"])
         self.assertEqual(rc, 0, out)
         self.assertEqual(int(out.strip()), min(19, os.nice(0) + 10))
@@ -278,7 +280,13 @@ class Linking(unittest.TestCase):
         rc, out, secs = kli.link_with(procs, self.LINK, record, self.which("ld.lld"))
         self.assertEqual((rc, out, secs), (0, "out2", 0.5))
         self.assertEqual(procs.ran, [["c++", "-fuse-ld=lld"] + self.LINK[1:], self.LINK])
-        self.assertEqual(record, {"linker": "default (lld failed)", "link_ms": 500.0})
+        self.assertEqual(record, {"linker": "default (lld failed)", "linker_why": "out1", "link_ms": 500.0})
+        # Its first error line says why.
+        record = {}
+        procs.rcs = [1, 0]
+        procs.run = lambda argv, r=procs: (r.rcs.pop(0), "collect2: note\nld.lld: error: unknown argument\n", 0.1)
+        kli.link_with(procs, self.LINK, record, self.which("ld.lld"))
+        self.assertEqual(record["linker_why"], "ld.lld: error: unknown argument")
         record = {}
         self.assertEqual(kli.link_with(Procs([0]), self.LINK, record, self.which("ld.gold"))[0], 0)
         self.assertEqual(record["linker"], "gold")

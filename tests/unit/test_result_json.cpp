@@ -202,6 +202,8 @@ TEST(ResultJson, AProgramsBuildsAreInItsJson) {
     b.link_ms = 410;
     b.linker = "gold";
     b.host_compiler = "g++";
+    b.linker_why = "";
+    b.host_compiler_why = "no clang++ on the PATH";
     b.steps = {{"device", 480}, {"host", 2550}, {"main", 300}};
     p.builds.push_back(b);
     Json j = to_json(p);
@@ -217,6 +219,8 @@ TEST(ResultJson, AProgramsBuildsAreInItsJson) {
     EXPECT_EQ(got["steps_ms"], (Json{{"device", 480.0}, {"host", 2550.0}, {"main", 300.0}}));
     EXPECT_EQ(got["linker"], "gold");
     EXPECT_EQ(got["host_compiler"], "g++");
+    EXPECT_EQ(got["host_compiler_why"], "no clang++ on the PATH");
+    EXPECT_FALSE(got.contains("linker_why"));  // the fast linker did not fail
     b.linker = b.host_compiler = "";  // unknown: not said
     p.builds = {b};
     EXPECT_FALSE(to_json(p)["builds"][0].contains("linker"));

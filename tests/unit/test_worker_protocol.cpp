@@ -412,6 +412,7 @@ TEST(WorkerWire, ProgramLoadReplyKeepsEachBuildsTimes) {
             {"function": "load_inline", "name": "relu_ext", "build": "fast", "split": true,
              "bindings": {"apart": true, "main_ms": 212.0}, "ms": 3050.0, "compile_ms": 2600.0, "link_ms": 410.0,
              "linker": "default (gold failed)", "host_compiler": "clang",
+             "linker_why": "ld.gold: error: cannot find -lc10", "host_compiler_why": "",
              "steps": [{"tool": "nvcc", "unit": "device", "ms": 480.0}, {"tool": "c++", "unit": "host", "ms": 2550.0},
                        {"tool": "c++", "unit": "main", "ms": 300.0}]},
             {"function": "load_inline", "name": "own_dir", "build": "torch", "why": "a build_directory of its own"},
@@ -432,6 +433,8 @@ TEST(WorkerWire, ProgramLoadReplyKeepsEachBuildsTimes) {
     EXPECT_DOUBLE_EQ(a.link_ms, 410.0);
     EXPECT_EQ(a.linker, "default (gold failed)");
     EXPECT_EQ(a.host_compiler, "clang");
+    EXPECT_EQ(a.linker_why, "ld.gold: error: cannot find -lc10");
+    EXPECT_EQ(a.host_compiler_why, "");
     ASSERT_EQ(a.steps.size(), 3u);
     EXPECT_EQ(a.steps[1], (std::pair<std::string, double>("host", 2550.0)));
     const ProgramBuild& b = r.builds[1];
