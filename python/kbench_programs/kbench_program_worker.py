@@ -265,6 +265,14 @@ class Worker:
         tensors, descs = self.inputs.pop(key)
         self.input_bytes -= sum(d.get("bytes", 0) for d in descs)
 
+    def forget_all_inputs(self):
+        for key in list(self.inputs):
+            self.forget_inputs(key)
+
+    def input_key(self, h, case, seed_spec, mode):
+        """The key of the inputs at (case, seed, mode) of task `h`."""
+        return (h, case, self.seed_key(seed_spec), mode)
+
     def timed_inputs(self, h, ref, case, seed_spec, mode):
         """The timing's own copy of the inputs at (case, seed, mode) and their
         descriptions with checksums: made once per timing and kept across its
@@ -273,7 +281,7 @@ class Worker:
         time and a copy of them as much again). A copy where the inputs are
         the cache's, so that calls which write their inputs leave the cache
         as it was; the checksums are the inputs' as made."""
-        key = (h, case, self.seed_key(seed_spec), mode)
+        key = self.input_key(h, case, seed_spec, mode)
         if self.timing_inputs is not None and self.timing_inputs[0] == key:
             return self.timing_inputs[1], self.timing_inputs[2]
         self.timing_inputs = None
@@ -308,7 +316,7 @@ class Worker:
     def make_inputs(self, h, ref, case, seed_spec, mode):
         """The problem's inputs at (case, seed, mode): made once and cached;
         each call gets its own copies (clone_inputs)."""
-        key = (h, case, self.seed_key(seed_spec), mode)
+        key = self.input_key(h, case, seed_spec, mode)
         hit = self.inputs.get(key)
         if hit is not None:
             return hit
@@ -1260,8 +1268,7 @@ class Worker:
         if self.timing_inputs is not None:
             held += sum(d.get("bytes", 0) for d in self.timing_inputs[2])
             self.timing_inputs = None
-        for key in list(self.inputs):
-            self.forget_inputs(key)
+        self.forget_all_inputs()
         self.kept.clear()
         self.kept_bytes = 0
         self.audit.clear()
@@ -1299,8 +1306,7 @@ class Worker:
         if unused() > slack:
             cuda.empty_cache()
             if unused() > slack and self.inputs:
-                for key in list(self.inputs):
-                    self.forget_inputs(key)
+                self.forget_all_inputs()
                 import gc
                 gc.collect()
                 cuda.empty_cache()
