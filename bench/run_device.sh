@@ -23,9 +23,14 @@
 #            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests,
 #            PROGRAM_CANDIDATES another folder of answers (the CUDA ones:
 #            bench/kernelbench/cuda_candidates),
+#            RUN_WORKER_COSTS=1 measures a run's steps at a 6 GiB input
+#            (bench/kernelbench/worker_costs.py) into worker_costs.json,
 #            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt,
 #            RUN_TB_BENCH=1 adds the TritonBench-G operators' correctness-only
-#            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json
+#            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json;
+#            PROGRAM_TIMEOUT / TB_TIMEOUT (seconds) stop either benchmark, and
+#            a batch silent for 30 s writes every process's stacks into
+#            stalls.txt (py-spy, when its wheel travels in .whl/)
 #     full:  both tests and bench: far more than 10 minutes per command
 #            (`tests` alone, with RUN_UNIT=0 RUN_SUITE=0, runs about 138
 #            of 217 GPU tests in the 8 minutes after an H100's build)
@@ -97,14 +102,21 @@ if [ $run_programs = 1 ]; then
       done >"${RETURN_DIR:-$OUT}/gpu_mem.txt" 2>&1 ) &
     MEM_PID=$!
   fi
+  # RUN_WORKER_COSTS=1: what each step of a run costs at a 6 GiB input.
+  if [ "${RUN_WORKER_COSTS:-0}" = 1 ]; then
+    step "worker step costs (bench/kernelbench/worker_costs.py)"
+    timeout 120 python3 bench/kernelbench/worker_costs.py --build "$BUILD" >"${RETURN_DIR:-$OUT}/worker_costs.json" \
+      2>"$OUT/worker_costs.err"
+    cat "${RETURN_DIR:-$OUT}/worker_costs.json"; tail -3 "$OUT/worker_costs.err"
+  fi
   if [ "${RUN_PROGRAM_BENCH:-1}" = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
   # The confined Python workers may write their spans only where
   # $KBENCH_CONFINE_WRITE lets them (docs/measurement.md).
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
-    ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} python3 bench/kernelbench/program_bench.py \
+    ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
-    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} --out "${RETURN_DIR:-$OUT}/program_bench.json" >/dev/null \
+    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} --out "${RETURN_DIR:-$OUT}/program_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
   # Written under $OUT, which a remote runner returns as they grow.
@@ -115,9 +127,10 @@ if [ $run_programs = 1 ]; then
   # correctness-only batches (TB_N variants each, TB_LANES lanes).
   if [ "${RUN_TB_BENCH:-0}" = 1 ]; then
     step "TritonBench-G throughput (program_bench.py --benchmark tritonbench)"
-    env PYTHONUNBUFFERED=1 python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
+    env PYTHONUNBUFFERED=1 timeout ${TB_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
       --modes correctness -n ${TB_N:-8} --lanes ${TB_LANES:-1,4} --latency ${TB_LATENCY:-1} \
-      --out "${RETURN_DIR:-$OUT}/tb_bench.json" >/dev/null 2>"${RETURN_DIR:-$OUT}/tb_bench.err"
+      --out "${RETURN_DIR:-$OUT}/tb_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
+      2>"${RETURN_DIR:-$OUT}/tb_bench.err"
     tail -6 "${RETURN_DIR:-$OUT}/tb_bench.err"
   fi
   if [ "${RUN_BATCH:-1}" = 1 ]; then

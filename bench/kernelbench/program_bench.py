@@ -26,6 +26,7 @@ stderr as it ends, so a run stopped by a time limit keeps what it measured.
 
 usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
                         [--benchmark kernelbench|tritonbench] [--modes timed,correctness]
+                        [--stall-dump FILE]
 """
 import argparse
 import json
@@ -80,13 +81,54 @@ class GpuBusy:
         return round(statistics.mean(self.samples) / 100.0, 3) if self.samples else None
 
 
+def stack_dump(path):
+    """Appends to `path` the Python and native stacks of this process and
+    every process under it (py-spy dump, where py-spy is on PATH), else each
+    one's state and kernel wait channel from /proc: where a stuck batch
+    waits."""
+    import shutil
+    import subprocess
+    pids, queue = [], [os.getpid()]
+    while queue:
+        pid = queue.pop()
+        pids.append(pid)
+        try:
+            for tid in os.listdir("/proc/%d/task" % pid):
+                with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                    queue.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    spy = shutil.which("py-spy")
+    with open(path, "a") as out:
+        out.write("== %s\n" % time.strftime("%T"))
+        for pid in pids:
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:300]
+                with open("/proc/%d/stat" % pid) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+                with open("/proc/%d/wchan" % pid) as f:
+                    wchan = f.read()
+            except OSError:
+                continue
+            out.write("-- pid %d state %s wchan %s: %s\n" % (pid, state, wchan, cmd))
+            out.flush()
+            if spy and "python" in cmd:
+                r = subprocess.run([spy, "dump", "--native", "--pid", str(pid)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, timeout=60, check=False)
+                out.write(r.stdout.decode(errors="replace"))
+                out.flush()
+
+
 class Stalls:
     """Says on stderr when a batch has given no verdict for `quiet_s`
     seconds, with how many of its jobs are done and the last one's problem:
-    a batch stopped by a time limit then shows whether it was slow or stuck."""
+    a batch stopped by a time limit then shows whether it was slow or stuck.
+    With `dump` (a file), the first such silence also writes every
+    process's stacks there (stack_dump)."""
 
-    def __init__(self, total, what, quiet_s=30.0):
-        self.total, self.what, self.quiet_s = total, what, quiet_s
+    def __init__(self, total, what, quiet_s=30.0, dump=""):
+        self.total, self.what, self.quiet_s, self.dump = total, what, quiet_s, dump
         self.count, self.last, self.at = 0, "", time.perf_counter()
         self._stop = threading.Event()
 
@@ -99,6 +141,12 @@ class Stalls:
             if quiet >= self.quiet_s:
                 print("program_bench: %s: no verdict for %.0f s, %d of %d done (last: %s)" % (
                     self.what, quiet, self.count, self.total, self.last or "none"), file=sys.stderr, flush=True)
+                if self.dump:
+                    try:
+                        stack_dump(self.dump)
+                    except Exception as e:  # noqa: BLE001 - a failed dump must not stop the batch
+                        print("program_bench: stack dump failed: %s" % e, file=sys.stderr, flush=True)
+                    self.dump = ""
                 self.at = time.perf_counter()
 
     def __enter__(self):
@@ -121,6 +169,16 @@ def median_stages(docs):
     for k in STAGES:
         vals = [d.get("stages", {}).get(k) for d in docs if d.get("stages", {}).get(k) is not None]
         out[k] = round(statistics.median(vals), 1) if vals else None
+    # The timing's rounds and samples: noise beside the timed lane makes
+    # the rounds disagree, and a timing that does not settle runs them all.
+    timed = [d["program"]["timing"] for d in docs if (d.get("program") or {}).get("timing")]
+    if timed:
+        out["timing_rounds"] = round(statistics.mean(t.get("rounds", 0) for t in timed), 2)
+        out["timing_reference_reused"] = round(statistics.mean(t.get("reference_rounds_reused", 0) for t in timed), 2)
+        counts = [(t.get("candidate") or {}).get("samples") for t in timed]
+        counts = [c for c in counts if c is not None]
+        if counts:
+            out["timing_samples"] = statistics.median(counts)
     built = [d["program"] for d in docs if (d.get("program") or {}).get("builds")]
     if built:
         out["import"] = round(statistics.median(p.get("import_ms", 0) for p in built), 1)
@@ -184,6 +242,7 @@ def main():
     ap.add_argument("--benchmark", default="kernelbench", choices=("kernelbench", "tritonbench"))
     ap.add_argument("--modes", default="timed,correctness", help="the batch series: timed, correctness or both")
     ap.add_argument("--out", default="")
+    ap.add_argument("--stall-dump", default="", help="file for every process's stacks when a batch stalls")
     args = ap.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     if not modes or any(m not in ("timed", "correctness") for m in modes):
@@ -280,7 +339,7 @@ def main():
                     b.submit(tasks[name], code, language="python", label=name, tag=k,
                              skip_timing=(mode == "correctness"))
                 docs = []
-                with Stalls(len(jobs), "lanes %d %s" % (lanes, mode)) as stalls:
+                with Stalls(len(jobs), "lanes %d %s" % (lanes, mode), dump=args.stall_dump) as stalls:
                     for job in b.results():
                         if job.error is not None:
                             docs.append({"verdict": "error", "error": str(job.error)})

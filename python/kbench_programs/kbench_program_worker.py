@@ -768,6 +768,7 @@ class Worker:
             doc["keep_outputs"] = True
             doc["want_outputs"] = False
         result = {"case": case}
+        lap = kprof.laps("py.run")
         try:
             if self.torch is not None:
                 result["seed_value"] = kp.resolve_seed(seed_spec)
@@ -801,9 +802,11 @@ class Worker:
             result["error"] = {"stage": "construction", "message": head, "where": where}
             return result, []
         result["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in descs]
+        lap("inputs")
         if who == "candidate":
             self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)),
                                     doc.get("poison_sizes", []))
+            lap("poison")
         record = doc.get("record", {})
         ops = None
         if record.get("ops") and self.torch is not None:
@@ -816,6 +819,7 @@ class Worker:
         if use_cupti:
             self.cupti.take()  # drop what came before the call
             t0 = self.cupti.now()
+        lap("before_call")
         w0 = _perf_counter()
         try:
             if ops is not None:
@@ -839,16 +843,19 @@ class Worker:
             return result, []
         result["run_ms"] = (_perf_counter() - w0) * 1e3
         result["host_call_ms"] = (returned - w0) * 1e3
+        lap("call")
         if use_cupti:
             t1 = self.cupti.now()
             end = tally.add_window(self.cupti.take(), t0, t1)
             result["span_ms"] = max(end - t0, 0) / 1e6
+            lap("cupti")
         if descs and who == "candidate":
             after = []
             for i, x in enumerate(args):
                 if isinstance(x, self.torch.Tensor):
                     after.append({"index": i, "checksum": kp.checksum(x)})
             result["inputs_after"] = after
+            lap("inputs_after")
         share = bool(doc.get("share_outputs", False)) and who == "candidate"
         want = bool(doc.get("want_outputs", True))
         keep = who == "reference" and bool(doc.get("keep_outputs")) and self.comparer is not None and \
@@ -865,6 +872,7 @@ class Worker:
                 # compares, so it needs every byte after all.
                 outs, out_blobs, out_tensors = self.describe_outputs(out, want, self.device)
         result["outputs"] = outs
+        lap("outputs")
         if who == "reference" and self.torch is not None and isinstance(model, self.torch.nn.Module):
             # A kernel candidate gets the inputs only: the host refuses a
             # problem whose model holds state (kernel_program.h).
@@ -885,6 +893,7 @@ class Worker:
                                               for k, v in self.candidate["launches"].items()}
             result["integrity"] = self.integrity_report(threads_before)
         result["attribution"] = attribution
+        lap("report")
         return result, out_blobs
 
     # ---- the precision audit (src/compare/precision.h) ------------------
@@ -1117,6 +1126,7 @@ class Worker:
             if who == "reference":
                 raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference failed while timing: %s\n%s" % (head, where))
             return {"error": {"stage": "construction", "message": head, "where": where}}
+        lap = kprof.laps("py.time")
         clone = bool(doc.get("clone_inputs", False))
         # Without copies, each call may still get tensor objects of its own
         # over the same memory (alias_inputs): a model that keys a cache on
@@ -1149,14 +1159,15 @@ class Worker:
                 warm_ms = float(doc.get("warmup_ms", 0))
                 calls = 0
                 ws = _perf_counter()
-                with kprof.span("py.time.warmup"):
-                    while calls < n_warm or (_perf_counter() - ws) * 1e3 < warm_ms:
-                        model(*args_of(warm))
-                        self.sync()
-                        calls += 1
-                        if calls >= 10000:
-                            break
+                lap("prepare")
+                while calls < n_warm or (_perf_counter() - ws) * 1e3 < warm_ms:
+                    model(*args_of(warm))
+                    self.sync()
+                    calls += 1
+                    if calls >= 10000:
+                        break
                 del warm
+                lap("warmup")
                 if timed is None:
                     # The warm-up's inputs are gone (unless cached): at
                     # KernelBench's sizes both sets at once are gigabytes more.
@@ -1181,8 +1192,7 @@ class Worker:
                 i = 0
                 last = None
                 check = bool(doc.get("check_outputs")) and who == "candidate"
-                sampling = kprof.span("py.time.samples")
-                sampling.__enter__()
+                lap("inputs")
                 while i < trials + discard:
                     # One call's outputs alive at a time: a sample's outputs
                     # at KernelBench's sizes are gigabytes, and the reference
@@ -1224,7 +1234,7 @@ class Worker:
                     done = i - discard
                     if budget_ms > 0 and done >= min_trials and (_perf_counter() - s0) * 1e3 > budget_ms:
                         break
-                sampling.__exit__(None, None, None)
+                lap("samples")
         except CandidateFailure as e:
             return {"error": e.to_json()}
         except BaseException as e:
@@ -1252,6 +1262,7 @@ class Worker:
                                                   for i, x in enumerate(timed) if isinstance(x, t.Tensor)]
         if who == "candidate":
             result["integrity"] = self.integrity_report(threads_before)
+        lap("check")
         return result, out_blobs
 
     @property
