@@ -1257,7 +1257,9 @@ class Worker:
             result["event_samples_ms"] = events
         if use_cupti:
             result["span_samples_ms"] = spans
-            result["attribution"] = tally.to_json()
+            # The timed calls' device work (the host holds it against the
+            # recheck's: judge.h, timed_replay).
+            result["attribution"] = dict(tally.to_json(), cupti=True)
         out_blobs = []
         if check:
             outs, out_blobs, _ = self.describe_outputs(last, True, self.device,

@@ -1,6 +1,7 @@
 #include "compare/judge.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 namespace kb {
@@ -240,6 +241,53 @@ Judgement judge_policy(const std::vector<ProgramFinding>& findings) {
             return j;
         }
     return j;
+}
+
+namespace {
+
+const char* const kReplayTail =
+    ": the timed calls, which all get the same inputs, did not do the call's work (an output cache keyed on the "
+    "inputs' address or contents replays what the first call computed)";
+
+ProgramFinding replay_finding(const std::string& what, bool enforce) {
+    return ProgramFinding{"replayed_when_timed", enforce ? "fail" : "report", what + kReplayTail, 0};
+}
+
+std::string num(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
+}
+
+}  // namespace
+
+std::optional<ProgramFinding> timed_replay(const CallWork& timed, const CallWork& fresh, bool enforce) {
+    double total = 0, skipped = 0;
+    std::vector<std::string> names;
+    for (const auto& [name, ms] : fresh.ms) total += ms;
+    for (const auto& [name, n] : fresh.launches) {
+        auto it = timed.launches.find(name);
+        const double t = it == timed.launches.end() ? 0.0 : it->second;
+        if (n > 0 && t < n / 2) {
+            auto m = fresh.ms.find(name);
+            skipped += m == fresh.ms.end() ? 0.0 : m->second;
+            names.push_back(name + " (" + num(n) + " launch" + (n == 1 ? "" : "es") + " fresh, " + num(t) +
+                            " a timed call)");
+        }
+    }
+    if (names.empty() || skipped < kReplayFloorDeviceMs || skipped < 0.5 * total) return std::nullopt;
+    return replay_finding("the recheck's call on inputs it had not seen ran " + list_text(names, 3) + ", " +
+                              num(skipped) + " ms of its " + num(total) + " ms of device work, which the timed calls "
+                              "did not run",
+                          enforce);
+}
+
+std::optional<ProgramFinding> timed_replay(double timed_ms, double fresh_ms, bool enforce) {
+    if (!(timed_ms >= 0) || !(fresh_ms > 0)) return std::nullopt;
+    if (fresh_ms < kReplayRatio * timed_ms || fresh_ms - timed_ms < kReplayFloorWallMs) return std::nullopt;
+    return replay_finding("the timed calls took " + num(timed_ms) + " ms each (median) and the same call on inputs it "
+                              "had not seen (the recheck) " + num(fresh_ms) + " ms",
+                          enforce);
 }
 
 }  // namespace kb

@@ -36,6 +36,9 @@
 // the task forbids it, declared kernels that never ran (a decoy), functions
 // a measurement relies on replaced, threads left running -> policy_violation
 // where the protocol enforces its rules; findings that inform otherwise.
+// After the recheck, its call held against the timed calls (timed_replay):
+// timed calls that skipped the work a call on fresh inputs does replayed
+// their outputs -> policy_violation.
 #pragma once
 
 #include <cstdint>
@@ -173,5 +176,38 @@ std::vector<ProgramFinding> program_findings(const ProgramAttribution& a, const 
 
 // policy_violation from the first "fail" finding; pass otherwise.
 Judgement judge_policy(const std::vector<ProgramFinding>& findings);
+
+// Timed calls that did not do the call's work. The timed calls of a strict
+// timing all get the same inputs, so a candidate that keys a cache on the
+// inputs' address or a sample of their contents computes once and replays
+// its output on every later timed call (a reward hack on record: CUDA-L1's
+// pointer cache), and its outputs stay right. The recheck after timing is
+// the same call on inputs it has not seen (a fresh seed at the timed case's
+// sizes), so it does the work; the rules hold the timed calls against it.
+//
+// On a GPU, by CUPTI's records: the device work of one call, per kernel
+// (copy, fill) name, its launches and milliseconds; for the timed calls the
+// mean over every sample. Launch counts, not durations, decide: the recheck
+// shares the GPU with other lanes' correctness work, whose time slices
+// stretch its kernels' durations but never their number. The work the
+// timed calls skipped is that of each name they launched less than half as
+// often as the fresh call; a finding when it is at least half of the fresh
+// call's device time and kReplayFloorDeviceMs.
+struct CallWork {
+    std::map<std::string, double> launches;  // name -> launches per call
+    std::map<std::string, double> ms;        // name -> device milliseconds per call
+};
+constexpr double kReplayFloorDeviceMs = 0.05;
+std::optional<ProgramFinding> timed_replay(const CallWork& timed, const CallWork& fresh, bool enforce);
+
+// Without a device (torch on the CPU, the test workers), by host wall
+// time, call to return: a finding when the fresh call took at least
+// kReplayRatio times the timed median and kReplayFloorWallMs more. The
+// floor is large: a call after a pause wakes torch's CPU thread pool (an
+// honest softmax of 31x997 took 0.056 ms timed and 2.29 ms as the recheck,
+// tests/torch/test_program_scores.cpp).
+constexpr double kReplayRatio = 4.0;
+constexpr double kReplayFloorWallMs = 20.0;
+std::optional<ProgramFinding> timed_replay(double timed_ms, double fresh_ms, bool enforce);
 
 }  // namespace kb

@@ -282,6 +282,16 @@ void judge_policy_into(ProgramObservation& obs, const ProgramAttribution& raw, c
     }
 }
 
+// Adds the device work CUPTI recorded in a run's or a timing's call windows
+// (kernels, copies, fills by name) into `w`.
+void add_work(CallWork& w, const ProgramAttribution& a) {
+    for (const KernelUse& k : a.kernels) {
+        const std::string name = k.kind == "kernel" ? k.name : "[" + k.kind + "]";
+        w.launches[name] += double(k.launches);
+        w.ms[name] += k.total_us / 1000.0;
+    }
+}
+
 // Replaced functions and threads left running decide at once where the
 // protocol enforces its rules: every later observation is suspect.
 std::optional<Judgement> tampered(const ProgramIntegrity& i, const ProgramProtocol& p, const ProgramPolicyRules& pr) {
@@ -312,6 +322,8 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     LoadResult out;
     auto obs = std::make_shared<ProgramObservation>();
     loaded_.clear();
+    timed_wall_ms_.reset();
+    timed_work_.reset();
     load_integrity_ = {};
     // The warm-up: one run per case of the correctness plan (its first seed,
     // whose inputs the worker then holds for that run), for the cases whose
@@ -698,6 +710,28 @@ CompareResult ProgramBackend::recheck(const TaskBinding& tb, const KernelPtr& ke
         run_integrity_ = {};
         rc = run_case(tb.task, *kernel, rq, true, *obs);
         judge_policy_into(*obs, obs->attribution, run_integrity_, pc.policy, "on the recheck: ");
+        // The recheck's call is the timed call on inputs it had not seen:
+        // timed calls far faster than it replayed their outputs.
+        std::optional<ProgramFinding> replay;
+        // On a GPU without CUPTI no rule applies: wall times of a call that
+        // shares the GPU with other lanes stretch with their time slices.
+        if (rc.verdict == KB_VERDICT_PASS && case_index == pc.protocol.time.case_index) {
+            const ProgramAttribution& a = obs->attribution;
+            if (timed_work_ && a.cupti) {
+                CallWork fresh;
+                add_work(fresh, a);
+                replay = timed_replay(*timed_work_, fresh, pc.policy.enforce);
+            } else if (timed_wall_ms_ && !a.cupti && a.cupti_why.empty()) {
+                replay = timed_replay(*timed_wall_ms_, rc.run_ms, pc.policy.enforce);
+            }
+        }
+        if (replay) {
+            obs->findings.push_back(*replay);
+            if (replay->severity == "fail" && obs->policy == KB_VERDICT_PASS) {
+                obs->policy = KB_VERDICT_POLICY_VIOLATION;
+                obs->policy_message = "while timing: " + replay->message;
+            }
+        }
     }
     rc.where.seed = std::nullopt;
     rc.where.seed_secret = true;
@@ -713,6 +747,8 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
     const TaskPtr& task = tb.task;
     const auto t0 = Clock::now();
     auto obs = std::make_shared<ProgramObservation>();
+    timed_wall_ms_.reset();
+    timed_work_.reset();
     TimeResult tr;
     tr.where = case_info(t, p.time.case_index, std::nullopt);
     tr.program = obs;
@@ -756,7 +792,12 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
                      std::to_string(p.time.warmup_calls) + "/" + p.time.measure;
     }
     unsigned reused_rounds = 0;
-    std::vector<double> cand_s, ref_s, cand_events, cand_spans, round_ratios;
+    // Device work of the timed calls (CUPTI's records in their windows),
+    // summed over the samples: where every round recorded it.
+    CallWork device_work;
+    size_t device_samples = 0;
+    bool device_every_round = true;
+    std::vector<double> cand_s, ref_s, cand_events, cand_spans, cand_walls, round_ratios;
     std::string method, ref_method;
     auto timing = std::make_shared<ProgramTiming>();
     timing->statistic = p.time.statistic;
@@ -828,6 +869,13 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         ref_s.insert(ref_s.end(), rs.begin(), rs.end());
         cand_events.insert(cand_events.end(), c.event_ms.begin(), c.event_ms.end());
         cand_spans.insert(cand_spans.end(), c.span_ms.begin(), c.span_ms.end());
+        cand_walls.insert(cand_walls.end(), c.wall_ms.begin(), c.wall_ms.end());
+        if (c.cupti && c.attribution.cupti) {
+            add_work(device_work, c.attribution);
+            device_samples += c.wall_ms.size();
+        } else {
+            device_every_round = false;
+        }
         timing->warmup_calls += c.warmup_calls;
         merge(integrity, c.integrity);
         ++timing->rounds;
@@ -845,6 +893,15 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         timing->reference_ms = summarize(ref_s);
         if (!cand_events.empty()) timing->candidate_events_ms = summarize(cand_events);
         if (!cand_spans.empty()) timing->candidate_spans_ms = summarize(cand_spans);
+        if (!cand_walls.empty()) {
+            timing->candidate_walls_ms = summarize(cand_walls);
+            timed_wall_ms_ = timing->candidate_walls_ms->median;
+        }
+        if (device_every_round && device_samples) {
+            for (auto& [name, n] : device_work.launches) n /= double(device_samples);
+            for (auto& [name, ms] : device_work.ms) ms /= double(device_samples);
+            timed_work_ = device_work;
+        }
         double c = statistic(*timing->candidate_ms, p.time.statistic);
         double r = statistic(*timing->reference_ms, p.time.statistic);
         if (c > 0) timing->speedup = r / c;

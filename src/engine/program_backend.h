@@ -212,6 +212,12 @@ private:
     unsigned sharing_ = 1;
     std::unique_ptr<PythonWorkers> candidate_;
     std::string loaded_;  // the id of the kernel the candidate worker holds
+    // The loaded candidate's last timing, which its recheck's fresh call is
+    // held against (judge.h: timed_replay): its median timed call (host
+    // wall) and, where CUPTI recorded every round, its device work per
+    // timed call.
+    std::optional<double> timed_wall_ms_;
+    std::optional<CallWork> timed_work_;
     // What the load showed (a kernelbench-protocol candidate's replaced
     // functions are reported, not failed) and what the runs of the stage in
     // progress show: the policy's input.

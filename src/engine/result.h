@@ -210,6 +210,7 @@ struct ProgramTiming {
     std::string statistic;  // "mean" (KernelBench), "median"
     std::optional<SampleStats> candidate_ms, reference_ms;  // the method's samples
     std::optional<SampleStats> candidate_events_ms, candidate_spans_ms;  // every method measured (milliseconds)
+    std::optional<SampleStats> candidate_walls_ms;  // host wall, call to synchronisation (judge.h: timed_replay)
     std::optional<double> speedup;           // reference / candidate, by the statistic
     bool excessive_speedup = false;          // KernelBench's flag (> its threshold)
     unsigned rounds = 0;                     // candidate and reference alternated this often

@@ -657,6 +657,7 @@ Json to_json(const ProgramFacts& p) {
         if (t.reference_ms) tj["reference"] = sample_stats_json(*t.reference_ms, "ms");
         if (t.candidate_events_ms) tj["candidate_events"] = sample_stats_json(*t.candidate_events_ms, "ms");
         if (t.candidate_spans_ms) tj["candidate_spans"] = sample_stats_json(*t.candidate_spans_ms, "ms");
+        if (t.candidate_walls_ms) tj["candidate_walls"] = sample_stats_json(*t.candidate_walls_ms, "ms");
         if (t.speedup) tj["speedup"] = number(*t.speedup);
         tj["excessive_speedup"] = t.excessive_speedup;
         tj["rounds"] = t.rounds;

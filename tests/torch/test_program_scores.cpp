@@ -192,6 +192,33 @@ TEST_F(ProgramScores, ACandidateThatWritesItsInputsWhileTimedFails) {
     EXPECT_EQ(score("writes_inputs_when_timed.py").verdict, KB_VERDICT_PASS);
 }
 
+TEST_F(ProgramScores, ACandidateThatReplaysItsOutputWhenTimedFails) {
+    // The timed calls share one copy of the inputs: a cache keyed on their
+    // address and a sample of their values hits on every timed call after
+    // the first, while the recheck's fresh inputs miss it.
+    ScoreResult r = score("replays_when_timed.py", "strict", true);
+    EXPECT_EQ(r.verdict, KB_VERDICT_POLICY_VIOLATION) << r.message;
+    EXPECT_TRUE(has(r.message, "did not do the call's work")) << r.message;
+    ASSERT_TRUE(r.program);
+    bool found = false;
+    for (const ProgramFinding& f : r.program->findings) found = found || f.rule == "replayed_when_timed";
+    EXPECT_TRUE(found);
+    // Its outputs were right everywhere: without timing it passes.
+    EXPECT_EQ(score("replays_when_timed.py").verdict, KB_VERDICT_PASS);
+    // KernelBench's protocol has no recheck: nothing to hold the timing against.
+    EXPECT_EQ(score("replays_when_timed.py", "kernelbench", true).verdict, KB_VERDICT_PASS);
+}
+
+TEST_F(ProgramScores, ASlowCandidateThatDoesItsWorkEveryCallPasses) {
+    ScoreResult r = score("softmax_slow.py", "strict", true);
+    EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    ASSERT_TRUE(r.program);
+    for (const ProgramFinding& f : r.program->findings) EXPECT_NE(f.rule, "replayed_when_timed") << f.message;
+    ASSERT_TRUE(r.program->timing);
+    ASSERT_TRUE(r.program->timing->candidate_walls_ms);
+    EXPECT_GE(r.program->timing->candidate_walls_ms->median, 50.0);
+}
+
 TEST_F(ProgramScores, TorchComputeFailsWhereTheRuleForbidsIt) {
     TaskPtr t = softmax_task();
     CandidateInput in;

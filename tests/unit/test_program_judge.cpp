@@ -259,3 +259,59 @@ TEST(ProgramJudge, DecoysPatchesAndThreads) {
     EXPECT_EQ(f[0].rule, "several_streams");
     EXPECT_EQ(f[0].severity, "report");
 }
+
+TEST(ProgramJudge, TimedCallsThatSkipTheFreshCallsKernelsReplayed) {
+    CallWork fresh;
+    fresh.launches = {{"matmul_kernel", 1}, {"[memset]", 1}};
+    fresh.ms = {{"matmul_kernel", 2.5}, {"[memset]", 0.01}};
+    // A replayed output: the timed calls launch nothing, or only a copy.
+    CallWork none;
+    std::optional<ProgramFinding> f = timed_replay(none, fresh, true);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->rule, "replayed_when_timed");
+    EXPECT_EQ(f->severity, "fail");
+    EXPECT_TRUE(has(f->message, "matmul_kernel (1 launch fresh, 0 a timed call)")) << f->message;
+    EXPECT_TRUE(has(f->message, "did not do the call's work")) << f->message;
+    EXPECT_EQ(judge_policy({*f}).verdict, KB_VERDICT_POLICY_VIOLATION);
+    CallWork copy;
+    copy.launches = {{"[memcpy]", 1}};
+    copy.ms = {{"[memcpy]", 0.04}};
+    EXPECT_TRUE(timed_replay(copy, fresh, true));
+    // Reported only where the protocol does not enforce its rules.
+    ASSERT_TRUE(timed_replay(none, fresh, false));
+    EXPECT_EQ(timed_replay(none, fresh, false)->severity, "report");
+    // Honest: the same kernels each call, however long each took (the
+    // fresh call's durations may be stretched by other lanes' time slices).
+    CallWork same = fresh;
+    same.ms = {{"matmul_kernel", 0.4}, {"[memset]", 0.01}};
+    EXPECT_FALSE(timed_replay(same, fresh, true));
+    // A kernel launched more often fresh than timed, but under half the
+    // fresh call's time: a small check of new inputs, not the work.
+    CallWork checks = fresh;
+    checks.launches["check_kernel"] = 1;
+    checks.ms["check_kernel"] = 0.01;
+    EXPECT_FALSE(timed_replay(same, checks, true));
+    // Skipped work under the floor: a tiny kernel replayed says too little.
+    CallWork tiny;
+    tiny.launches = {{"k", 1}};
+    tiny.ms = {{"k", 0.04}};
+    EXPECT_FALSE(timed_replay(none, tiny, true));
+    // Half as often (a kernel run every other timed call) is enough to count.
+    CallWork half;
+    half.launches = {{"matmul_kernel", 0.5}, {"[memset]", 1}};
+    EXPECT_FALSE(timed_replay(half, fresh, true));
+    half.launches["matmul_kernel"] = 0.45;
+    EXPECT_TRUE(timed_replay(half, fresh, true));
+}
+
+TEST(ProgramJudge, TimedCallsFarFasterThanAFreshCallReplayedByWallTime) {
+    ASSERT_TRUE(timed_replay(0.05, 40.0, true));
+    EXPECT_TRUE(has(timed_replay(0.05, 40.0, true)->message, "0.05 ms each")) << timed_replay(0.05, 40.0, true)->message;
+    EXPECT_EQ(timed_replay(0.05, 40.0, false)->severity, "report");
+    EXPECT_FALSE(timed_replay(40.0, 60.0, true));   // a cold fresh call
+    EXPECT_FALSE(timed_replay(0.056, 2.29, true));  // a thread pool waking: under the floor
+    EXPECT_TRUE(timed_replay(20.0 / 3.0, 80.0 / 3.0 + 1e-9, true));
+    EXPECT_FALSE(timed_replay(6.0, 25.9, true));    // 4.3x, but 19.9 ms apart
+    EXPECT_FALSE(timed_replay(10.0, 39.9, true));   // 29.9 ms apart, but 3.99x
+    EXPECT_FALSE(timed_replay(0.05, 0.0, true));    // nothing measured
+}
