@@ -283,12 +283,11 @@ void judge_policy_into(ProgramObservation& obs, const ProgramAttribution& raw, c
 }
 
 // Adds the device work CUPTI recorded in a run's or a timing's call windows
-// (kernels, copies, fills by name) into `w`.
+// into `w`, by name (the worker names copies and fills "[memcpy]", "[memset]").
 void add_work(CallWork& w, const ProgramAttribution& a) {
     for (const KernelUse& k : a.kernels) {
-        const std::string name = k.kind == "kernel" ? k.name : "[" + k.kind + "]";
-        w.launches[name] += double(k.launches);
-        w.ms[name] += k.total_us / 1000.0;
+        w.launches[k.name] += double(k.launches);
+        w.ms[k.name] += k.total_us / 1000.0;
     }
 }
 
@@ -727,9 +726,10 @@ CompareResult ProgramBackend::recheck(const TaskBinding& tb, const KernelPtr& ke
         }
         if (replay) {
             obs->findings.push_back(*replay);
-            if (replay->severity == "fail" && obs->policy == KB_VERDICT_PASS) {
-                obs->policy = KB_VERDICT_POLICY_VIOLATION;
-                obs->policy_message = "while timing: " + replay->message;
+            Judgement j = judge_policy({*replay});
+            if (j.verdict != KB_VERDICT_PASS && obs->policy == KB_VERDICT_PASS) {
+                obs->policy = j.verdict;
+                obs->policy_message = "while timing: " + j.message;
             }
         }
     }
