@@ -179,8 +179,22 @@ def median_stages(docs):
         counts = [c for c in counts if c is not None]
         if counts:
             out["timing_samples"] = statistics.median(counts)
+    # Builds ahead of the lanes (docs/programs.md, "Builds ahead of the
+    # GPU"): the compile thread's time with a builder, how many of the
+    # lanes' builds were only loaded, and what stopped a builder early.
+    ahead = [d["program"]["prebuild"] for d in docs if (d.get("program") or {}).get("prebuild")]
+    if ahead:
+        out["prebuild"] = round(statistics.median(a.get("ms", 0) for a in ahead), 1)
+        stopped = sorted({a["stopped"] for a in ahead if a.get("stopped")})
+        if stopped:
+            out["prebuild_stopped"] = stopped[:3]
     built = [d["program"] for d in docs if (d.get("program") or {}).get("builds")]
     if built:
+        every = [b for p in built for b in p["builds"]]
+        out["prebuilt_builds"] = "%d/%d" % (sum(1 for b in every if b.get("prebuilt")), len(every))
+        ahead_ms = [b["built_ms"] for b in every if b.get("prebuilt") and b.get("built_ms")]
+        if ahead_ms:
+            out["built_ahead"] = round(statistics.median(ahead_ms), 1)
         out["import"] = round(statistics.median(p.get("import_ms", 0) for p in built), 1)
         out["build"] = round(statistics.median(sum(b.get("ms", 0) for b in p["builds"]) for p in built), 1)
         units = sorted({u for p in built for b in p["builds"] for u in b.get("steps_ms", {})})

@@ -48,6 +48,7 @@ MSG_PROGRAM_LOAD = 9
 MSG_PROGRAM_RUN = 10
 MSG_PROGRAM_TIME = 11
 MSG_PROGRAM_RELEASE = 14
+MSG_PROGRAM_PREBUILD = 15
 MSG_NOTE = 0x4000
 
 # kb_status values (include/kbench.h) Python processes report.

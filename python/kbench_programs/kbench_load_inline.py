@@ -337,6 +337,11 @@ class BuildError(RuntimeError):
     """A compile or link error, worded like torch's."""
 
 
+class PrebuildStopped(RuntimeError):
+    """Raised in the builder worker where a call is left to the candidate
+    worker (torch's own build)."""
+
+
 def _tool_identity(argv0):
     try:
         return subprocess.run([argv0, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -1166,6 +1171,7 @@ def retry_reason(output, full, torch_include):
 
 def _import_library(module_name, lib):
     import importlib.util
+    _capture_library(module_name, lib)
     spec = importlib.util.spec_from_file_location(module_name, lib)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1683,6 +1689,64 @@ class FastBuilder:
 
 _BUILDS = []
 
+# Builds ahead of the lanes (docs/programs.md, "Builds ahead of the GPU"). A
+# builder worker, which has no device, imports the candidate while
+# `capture` is on: each load_inline call's module is built as usual and a
+# copy of its library kept under the call's key. The candidate worker that
+# later loads the same candidate gets those libraries (`use_prebuilt`): a
+# call whose key it finds imports the library the builder made, or raises
+# the builder's compile error, instead of building.
+_CAPTURE = {"folder": None, "modules": [], "failed": []}
+_CALL = threading.local()  # the key of the load_inline call being built on this thread
+_PREBUILT = {}  # key -> {"module", "path", "record"} or {"error"}
+
+
+def call_key(kind, bound):
+    """The digest of a load_inline call's arguments (as bound by name, before
+    torch's changes to the source lists), or None: a `load` call (its sources
+    are files, which the two processes write apart) or an argument that is
+    not plain data."""
+    if kind != "load_inline":
+        return None
+    import json
+    try:
+        text = json.dumps({k: bound[k] for k in sorted(bound)}, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def capture(folder):
+    """Starts keeping a copy of every library a load_inline call builds, in
+    `folder` (the builder worker)."""
+    _CAPTURE.update({"folder": folder, "modules": [], "failed": []})
+
+
+def end_capture():
+    """Stops capture: ({"key", "module", "file", "record"} per library built,
+    {"key", "error"} per call whose build failed)."""
+    out = (_CAPTURE["modules"], _CAPTURE["failed"])
+    _CAPTURE.update({"folder": None, "modules": [], "failed": []})
+    return out
+
+
+def _capture_library(module_name, lib):
+    key = getattr(_CALL, "key", None)
+    if _CAPTURE["folder"] is None or key is None:
+        return
+    dest = os.path.join(_CAPTURE["folder"], "%s.so" % key)
+    shutil.copyfile(lib, dest)
+    _CAPTURE["modules"].append({"key": key, "module": module_name, "file": dest})
+
+
+def use_prebuilt(entries):
+    """The libraries a builder made for the candidate about to load:
+    [{"key", "module", "path", "record"} or {"key", "error"}]; [] for none."""
+    _PREBUILT.clear()
+    for e in entries or []:
+        if isinstance(e, dict) and isinstance(e.get("key"), str):
+            _PREBUILT[e["key"]] = e
+
 
 def builds_since(mark):
     """The builds recorded after `mark` (a len(...) taken earlier)."""
@@ -1717,21 +1781,55 @@ def install(torch, work_root, cache_root, answer_text_of=None, warm=False, priva
         record = {"function": kind, "name": bound.get("name")}
         _BUILDS.append(record)
         t0 = time.monotonic()
+        key = call_key(kind, bound) if reason is None else None
+        if key is not None and key in _PREBUILT:
+            return prebuilt(_PREBUILT[key], bound, record, t0)
         if reason is None:
             builder.answer_text = answer_text_of() if answer_text_of else None
             record["build"] = "fast"
-            if kind == "load_inline":
-                module, reason = builder.build_inline(bound, record)
-            else:
-                module, reason = builder.build_files(bound, record)
+            _CALL.key = key
+            try:
+                if kind == "load_inline":
+                    module, reason = builder.build_inline(bound, record)
+                else:
+                    module, reason = builder.build_files(bound, record)
+            except BuildError as e:
+                if key is not None and _CAPTURE["folder"] is not None:
+                    _CAPTURE["failed"].append({"key": key, "error": str(e)})
+                raise
+            finally:
+                _CALL.key = None
             if reason is None:
+                if key is not None and _CAPTURE["modules"] and _CAPTURE["modules"][-1]["key"] == key:
+                    _CAPTURE["modules"][-1]["record"] = dict(record)
                 return module
+        if _CAPTURE["folder"] is not None:
+            # The builder leaves torch's own builds to the candidate worker:
+            # they take a minute, and the worker's would be the same build.
+            record["build"] = "torch"
+            record["why"] = reason
+            raise PrebuildStopped("torch's own build (%s) is left to the candidate worker" % reason)
         record["build"] = "torch"
         record["why"] = reason
         try:
             return builder.torch_functions[kind](*args, **kwargs)
         finally:
             record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
+
+    def prebuilt(entry, bound, record, t0):
+        record["build"] = "fast"
+        record["prebuilt"] = True
+        mutate_like_torch(bound)  # what torch's load_inline does to the caller's lists
+        if "error" in entry:
+            record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
+            raise BuildError(entry["error"])
+        module = _import_library(entry["module"], entry["path"])
+        for k, v in (entry.get("record") or {}).items():
+            if k not in ("function", "name", "build", "ms"):
+                record[k] = v
+        record["built_ms"] = (entry.get("record") or {}).get("ms")
+        record["ms"] = round((time.monotonic() - t0) * 1e3, 1)
+        return module
 
     def load_inline(*args, **kwargs):
         return run("load_inline", args, kwargs)

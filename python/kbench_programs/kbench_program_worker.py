@@ -34,6 +34,7 @@ without torch or a GPU.
 import os
 import shutil
 import sys
+import tempfile
 import time
 import traceback
 import types
@@ -189,7 +190,13 @@ class Worker:
             info["gpu_compare_why"] = self.comparer.why
         if self.cupti and not self.cupti.available:
             info["cupti_why"] = self.cupti.why
-        if self.role == "candidate":
+        if self.role == "builder" and doc.get("cuda_arch_list"):
+            # The builder sees no device: torch takes the architectures its
+            # -gencode flags name from here, as a candidate worker's torch
+            # finds them on its device (unless the environment names them
+            # for both).
+            os.environ.setdefault("TORCH_CUDA_ARCH_LIST", str(doc["cuda_arch_list"]))
+        if self.role in ("candidate", "builder"):
             self.install_fast_load_inline()
         self.integrity = kc.Integrity()
         if want >= 0 and not self.test_cpu and (self.torch is None or self.torch_error):
@@ -220,6 +227,47 @@ class Worker:
                         private_cache_root=os.path.join(self.work_dir, "load-inline-pch"))
         except Exception as e:  # torch's own build stays in place
             sys.stderr.write("kbench program worker: the fast load_inline is not installed: %s\n" % e)
+
+    # ---- program_prebuild (the builder role) ------------------------------
+    def program_prebuild(self, doc, blobs):
+        """Imports the candidate with no device while kbench_load_inline
+        keeps each load_inline call's library (docs/programs.md, "Builds
+        ahead of the GPU"), and drops it again. Whatever the import raises
+        after its builds (a module that touches the GPU, say) only ends the
+        builds; the candidate worker's own import decides the verdict.
+        Returns ({"modules": [{"key", "module", "record", "blob"}],
+        "failed": [{"key", "error"}], "stopped", "ms", "integrity"}, blobs)."""
+        if self.role != "builder":
+            raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "only the builder worker builds ahead")
+        source = blobs[0].decode("utf-8", "replace")
+        name = os.path.basename(doc.get("source_name") or "candidate.py")
+        folder = tempfile.mkdtemp(prefix="prebuild-", dir=self.work_dir)
+        before_threads = kc.thread_idents()
+        t0 = _perf_counter()
+        stopped = None
+        self.loading = {"source": source}
+        kli.capture(folder)
+        try:
+            module = kp.load_module(source, name, self.work_dir, "kbench_prebuild")
+            kp.unload_module(module)
+        except BaseException as e:  # noqa: BLE001 (SystemExit too: the builds made so far stand)
+            stopped = short_traceback(e, name)[0]
+        finally:
+            modules, failed = kli.end_capture()
+            self.loading = None
+        out, out_blobs = [], []
+        try:
+            for m in modules:
+                with open(m["file"], "rb") as f:
+                    out_blobs.append(f.read())
+                out.append({"key": m["key"], "module": m["module"], "record": m.get("record") or {},
+                            "blob": len(out_blobs) - 1})
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        import gc
+        gc.collect()
+        return ({"modules": out, "failed": failed, "stopped": stopped, "ms": (_perf_counter() - t0) * 1e3,
+                 "integrity": self.integrity_report(before_threads)}, out_blobs)
 
     def canary(self, doc):
         if self.torch is None:
@@ -421,6 +469,10 @@ class Worker:
         name = os.path.basename(cand.get("source_name") or "candidate.py")
         h, t = self.task(doc, blobs)
         self.unload_candidate()
+        # The libraries a builder worker made ahead for this candidate's
+        # load_inline calls (kept until the next candidate: a ModelNew may
+        # call load_inline when it is built).
+        kli.use_prebuilt(cand.get("prebuilt"))
         # A kernel candidate (kbench_kernel_model): CUDA code is never
         # imported (kbench compiled it; its image comes as a blob), Triton
         # code is imported like any candidate's.
@@ -1445,6 +1497,9 @@ def serve(worker):
                 # A reply with the last timed call's outputs carries their bytes.
                 result, out_blobs = result if isinstance(result, tuple) else (result, [])
                 conn.reply(msg_type, msg_id, result, out_blobs)
+            elif msg_type == kf.MSG_PROGRAM_PREBUILD:
+                result, out_blobs = worker.program_prebuild(doc, blobs)
+                conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_RELEASE:
                 # The outputs exported for the comparison went above; their
                 # memory goes back to the driver, for the other workers.
@@ -1465,7 +1520,7 @@ def serve(worker):
         except Exception:
             conn.reply_error(msg_type, msg_id, kf.KB_ERR_INTERNAL,
                              "the Python program worker failed (a kbench bug): " + traceback.format_exc())
-        if msg_type in (kf.MSG_PROGRAM_LOAD, kf.MSG_PROGRAM_RUN, kf.MSG_PROGRAM_TIME):
+        if msg_type in (kf.MSG_PROGRAM_LOAD, kf.MSG_PROGRAM_RUN, kf.MSG_PROGRAM_TIME, kf.MSG_PROGRAM_PREBUILD):
             kf.after_untrusted_code(environment)
 
 
@@ -1495,7 +1550,7 @@ def build_pch(cache, work_dir, parent):
 
 def main(argv):
     args = {"--fd": -1, "--parent": 0, "--device": -1, "--role": "", "--work-dir": "", "--cupti-lib": "",
-            "--gpu-compare-lib": "", "--load-inline-cache": "", "--build-pch": ""}
+            "--gpu-compare-lib": "", "--load-inline-cache": "", "--build-pch": "", "--prebuilt-dir": ""}
     flags = set()
     i = 1
     while i < len(argv):
@@ -1503,20 +1558,22 @@ def main(argv):
         if a in ("--no-device", "--test-hooks"):
             flags.add(a)
         elif a in args and i + 1 < len(argv):
-            args[a] = argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib", "--gpu-compare-lib",
-                                           "--load-inline-cache", "--build-pch") else int(argv[i + 1])
+            args[a] = (argv[i + 1] if a in ("--role", "--work-dir", "--cupti-lib", "--gpu-compare-lib",
+                                            "--load-inline-cache", "--build-pch", "--prebuilt-dir")
+                       else int(argv[i + 1]))
             i += 1
         else:
             sys.stderr.write("usage: kbench_program_worker.py --fd N --parent PID (--device D | --no-device) "
-                             "--role reference|candidate --work-dir DIR [--cupti-lib PATH] [--gpu-compare-lib PATH] "
-                             "[--load-inline-cache DIR] [--test-hooks]\n"
+                             "--role reference|candidate|builder --work-dir DIR [--cupti-lib PATH] "
+                             "[--gpu-compare-lib PATH] [--load-inline-cache DIR] [--prebuilt-dir DIR] "
+                             "[--test-hooks]\n"
                              "       kbench_program_worker.py --fd N --parent PID --no-device --work-dir DIR "
                              "--build-pch DIR\n")
             return 2
         i += 1
     if args["--build-pch"] and args["--work-dir"]:
         return build_pch(args["--build-pch"], args["--work-dir"], args["--parent"])
-    if args["--fd"] < 0 or args["--role"] not in ("reference", "candidate") or not args["--work-dir"]:
+    if args["--fd"] < 0 or args["--role"] not in ("reference", "candidate", "builder") or not args["--work-dir"]:
         sys.stderr.write("kbench_program_worker.py: --fd, --role and --work-dir are required\n")
         return 2
     fd = args["--fd"]

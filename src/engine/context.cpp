@@ -1,7 +1,9 @@
 #include "engine/context.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "compiler/triton_specialize.h"
 
@@ -114,6 +116,7 @@ Context::~Context() {
             if (lane->programs) lane->programs->let_go();
         if (programs_) programs_->let_go();
         if (program_refs_) program_refs_->let_go();
+        if (program_builders_) program_builders_->let_go();
         if (compiler_) compiler_->let_go();
     }
     std::vector<std::shared_ptr<void>> owners;
@@ -124,6 +127,8 @@ Context::~Context() {
         if (lane->programs) owners.emplace_back(std::move(lane->programs));
     if (programs_) owners.emplace_back(std::move(programs_));
     if (program_refs_) owners.emplace_back(program_refs_->release());
+    if (program_builders_)
+        for (auto& w : program_builders_->release()) owners.emplace_back(std::move(w));
     if (compiler_) owners.emplace_back(std::move(compiler_));
     release_together(std::move(owners));
 }
@@ -161,6 +166,28 @@ Backend& Context::lane_programs(size_t lane) {
             [this, sharing] { return isolation_.python_workers(opts_, ProgramRole::candidate, sharing); }, sharing);
     }
     return **slot;
+}
+
+ProgramBuilders* Context::program_builders() {
+    std::lock_guard<std::mutex> lock(builders_mutex_);
+    if (!builders_decided_) {
+        const char* env = std::getenv("KBENCH_PREBUILD");
+        const std::string setting = env ? env : "";
+        if (!setting.empty() && setting != "0" && setting != "1")
+            fail(KB_ERR_INVALID_ARGUMENT, "$KBENCH_PREBUILD is '" + setting +
+                                              "': 1 builds load_inline answers ahead of the lanes, 0 leaves them to "
+                                              "the lanes' workers; unset, a context with a device builds ahead");
+        const bool on = setting == "1" || (setting.empty() && has_device());
+        if (on && isolation_.python_workers) {
+            ContextOptions o = opts_;
+            o.arch = arch_;  // the device's: the builder's -gencode flags
+            program_builders_ = std::make_unique<ProgramBuilders>(
+                [this, o] { return isolation_.python_workers(o, ProgramRole::builder, 1); },
+                ProgramBuilders::default_count(std::max(1u, std::thread::hardware_concurrency())));
+        }
+        builders_decided_ = true;  // a bad setting above fails every score that asks, each with its fix
+    }
+    return program_builders_.get();
 }
 
 Backend& Context::stage_backend(const DeviceScore& s, size_t lane) {

@@ -21,6 +21,7 @@
 #include "engine/options.h"
 #include "engine/result.h"
 #include "engine/program_backend.h"
+#include "engine/program_builders.h"
 #include "exec/kernel.h"
 #include "task/task.h"
 #include "util/json.h"
@@ -159,6 +160,11 @@ private:
     // program backend (created on the lane's first program candidate).
     Backend& stage_backend(const DeviceScore& s, size_t lane);
     Backend& lane_programs(size_t lane);
+    // The builder workers of program candidates that call load_inline
+    // (engine/program_builders.h), made on first use; null where builds
+    // ahead are off: $KBENCH_PREBUILD=0, or a context without a device
+    // unless $KBENCH_PREBUILD=1.
+    ProgramBuilders* program_builders();
 
     ContextOptions opts_;
     std::string arch_;
@@ -225,6 +231,9 @@ private:
     // lane 0's program backend (the other lanes' are in lanes_).
     std::unique_ptr<ProgramReferences> program_refs_;
     std::unique_ptr<Backend> programs_;
+    std::mutex builders_mutex_;  // guards program_builders_'s making
+    std::unique_ptr<ProgramBuilders> program_builders_;
+    bool builders_decided_ = false;
 };
 
 }  // namespace kb

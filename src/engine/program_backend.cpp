@@ -238,7 +238,9 @@ SampleStats to_us(SampleStats s) {
 
 }  // namespace
 
-const char* program_role_name(ProgramRole r) { return r == ProgramRole::reference ? "reference" : "candidate"; }
+const char* program_role_name(ProgramRole r) {
+    return r == ProgramRole::reference ? "reference" : r == ProgramRole::candidate ? "candidate" : "builder";
+}
 
 const ProgramCandidate* program_candidate(const Kernel& k) {
     return dynamic_cast<const ProgramCandidate*>(k.host_program.get());
@@ -351,7 +353,8 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
         }
     }
     ProgramLoadReply load =
-        candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr, warm);
+        candidate().load_candidate(tb.task, pc.source, pc.source_name, pc.kernel ? &*pc.kernel : nullptr, warm,
+                                   pc.prebuilt.get());
     out.load_ms = ms_since(t0);
     obs->import_ms = load.import_ms;
     obs->warm_ms = load.warm_ms;

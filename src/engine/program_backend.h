@@ -45,6 +45,9 @@ namespace kb {
 // the protocol). It rides in Kernel::host_program.
 struct ProgramCandidate : HostProgram {
     std::string source, source_name;
+    // What a builder built ahead for it (engine/program_builders.h); its
+    // folder goes with the last copy.
+    std::shared_ptr<const ProgramPrebuild> prebuilt;
     std::optional<KernelCandidate> kernel;  // a kernel candidate run as a program (engine/kernel_program.h)
     ProgramProtocol protocol;
     ProgramPolicyRules policy;

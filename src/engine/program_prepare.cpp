@@ -138,6 +138,24 @@ PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput
         pc.source_name = in.path.empty() ? "candidate.py" : in.path.substr(in.path.find_last_of('/') + 1);
         if (pc.source_name.empty()) pc.source_name = "candidate.py";
         res.compile = {true, "", "", nullptr};
+        if (ProgramBuilders::wanted(pc.source))
+            if (ProgramBuilders* builders = program_builders()) {
+                KB_PROFILE_SPAN("engine.prebuild");
+                const auto t0 = SteadyClock::now();
+                if (std::optional<ProgramPrebuild> pre = builders->prebuild(pc.source, pc.source_name)) {
+                    ProgramFacts::Prebuild f;
+                    f.ms = ms_since(t0);
+                    for (const ProgramPrebuilt& c : pre->calls) ++(c.error.empty() ? f.built : f.failed);
+                    f.stopped = pre->failure ? pre->failure->message : pre->stopped;
+                    facts.prebuild = f;
+                    // The folder goes with the candidate's last copy.
+                    pc.prebuilt = std::shared_ptr<const ProgramPrebuild>(
+                        new ProgramPrebuild(std::move(*pre)), [](const ProgramPrebuild* p) {
+                            if (!p->folder.empty()) remove_tree(p->folder);
+                            delete p;
+                        });
+                }
+            }
     }
     res.stages.compile_ms = ms_since(stage);
     res.program = facts;

@@ -23,7 +23,9 @@
 
 namespace kb {
 
-enum class ProgramRole { reference, candidate };
+// The builder imports candidates without a device, ahead of the lanes, to
+// build their load_inline modules (ProgramPrebuild).
+enum class ProgramRole { reference, candidate, builder };
 const char* program_role_name(ProgramRole r);
 
 // A worker that did not answer (it hung past its deadline or died): the
@@ -56,6 +58,26 @@ struct ProgramLoadReply {
     std::vector<ProgramBuild> builds;
     ProgramIntegrity integrity;
     std::optional<ProgramWorkerFailure> failure;
+};
+
+// What a builder worker built ahead for one candidate (docs/programs.md,
+// "Builds ahead of the GPU"): per load_inline call, by the digest of its
+// arguments, the library it built (written by the host into a folder of its
+// own, which the candidate worker reads) or the compile error it met. The
+// candidate worker's import then loads those instead of building them.
+struct ProgramPrebuilt {
+    std::string key;     // kbench_load_inline.call_key
+    std::string module;  // the module name it was built as (its PyInit_ symbol)
+    std::string path;    // the library, in `folder`
+    std::string error;   // or the build's compile error ("" when built)
+    Json record;         // the build's record (kbench_load_inline's), for the result
+};
+struct ProgramPrebuild {
+    std::vector<ProgramPrebuilt> calls;
+    std::string folder;   // the host's folder of this candidate's libraries ("" when none)
+    std::string stopped;  // what ended the builder's import early ("": it ran to its end)
+    double ms = 0;        // the builder's whole import
+    std::optional<ProgramWorkerFailure> failure;  // the builder did not answer
 };
 
 // One input as the worker made it.
@@ -200,9 +222,20 @@ public:
     // (calling the model with every Triton launch made compile-only), so that
     // the JIT compiles run here, on the CPU, in parallel over lanes, and not
     // inside the GPU phases that follow.
+    // `prebuilt`: what a builder built ahead for this candidate.
     virtual ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source,
                                             const std::string& source_name, const KernelCandidate* kernel = nullptr,
-                                            const std::vector<ProgramRunRequest>& warm = {}) = 0;
+                                            const std::vector<ProgramRunRequest>& warm = {},
+                                            const ProgramPrebuild* prebuilt = nullptr) = 0;
+    // The builder role: imports `source` without a device and returns the
+    // load_inline libraries its calls built, written into a new folder the
+    // candidate workers can read; the caller removes the folder when done
+    // with it. Workers without the builder role return nullopt.
+    virtual std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name) {
+        (void)source;
+        (void)source_name;
+        return std::nullopt;
+    }
     // The reference (the problem's model) or the loaded candidate at one case.
     // A reference that fails is kbench's error: kb::Error(KB_ERR_REFERENCE_FAILED).
     virtual ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) = 0;

@@ -86,6 +86,11 @@ struct ProgramBuild {
     bool split = false;           // device and host units apart (the split build)
     bool bindings_apart = false;  // main.cpp's bindings in the cached objects
     double ms = 0;                // the whole build, the import of the module included
+    // Built ahead by a builder worker (docs/programs.md, "Builds ahead of
+    // the GPU"): `ms` is then the candidate worker's import of the library,
+    // `built_ms` the builder's build, and the other fields are the builder's.
+    bool prebuilt = false;
+    double built_ms = 0;
     double compile_ms = 0;        // its compiles, run at once
     double link_ms = 0;
     std::string linker;         // "lld", "gold", "default", "default (lld failed)", ...; "" unknown
@@ -239,6 +244,15 @@ struct ProgramFacts {
     std::string build;
     std::vector<std::string> build_fallbacks;
     std::vector<ProgramBuild> builds;  // each call's build, in the order the import made them
+    // The builds ahead of the lanes (docs/programs.md, "Builds ahead of the
+    // GPU"); absent where none ran.
+    struct Prebuild {
+        double ms = 0;         // on the compile thread: a builder's wait, its import, the libraries written
+        unsigned built = 0;    // libraries the lane's import can load
+        unsigned failed = 0;   // compile errors it will meet again
+        std::string stopped;   // what ended the builder's import early ("": it ran to its end)
+    };
+    std::optional<Prebuild> prebuild;
     std::vector<std::string> triton_kernels, cuda_kernels;  // what the candidate declares
     std::vector<ProgramFinding> findings;
     ProgramAttribution attribution;  // over the correctness runs

@@ -620,6 +620,11 @@ Json to_json(const ProgramFacts& p) {
     if (!p.kernel_language.empty()) j["kernel"] = p.kernel_language;
     j["import_ms"] = p.import_ms;
     if (p.warm_ms > 0) j["warm_ms"] = p.warm_ms;
+    if (p.prebuild) {
+        Json pre = {{"ms", p.prebuild->ms}, {"built", p.prebuild->built}, {"failed", p.prebuild->failed}};
+        if (!p.prebuild->stopped.empty()) pre["stopped"] = p.prebuild->stopped;
+        j["prebuild"] = std::move(pre);
+    }
     if (!p.build.empty()) {
         j["build"] = p.build;
         if (!p.build_fallbacks.empty()) j["build_fallbacks"] = p.build_fallbacks;
@@ -630,6 +635,10 @@ Json to_json(const ProgramFacts& p) {
             Json one = {{"name", b.name}, {"build", b.how}, {"split", b.split},
                         {"bindings_apart", b.bindings_apart}, {"ms", b.ms}, {"compile_ms", b.compile_ms},
                         {"link_ms", b.link_ms}, {"steps_ms", steps}};
+            if (b.prebuilt) {
+                one["prebuilt"] = true;
+                one["built_ms"] = b.built_ms;
+            }
             if (!b.linker.empty()) one["linker"] = b.linker;
             if (!b.host_compiler.empty()) one["host_compiler"] = b.host_compiler;
             if (!b.linker_why.empty()) one["linker_why"] = b.linker_why;

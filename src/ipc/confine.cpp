@@ -336,8 +336,9 @@ ConfineRequest python_worker_confinement(const std::vector<std::string>& command
             continue;
         }
         // The shared load_inline headers: candidate workers read them, the
-        // builder alone writes them (worker_host/program_workers.cpp).
-        if (all[i - 1] == "--load-inline-cache") {
+        // builder alone writes them; and the libraries builder workers made
+        // ahead, which the host writes (worker_host/program_workers.cpp).
+        if (all[i - 1] == "--load-inline-cache" || all[i - 1] == "--prebuilt-dir") {
             r.read_paths.push_back(all[i]);
             continue;
         }

@@ -25,7 +25,7 @@ uint64_t get(const char* p, int bytes) {
 bool known_type(uint16_t t) {
     uint16_t base = uint16_t(t & ~kReplyBit);
     if (t == uint16_t(Msg::note)) return true;
-    return base >= uint16_t(Msg::hello) && base <= uint16_t(Msg::program_release);
+    return base >= uint16_t(Msg::hello) && base <= uint16_t(Msg::program_prebuild);
 }
 
 }  // namespace
@@ -33,11 +33,12 @@ bool known_type(uint16_t t) {
 std::string msg_name(uint16_t type) {
     static const char* names[] = {nullptr,    "hello",        "canary",      "compile",     "run_reference", "compare",
                                   "time",     "shutdown",     "test",        "program_load", "program_run",
-                                  "program_time", "compare_cases", "install_reference", "program_release"};
+                                  "program_time", "compare_cases", "install_reference", "program_release",
+                                  "program_prebuild"};
     if (type == uint16_t(Msg::note)) return "note";
     uint16_t base = uint16_t(type & ~kReplyBit);
     std::string name;
-    if (base >= 1 && base <= uint16_t(Msg::program_release)) name = names[base];
+    if (base >= 1 && base <= uint16_t(Msg::program_prebuild)) name = names[base];
     else {
         char buf[32];
         std::snprintf(buf, sizeof buf, "message 0x%04x", unsigned(type));

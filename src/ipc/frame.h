@@ -55,6 +55,7 @@ enum class Msg : uint16_t {
     compare_cases = 12, // a kernel on several cases in turn, up to the first that fails
     install_reference = 13, // a reference run by an earlier worker, from its digest (exec/reference_cache.h)
     program_release = 14,   // drop the outputs the last program request exported for a GPU comparison
+    program_prebuild = 15,  // (builder worker) import a candidate without a device, keeping its load_inline builds
     note = 0x4000,
 };
 constexpr uint16_t kReplyBit = 0x8000;

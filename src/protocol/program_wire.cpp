@@ -1,5 +1,7 @@
 #include "protocol/program_wire.h"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "util/error.h"
@@ -88,6 +90,8 @@ ProgramBuild build_from(const Json& b) {
     out.linker = text(b, "linker");
     out.host_compiler = text(b, "host_compiler");
     out.linker_why = text(b, "linker_why");
+    out.prebuilt = b.value("prebuilt", false);
+    out.built_ms = ms(b, "built_ms");
     out.host_compiler_why = text(b, "host_compiler_why");
     for (const Json& st : b.value("steps", Json::array())) {
         if (!st.is_object()) continue;
@@ -110,9 +114,18 @@ Json run_key_body(const ProgramRunRequest& rq) {
 }  // namespace
 
 Json program_load_body(const std::string& id, const std::string& source_name, const KernelCandidate* kernel,
-                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm) {
+                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm,
+                       const ProgramPrebuild* prebuilt) {
     Json body;
     body["candidate"] = Json{{"id", id}, {"source_blob", 0}, {"source_name", source_name}};
+    if (prebuilt && !prebuilt->calls.empty()) {
+        Json calls = Json::array();
+        for (const ProgramPrebuilt& c : prebuilt->calls)
+            calls.push_back(c.error.empty() ? Json{{"key", c.key}, {"module", c.module}, {"path", c.path},
+                                                   {"record", c.record}}
+                                            : Json{{"key", c.key}, {"error", c.error}});
+        body["candidate"]["prebuilt"] = std::move(calls);
+    }
     if (!warm.empty()) {
         body["warm"] = Json::array();
         for (const ProgramRunRequest& rq : warm) body["warm"].push_back(run_key_body(rq));
@@ -156,6 +169,57 @@ ProgramLoadReply program_load_reply(const Json& r) {
     }
     out.build = fast && torch ? "fast+torch" : fast ? "fast" : torch ? "torch" : "";
     out.integrity = integrity_from(r.value("integrity", Json::object()));
+    return out;
+}
+
+Json program_prebuild_body(const std::string& source_name) { return Json{{"source_name", source_name}}; }
+
+namespace {
+
+bool is_key(const std::string& k) {
+    return k.size() == 32 && std::all_of(k.begin(), k.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+}
+
+bool is_identifier(const std::string& n) {
+    if (n.empty() || n.size() > 200 || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+    return std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace
+
+ProgramPrebuild program_prebuild_reply(const Json& r, size_t blobs, std::vector<int>* blob_of,
+                                       ProgramIntegrity* integrity) {
+    ProgramPrebuild out;
+    blob_of->clear();
+    out.ms = r.value("ms", 0.0);
+    const Json stopped = r.value("stopped", Json());
+    if (stopped.is_string()) out.stopped = stopped.get<std::string>();
+    for (const Json& m : r.value("modules", Json::array())) {
+        if (!m.is_object()) continue;
+        ProgramPrebuilt c;
+        c.key = m.value("key", std::string());
+        c.module = m.value("module", std::string());
+        const int blob = m.contains("blob") && m["blob"].is_number_integer() ? m["blob"].get<int>() : -1;
+        if (!is_key(c.key) || !is_identifier(c.module) || blob < 0 || size_t(blob) >= blobs)
+            fail(KB_ERR_WORKER, "the Python builder worker sent a library with a malformed key, module name or blob");
+        c.record = m.value("record", Json::object());
+        if (!c.record.is_object()) c.record = Json::object();
+        out.calls.push_back(std::move(c));
+        blob_of->push_back(blob);
+    }
+    for (const Json& f : r.value("failed", Json::array())) {
+        if (!f.is_object()) continue;
+        ProgramPrebuilt c;
+        c.key = f.value("key", std::string());
+        c.error = f.value("error", std::string());
+        if (!is_key(c.key) || c.error.empty())
+            fail(KB_ERR_WORKER, "the Python builder worker sent a failed build with a malformed key or no error");
+        out.calls.push_back(std::move(c));
+        blob_of->push_back(-1);
+    }
+    *integrity = integrity_from(r.value("integrity", Json::object()));
     return out;
 }
 

@@ -18,9 +18,21 @@ namespace kb::wire {
 
 // program_load: the candidate's source (blob 0) and, for a kernel candidate,
 // its table and image (blob 1). `id` names the candidate in the worker.
+// `prebuilt`: the libraries a builder made for it (their paths, keys and
+// module names, or their compile errors).
 Json program_load_body(const std::string& id, const std::string& source_name, const KernelCandidate* kernel,
-                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm = {});
+                       std::vector<std::string>* blobs, const std::vector<ProgramRunRequest>& warm = {},
+                       const ProgramPrebuild* prebuilt = nullptr);
 ProgramLoadReply program_load_reply(const Json& result);
+
+// program_prebuild (the builder worker): the candidate's source (blob 0).
+Json program_prebuild_body(const std::string& source_name);
+// The builder's reply: each call's key, module name and record, or its
+// compile error; `blob_of` gets each call's library's blob index (-1 for
+// an error). Keys and module names are checked (the builder ran the
+// candidate): a key is 32 hex digits, a module name a Python identifier.
+ProgramPrebuild program_prebuild_reply(const Json& result, size_t blobs, std::vector<int>* blob_of,
+                                       ProgramIntegrity* integrity);
 
 // program_run: the reference or the candidate at one case.
 Json program_run_body(const ProgramRunRequest& rq);

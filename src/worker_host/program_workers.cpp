@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -130,6 +131,26 @@ std::string load_inline_cache_dir() {
     return dir;
 }
 
+const std::string& prebuilt_root() {
+    // Removed when the process exits (a candidate's own folder goes when its
+    // score ends: ProgramCandidate).
+    struct Root {
+        std::string path;
+        Root() {
+            try {
+                path = make_temp_dir("kbench-prebuilt-");
+            } catch (const Error&) {
+                path.clear();  // no builds ahead: each candidate worker builds its own
+            }
+        }
+        ~Root() {
+            if (!path.empty()) remove_tree(path);
+        }
+    };
+    static Root root;
+    return root.path;
+}
+
 namespace {
 
 // The builder of the shared load_inline cache (kbench_program_worker.py
@@ -177,11 +198,20 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.spawn.device = settings_.device;
         ws.spawn.test_hooks = settings_.test_hooks;
         ws.spawn.extra_args = {"--role", name, "--work-dir", dir};
-        if (role == ProgramRole::candidate && !settings_.load_inline_cache.empty()) {
+        if (role != ProgramRole::reference && !settings_.load_inline_cache.empty()) {
             ws.spawn.extra_args.push_back("--load-inline-cache");
             ws.spawn.extra_args.push_back(settings_.load_inline_cache);
         }
-        if (!settings_.cupti_lib.empty()) {
+        // The libraries builders made ahead, which the host writes there.
+        if (role == ProgramRole::candidate && !prebuilt_root().empty()) {
+            ws.spawn.extra_args.push_back("--prebuilt-dir");
+            ws.spawn.extra_args.push_back(prebuilt_root());
+        }
+        if (role == ProgramRole::builder) {
+            // No device: nothing it runs can reach the GPU or slow the lanes'
+            // GPU phases.
+            ws.spawn.device = -1;
+        } else if (!settings_.cupti_lib.empty()) {
             ws.spawn.extra_args.push_back("--cupti-lib");
             ws.spawn.extra_args.push_back(settings_.cupti_lib);
         }
@@ -198,30 +228,37 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.spawn.confine = settings_.confine;
         ws.standby = standby;
         ws.hello_extra = Json{{"role", name}, {"test_cpu", settings_.test_cpu}, {"cache_share", settings_.cache_share}};
+        if (role == ProgramRole::builder && !settings_.cuda_arch_list.empty())
+            ws.hello_extra["cuda_arch_list"] = settings_.cuda_arch_list;
         ws.hello_s = kHelloS;
         ws.canary_s = kCanaryS;
         return std::make_unique<Supervisor>(ws);
     };
     // Candidates on a device build load_inline answers: the shared headers first.
-    if (settings_.candidate && settings_.device >= 0) start_load_inline_builder(settings_);
+    if ((settings_.candidate || settings_.builder) && settings_.device >= 0) start_load_inline_builder(settings_);
     if (settings_.reference) reference_ = make(ProgramRole::reference, false);
     if (settings_.candidate) candidate_ = make(ProgramRole::candidate, settings_.standby);
+    if (settings_.builder) builder_ = make(ProgramRole::builder, false);
     // Start them now: a broken set-up (no torch, no device) fails here, with
     // the worker's own words, rather than at the first candidate.
     try {
         if (reference_) reference_->ensure_ready();
         if (candidate_) candidate_->ensure_ready();
+        if (builder_) builder_->ensure_ready();
     } catch (const Error& e) {
-        std::string log = tail_of_file(work_root_ + "/reference/stderr.log", 1500);
-        if (log.empty()) log = tail_of_file(work_root_ + "/candidate/stderr.log", 1500);
+        std::string log;
+        for (const char* role : {"reference", "candidate", "builder"})
+            if (log.empty()) log = tail_of_file(work_root_ + "/" + role + "/stderr.log", 1500);
         reference_.reset();
         candidate_.reset();
+        builder_.reset();
         remove_tree(work_root_);
         fail(e.status(), std::string(e.what()) + (log.empty() ? "" : "\nthe worker's stderr:\n" + log));
     }
 }
 
 ProgramWorkers::~ProgramWorkers() {
+    builder_.reset();
     candidate_.reset();
     reference_.reset();
     if (!work_root_.empty()) remove_tree(work_root_);
@@ -246,7 +283,9 @@ Json ProgramWorkers::info() {
 }
 
 Supervisor& ProgramWorkers::supervisor(ProgramRole role) {
-    Supervisor* s = role == ProgramRole::reference ? reference_.get() : candidate_.get();
+    Supervisor* s = role == ProgramRole::reference ? reference_.get()
+                    : role == ProgramRole::candidate ? candidate_.get()
+                                                     : builder_.get();
     if (!s)
         fail(KB_ERR_INTERNAL, std::string("a request for the Python ") + program_role_name(role) +
                                   " worker reached workers started without that role");
@@ -336,9 +375,60 @@ ProgramRunReply ProgramWorkers::read_run_reply(ProgramRole role, const Json& res
     });
 }
 
+std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& source, const std::string& source_name) {
+    if (!builder_ || prebuilt_root().empty()) return std::nullopt;
+    ProgramPrebuild out;
+    if (builder_contaminated_) {
+        builder_->retire();
+        builder_contaminated_ = false;
+    }
+    const double deadline = settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS;
+    builder_->ensure_ready();
+    Outcome o = builder_->call(wire::Msg::program_prebuild, wire::program_prebuild_body(source_name), {source}, deadline);
+    if (!o.ok()) {
+        out.failure = failure_of(ProgramRole::builder, o, deadline, "while building ahead");
+        return out;
+    }
+    // What the builder says came from a process that ran the candidate: a
+    // refusal or a malformed reply costs the builds ahead, never the score.
+    std::vector<int> blob_of;
+    ProgramIntegrity integrity;
+    try {
+        if (!wire::reply_ok(o.reply.json)) {
+            out.stopped = "the builder refused the request: " + wire::reply_error(o.reply.json);
+            builder_contaminated_ = true;
+            return out;
+        }
+        out = wire::program_prebuild_reply(o.reply.json["result"], o.reply.blobs.size(), &blob_of, &integrity);
+    } catch (const Error& e) {
+        builder_contaminated_ = true;
+        ProgramPrebuild none;
+        none.stopped = e.what();
+        return none;
+    }
+    if (!integrity.patched.empty() || !integrity.threads_left.empty()) builder_contaminated_ = true;
+    if (out.calls.empty()) return out;
+    std::string tmpl = prebuilt_root() + "/candidate-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) {
+        out.calls.clear();
+        out.stopped = "kbench could not make a folder for the libraries built ahead under " + prebuilt_root();
+        return out;
+    }
+    out.folder = buf.data();
+    for (size_t i = 0; i < out.calls.size(); ++i) {
+        if (blob_of[i] < 0) continue;
+        out.calls[i].path = out.folder + "/" + out.calls[i].key + ".so";
+        write_file_atomic(out.calls[i].path, o.reply.blobs[size_t(blob_of[i])]);
+    }
+    return out;
+}
+
 ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::string& source,
                                                 const std::string& source_name, const KernelCandidate* kernel,
-                                                const std::vector<ProgramRunRequest>& warm) {
+                                                const std::vector<ProgramRunRequest>& warm,
+                                                const ProgramPrebuild* prebuilt) {
     ProgramLoadReply out;
     if (contaminated_) {
         supervisor(ProgramRole::candidate).retire();
@@ -346,7 +436,7 @@ ProgramLoadReply ProgramWorkers::load_candidate(const TaskPtr& task, const std::
     }
     std::vector<std::string> blobs{source};
     const std::string id = sha256_hex(kernel ? source + kernel->table.dump() + kernel->image : source);
-    Json body = wire::program_load_body(id.substr(0, 16), source_name, kernel, &blobs, warm);
+    Json body = wire::program_load_body(id.substr(0, 16), source_name, kernel, &blobs, warm, prebuilt);
     double deadline = settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS;
     Outcome o = exchange(ProgramRole::candidate, wire::Msg::program_load, body, blobs, task, deadline);
     if (!o.ok()) {
@@ -450,6 +540,17 @@ ProgramTimeReply ProgramWorkers::time(ProgramRole role, const TaskPtr& task, con
     return out;
 }
 
+std::string torch_arch_list(const std::string& arch) {
+    // "sm_90" -> "9.0+PTX", "sm_90a" -> "9.0a+PTX": torch's own list for one
+    // visible device of that capability (cpp_extension._get_cuda_arch_flags).
+    size_t i = arch.find('_');
+    std::string digits, suffix;
+    for (size_t k = i == std::string::npos ? 0 : i + 1; k < arch.size(); ++k)
+        (std::isdigit(static_cast<unsigned char>(arch[k])) && suffix.empty() ? digits : suffix) += arch[k];
+    if (digits.size() < 2) return "";
+    return digits.substr(0, digits.size() - 1) + "." + digits.back() + suffix + "+PTX";
+}
+
 std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, ProgramRole role, unsigned sharing) {
     ProgramWorkerSettings s = program_worker_settings(opts);
     // Input caches of at most 10% of the device among all workers: inputs
@@ -460,6 +561,8 @@ std::unique_ptr<PythonWorkers> make_python_workers(const ContextOptions& opts, P
     s.cache_share = 0.10 / double(std::max(2u, sharing));
     s.reference = role == ProgramRole::reference;
     s.candidate = role == ProgramRole::candidate;
+    s.builder = role == ProgramRole::builder;
+    s.cuda_arch_list = torch_arch_list(opts.arch);
     return std::make_unique<ProgramWorkers>(std::move(s));
 }
 

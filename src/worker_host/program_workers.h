@@ -33,6 +33,10 @@ struct ProgramWorkerSettings {
     double cache_share = 0.15;
     bool reference = true;    // the roles whose workers start (a request for another is kbench's bug)
     bool candidate = true;
+    bool builder = false;     // a builder (no device): ProgramWorkers::prebuild
+    // The builder's TORCH_CUDA_ARCH_LIST: the candidate workers' device's
+    // compute capability ("9.0"), as torch would find it there.
+    std::string cuda_arch_list;
     bool confine = true;      // confined workers (ipc/confine.h); KB_CONTEXT_NO_CONFINE turns it off
     // The load_inline precompiled headers every candidate worker reads and
     // one builder process writes ($KBENCH_LOAD_INLINE_CACHE, else
@@ -43,6 +47,11 @@ struct ProgramWorkerSettings {
 
 // The folder above, made if missing ("" when it cannot be).
 std::string load_inline_cache_dir();
+
+// The folder this process writes builders' libraries into, one folder per
+// candidate below it (made on first use, removed at exit); candidate
+// workers may read it.
+const std::string& prebuilt_root();
 
 // The settings a context's options ask for. Throws kb::Error(KB_ERR_NOT_FOUND)
 // when the worker script cannot be found, naming where it looked.
@@ -63,7 +72,9 @@ public:
     Json info() override;
     ProgramLoadReply load_candidate(const TaskPtr& task, const std::string& source, const std::string& source_name,
                                     const KernelCandidate* kernel = nullptr,
-                                    const std::vector<ProgramRunRequest>& warm = {}) override;
+                                    const std::vector<ProgramRunRequest>& warm = {},
+                                    const ProgramPrebuild* prebuilt = nullptr) override;
+    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name) override;
     ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,
@@ -99,7 +110,7 @@ private:
 
     ProgramWorkerSettings settings_;
     std::string work_root_;
-    std::unique_ptr<Supervisor> reference_, candidate_;
+    std::unique_ptr<Supervisor> reference_, candidate_, builder_;
     std::map<std::string, bool> candidate_cases_seen_; // "<task hash>/<case>": the candidate ran there (no JIT any more)
     std::map<std::string, std::string> faults_;
     std::string loaded_;  // the loaded candidate's source hash
@@ -108,10 +119,15 @@ private:
     // candidate loads (it would see the changes as its own, a patch may
     // outlive the module, and a lost context fails everything after it).
     bool contaminated_ = false;
+    bool builder_contaminated_ = false;  // the same, of the builder (its candidates' changes outlive them too)
     void note_integrity(const ProgramIntegrity& i) {
         if (!i.patched.empty() || !i.threads_left.empty()) contaminated_ = true;
     }
 };
+
+// TORCH_CUDA_ARCH_LIST for a device of compute target `arch` ("sm_90" ->
+// "9.0+PTX"; "" when it names none).
+std::string torch_arch_list(const std::string& arch);
 
 // The workers of one role for a context (Isolation::python_workers).
 // `sharing`: how many Python workers share the device.

@@ -284,7 +284,8 @@ TEST_F(Confine, NothingIsWrittenOutsideTheScratchFolder) {
 TEST_F(Confine, TheSharedLoadInlineCacheIsReadOnlyButToItsBuilder) {
     // Candidate workers read the precompiled headers the builder alone
     // writes (worker_host/program_workers.cpp, --load-inline-cache and
-    // --build-pch).
+    // --build-pch), and the libraries builder workers made ahead, which the
+    // host alone writes (--prebuilt-dir).
     if (!enforced("fs")) GTEST_SKIP() << "no file-system confinement here";
     const std::string shared = temp_dir("kbench-confine-pch-");
     ASSERT_FALSE(shared.empty());
@@ -292,7 +293,7 @@ TEST_F(Confine, TheSharedLoadInlineCacheIsReadOnlyButToItsBuilder) {
     const char* probe = R"(import json, os, sys
 args = dict(zip(sys.argv[1::1], sys.argv[2::1]))
 out = {}
-cache = args.get("--load-inline-cache") or args.get("--build-pch")
+cache = args.get("--load-inline-cache") or args.get("--build-pch") or args.get("--prebuilt-dir")
 try:
     out["read"] = open(os.path.join(cache, "header")).read()
 except OSError as e:
@@ -304,7 +305,7 @@ except OSError as e:
     out["wrote"] = False
 open(os.path.join(args["--work-dir"], "report.json"), "w").write(json.dumps(out))
 )";
-    for (const char* flag : {"--load-inline-cache", "--build-pch"}) {
+    for (const char* flag : {"--load-inline-cache", "--prebuilt-dir", "--build-pch"}) {
         SCOPED_TRACE(flag);
         SpawnOptions o;
         o.command = {"python3", "-B", "-c", probe};

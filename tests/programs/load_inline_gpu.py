@@ -5,7 +5,9 @@ scored twice by `kbench score`, through torch's own build
 (KBENCH_LOAD_INLINE=torch in the candidate worker's environment) and through
 the fast one, on a GPU (CTest label gpu; exits 77 without a device or without
 torch for $KBENCH_PYTHON). Each pair must get the same verdict, and the
-verdict the candidate is written to get. Then each candidate is imported once
+verdict the candidate is written to get; the fast path's builds are made
+ahead by a builder worker (docs/programs.md, "Builds ahead of the GPU"),
+but for the construct the fast build leaves to torch. Then each candidate is imported once
 more in this process through the fast build, to check which path built it
 (`fast`, or `torch` for the construct it does not take).
 
@@ -92,14 +94,21 @@ def main():
         rel, (problem, want, want_path) = item
         cand = ROOT / rel
         got = {}
+        ahead = None
         for path in ("torch", "fast"):
             r, secs = score(PROBLEMS / problem, cand, path)
             got[path] = (r.get("verdict"), secs, r.get("message", ""))
+            if path == "fast":
+                builds = (r.get("program") or {}).get("builds") or []
+                ahead = bool(builds) and all(b.get("prebuilt") for b in builds)
         paths = build_path(cand)
-        ok = got["torch"][0] == got["fast"][0] == want and paths[:1] == [want_path]
-        line = ("%-6s %-66s torch %-13s %6.1f s | fast %-13s %6.1f s | built %s (want %s, %s)"
+        # The fast path's builds are a builder worker's, made ahead of the
+        # lane (a device context builds ahead): the lane only loads them.
+        ok = (got["torch"][0] == got["fast"][0] == want and paths[:1] == [want_path]
+              and ahead == (want_path == "fast"))
+        line = ("%-6s %-66s torch %-13s %6.1f s | fast %-13s %6.1f s | built %s (want %s, %s), ahead %s"
                 % ("ok" if ok else "FAILED", rel, got["torch"][0], got["torch"][1], got["fast"][0], got["fast"][1],
-                   ",".join(paths), want, want_path))
+                   ",".join(paths), want, want_path, ahead))
         if not ok:
             line += "\n       torch: %s\n       fast:  %s" % (got["torch"][2][:400], got["fast"][2][:400])
         print(line, flush=True)

@@ -412,6 +412,86 @@ class FastBuild(unittest.TestCase):
         shutil.rmtree(mod.build_dir, ignore_errors=True)
 
 
+TWICE_CPP = "torch::Tensor twice(torch::Tensor x) { return x * 2; }"
+BROKEN_CPP = "torch::Tensor twice(torch::Tensor x) { return x * undeclared_factor; }"
+
+
+class BuildsAhead(unittest.TestCase):
+    """A builder worker's libraries (kbench_load_inline.capture): the same
+    call in the candidate worker loads the library instead of building it,
+    and meets the builder's compile error again."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp(prefix="kbench-li-ahead-")
+        kli.install(torch, cls.work, CACHE)
+
+    @classmethod
+    def tearDownClass(cls):
+        kli.use_prebuilt([])
+        ce.load_inline = ce.load_inline.__wrapped__
+        ce.load = ce.load.__wrapped__
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def capture(self, **call):
+        folder = tempfile.mkdtemp(dir=self.work)
+        kli.capture(folder)
+        try:
+            try:
+                ce.load_inline(**call)
+            except RuntimeError:
+                pass
+        finally:
+            modules, failed = kli.end_capture()
+        return modules, failed
+
+    def test_the_same_call_loads_the_library_built_ahead(self):
+        call = dict(name="kb_ahead_twice", functions=["twice"])
+        modules, failed = self.capture(cpp_sources=[TWICE_CPP], **call)
+        self.assertEqual(failed, [])
+        self.assertEqual(len(modules), 1)
+        m = modules[0]
+        self.assertEqual(m["key"], kli.call_key("load_inline", dict(cpp_sources=[TWICE_CPP], **call)))
+        self.assertEqual(m["record"]["build"], "fast")
+        kli.use_prebuilt([{"key": m["key"], "module": m["module"], "path": m["file"], "record": m["record"]}])
+        sources = [TWICE_CPP]
+        m0 = kli.mark()
+        t0 = time.monotonic()
+        mod = ce.load_inline(cpp_sources=sources, **call)
+        secs = time.monotonic() - t0
+        b = kli.builds_since(m0)[0]
+        self.assertTrue(b.get("prebuilt"), b)
+        self.assertEqual(b["built_ms"], m["record"]["ms"])
+        self.assertLess(secs, 2.0)
+        self.assertEqual(mod.twice(torch.tensor([1.5, -2.0])).tolist(), [3.0, -4.0])
+        # torch's load_inline adds the include and the bindings to the
+        # caller's list: so does a library loaded from a builder.
+        self.assertEqual(sources[0], kli.EXTENSION_INCLUDE)
+        self.assertGreater(len(sources), 2)
+        # Another call (other sources) builds in the worker as before.
+        self.assertNotEqual(kli.call_key("load_inline", dict(cpp_sources=[TWICE_CPP + " "], **call)), m["key"])
+
+    def test_the_builders_compile_error_comes_back_without_a_build(self):
+        call = dict(name="kb_ahead_broken", cpp_sources=[BROKEN_CPP], functions=["twice"])
+        modules, failed = self.capture(**call)
+        self.assertEqual(modules, [])
+        self.assertEqual(len(failed), 1)
+        self.assertIn("undeclared_factor", failed[0]["error"])
+        kli.use_prebuilt(failed)
+        m0 = kli.mark()
+        t0 = time.monotonic()
+        with self.assertRaises(RuntimeError) as cm:
+            ce.load_inline(**dict(call, cpp_sources=[BROKEN_CPP]))
+        self.assertLess(time.monotonic() - t0, 0.5)
+        self.assertEqual(str(cm.exception), failed[0]["error"])
+        self.assertTrue(kli.builds_since(m0)[0].get("prebuilt"))
+
+    def test_a_call_torch_builds_stops_the_builder(self):
+        modules, failed = self.capture(name="kb_ahead_own_dir", cpp_sources=[TWICE_CPP], functions=["twice"],
+                                       build_directory=self.work)
+        self.assertEqual((modules, failed), ([], []))
+
+
 # A launch the runtime refuses (more threads than a block may have): the
 # answer's own check reads cudaGetLastError, as after a <<<...>>> launch.
 BAD_LAUNCH_CU = r"""

@@ -25,6 +25,8 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 
 TaskPtr softmax_task() { return load_task(kDir + "/tasks/softmax_rows/task.json"); }
 
+const std::string kLoadInlineCache = "/tmp/kbench-test-load-inline-cache";
+
 }  // namespace
 
 namespace {
@@ -35,6 +37,10 @@ protected:
         ::setenv("KBENCH_WORKER_TEST_HOOKS", "1", 1);
         ::setenv("KBENCH_PROGRAM_TEST_CPU", "1", 1);
         ::setenv("KBENCH_PYTHON", test::torch_python().c_str(), 1);
+        // A context without a device builds load_inline answers ahead only
+        // when asked; the precompiled headers outlive the test.
+        ::setenv("KBENCH_PREBUILD", "1", 1);
+        if (!std::getenv("KBENCH_LOAD_INLINE_CACHE")) ::setenv("KBENCH_LOAD_INLINE_CACHE", kLoadInlineCache.c_str(), 1);
         if (!ctx_) {
             ContextOptions o;
             o.device = KB_DEVICE_NONE;
@@ -266,6 +272,53 @@ TEST_F(ProgramScores, ABatchScoresProgramsOnSeveralLanesWithTheirVerdicts) {
         ++seen;
     }
     EXPECT_EQ(seen, want.size());
+}
+
+// Builds ahead (engine/program_builders.h, docs/programs.md "Builds ahead of
+// the GPU"): a builder worker builds a load_inline answer's extension on the
+// compile thread and the lane's import loads the library; a compile error
+// the builder met comes back from the lane's import unchanged. The verdicts
+// are those of a context that builds in the lane.
+TEST_F(ProgramScores, ALoadInlineAnswerIsBuiltAheadWithTheVerdictsOfABuildInTheLane) {
+    ScoreResult ok = score("softmax_cpp_extension.py");
+    EXPECT_EQ(ok.verdict, KB_VERDICT_PASS) << ok.message;
+    ASSERT_TRUE(ok.program);
+    ASSERT_TRUE(ok.program->prebuild);
+    EXPECT_EQ(ok.program->prebuild->built, 1u) << ok.program->prebuild->stopped;
+    EXPECT_EQ(ok.program->prebuild->stopped, "");
+    ASSERT_EQ(ok.program->builds.size(), 1u);
+    EXPECT_TRUE(ok.program->builds[0].prebuilt);
+    EXPECT_EQ(ok.program->builds[0].how, "fast");
+    EXPECT_GT(ok.program->builds[0].built_ms, ok.program->builds[0].ms);  // loading it is no build
+    EXPECT_TRUE(has(to_json(ok).dump(), "\"prebuilt\":true"));
+
+    ScoreResult bad = score("softmax_cpp_extension_error.py");
+    EXPECT_EQ(bad.verdict, KB_VERDICT_COMPILE_ERROR) << bad.message;
+    EXPECT_TRUE(has(bad.message, "undeclared_factor")) << bad.message;
+    ASSERT_TRUE(bad.program && bad.program->prebuild);
+    EXPECT_EQ(bad.program->prebuild->failed, 1u);
+
+    // The same answers in a context that leaves the build to the lane.
+    ::setenv("KBENCH_PREBUILD", "0", 1);
+    ContextOptions o;
+    o.device = KB_DEVICE_NONE;
+    Context lane_builds(o, worker_isolation());
+    for (const auto& [name, want] : {std::pair<std::string, const ScoreResult*>{"softmax_cpp_extension.py", &ok},
+                                     {"softmax_cpp_extension_error.py", &bad}}) {
+        CandidateInput in;
+        in.language = Language::python;
+        in.language_given = true;
+        in.path = kDir + "/candidates/" + name;
+        ScoreOptions so;
+        so.skip_timing = true;
+        ScoreResult r = lane_builds.score(softmax_task(), in, so);
+        EXPECT_EQ(r.verdict, want->verdict) << name << ": " << r.message;
+        ASSERT_TRUE(r.program) << name;
+        EXPECT_FALSE(r.program->prebuild) << name;
+        ASSERT_EQ(r.program->builds.size(), 1u) << name;
+        EXPECT_FALSE(r.program->builds[0].prebuilt) << name;
+    }
+    ::setenv("KBENCH_PREBUILD", "1", 1);
 }
 
 // The precision audit (compare/precision.h, docs/programs.md "Precision

@@ -114,7 +114,7 @@ TEST(WorkerProtocol, MalformedFramesAreRefusedWithAReason) {
 TEST(WorkerProtocol, EveryRequestTypeDecodes) {
     for (Msg m : {Msg::hello, Msg::canary, Msg::compile, Msg::run_reference, Msg::compare, Msg::time, Msg::shutdown,
                   Msg::test, Msg::program_load, Msg::program_run, Msg::program_time, Msg::compare_cases,
-                  Msg::install_reference, Msg::program_release}) {
+                  Msg::install_reference, Msg::program_release, Msg::program_prebuild}) {
         for (uint16_t type : {uint16_t(m), reply_type(m)}) {
             std::string bytes = encode_frame(type, 3, Json{{"cases", Json::array({Json{{"case_index", 1}}})}});
             FrameDecoder d;
@@ -124,10 +124,11 @@ TEST(WorkerProtocol, EveryRequestTypeDecodes) {
             EXPECT_EQ(f.type, type);
         }
     }
-    std::string next = encode_frame(uint16_t(uint16_t(Msg::program_release) + 1), 3, Json::object());
-    EXPECT_TRUE(has(decode_error(next), "unknown message 0x000f")) << decode_error(next);
+    std::string next = encode_frame(uint16_t(uint16_t(Msg::program_prebuild) + 1), 3, Json::object());
+    EXPECT_TRUE(has(decode_error(next), "unknown message 0x0010")) << decode_error(next);
     EXPECT_EQ(msg_name(uint16_t(Msg::install_reference)), "install_reference");
     EXPECT_EQ(msg_name(uint16_t(Msg::program_release)), "program_release");
+    EXPECT_EQ(msg_name(uint16_t(Msg::program_prebuild)), "program_prebuild");
 }
 
 TEST(WorkerProtocol, InvalidUtf8IsReplacedNotRefused) {
