@@ -288,6 +288,13 @@ def main():
             r = ctx.score(tasks[name], source_variant.variant(sources[name], "prime"), language="python",
                           label=name)
             prime[name] = {"verdict": r.verdict, "s": round(time.perf_counter() - t0, 3)}
+            # How its extensions were built: ahead by a builder, or in the lane.
+            program = r.json().get("program") or {}
+            if program.get("builds"):
+                prime[name]["builds"] = [{k: b.get(k) for k in ("name", "build", "prebuilt", "ms", "built_ms")}
+                                         for b in program["builds"]]
+            if program.get("prebuild"):
+                prime[name]["prebuild"] = program["prebuild"]
             if r.verdict != "pass":
                 # What failed, with the policy's findings: a priming score
                 # that fails says something about the problem or kbench.
@@ -297,8 +304,10 @@ def main():
         except kbench.KbenchError as e:
             # Kept and reported: one problem's error does not lose the others' figures.
             prime[name] = {"verdict": "error", "s": round(time.perf_counter() - t0, 3), "error": str(e)[:2000]}
-        print("program_bench: primed %s at %.1f s: %s %s" % (name, time.time(), prime[name]["verdict"],
-                                                             prime[name].get("error", "")[:600]), file=sys.stderr)
+        ahead = prime[name].get("builds")
+        print("program_bench: primed %s at %.1f s: %s %s%s" % (
+            name, time.time(), prime[name]["verdict"], prime[name].get("error", "")[:600],
+            " builds %s" % json.dumps(ahead) if ahead else ""), file=sys.stderr)
     doc["priming"] = prime
     save(doc, args.out)
     print("program_bench: primed %d problems: %s" % (len(names), verdicts(list(prime.values()))), file=sys.stderr)
