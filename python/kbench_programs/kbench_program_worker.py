@@ -241,6 +241,14 @@ class Worker:
             raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "only the builder worker builds ahead")
         source = blobs[0].decode("utf-8", "replace")
         name = os.path.basename(doc.get("source_name") or "candidate.py")
+        ce = sys.modules.get("torch.utils.cpp_extension")
+        if ce is None or not getattr(ce.load_inline, "__kbench_fast__", False):
+            # torch's own functions are in place (KBENCH_LOAD_INLINE=off, or
+            # no torch): an import here would build with torch's ninja for
+            # nothing the candidate worker could load.
+            return ({"modules": [], "failed": [], "ms": 0.0, "integrity": {"patched": [], "threads": []},
+                     "stopped": "the fast load_inline is not installed in the builder (KBENCH_LOAD_INLINE=off, "
+                                "or no torch)"}, [])
         folder = tempfile.mkdtemp(prefix="prebuild-", dir=self.work_dir)
         before_threads = kc.thread_idents()
         t0 = _perf_counter()
