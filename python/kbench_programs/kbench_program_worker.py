@@ -236,7 +236,7 @@ class Worker:
         after its builds (a module that touches the GPU, say) only ends the
         builds; the candidate worker's own import decides the verdict.
         Returns ({"modules": [{"key", "module", "record", "blob"}],
-        "failed": [{"key", "error"}], "stopped", "ms", "integrity"}, blobs)."""
+        "failed": [{"key", "error"}], "stopped", "integrity"}, blobs)."""
         if self.role != "builder":
             raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "only the builder worker builds ahead")
         source = blobs[0].decode("utf-8", "replace")
@@ -246,12 +246,11 @@ class Worker:
             # torch's own functions are in place (KBENCH_LOAD_INLINE=off, or
             # no torch): an import here would build with torch's ninja for
             # nothing the candidate worker could load.
-            return ({"modules": [], "failed": [], "ms": 0.0, "integrity": {"patched": [], "threads": []},
+            return ({"modules": [], "failed": [], "integrity": {"patched": [], "threads": []},
                      "stopped": "the fast load_inline is not installed in the builder (KBENCH_LOAD_INLINE=off, "
                                 "or no torch)"}, [])
         folder = tempfile.mkdtemp(prefix="prebuild-", dir=self.work_dir)
         before_threads = kc.thread_idents()
-        t0 = _perf_counter()
         stopped = None
         self.loading = {"source": source}
         kli.capture(folder)
@@ -274,7 +273,7 @@ class Worker:
             shutil.rmtree(folder, ignore_errors=True)
         import gc
         gc.collect()
-        return ({"modules": out, "failed": failed, "stopped": stopped, "ms": (_perf_counter() - t0) * 1e3,
+        return ({"modules": out, "failed": failed, "stopped": stopped,
                  "integrity": self.integrity_report(before_threads)}, out_blobs)
 
     def canary(self, doc):

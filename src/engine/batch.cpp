@@ -4,7 +4,6 @@
 #include "engine/batch.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -13,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "util/env_number.h"
 #include "util/error.h"
 #include "util/profile.h"
 
@@ -54,16 +54,10 @@ std::pair<kb_status, std::string> caught(const char* doing) {
 // $KBENCH_TIMING_BACKLOG: 0 times each candidate at once, as before there
 // was a backlog. For measurements; unset, the default.
 size_t Batch::timing_backlog_setting() {
-    const char* env = std::getenv("KBENCH_TIMING_BACKLOG");
-    if (!env || !*env) return TimingBacklog::kDefault;
-    char* end = nullptr;
-    errno = 0;
-    unsigned long n = std::strtoul(env, &end, 10);
-    if (errno != 0 || *end != 0 || env[0] == '-' || n > TimingBacklog::kMaxSetting)
-        fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_TIMING_BACKLOG is '") + env + "', not a number from 0 to " +
-                                          std::to_string(TimingBacklog::kMaxSetting) + ": unset it for the default (" +
-                                          std::to_string(TimingBacklog::kDefault) + ")");
-    return size_t(n);
+    const std::optional<unsigned long> n =
+        env_number("KBENCH_TIMING_BACKLOG", 0, TimingBacklog::kMaxSetting,
+                   "the default (" + std::to_string(TimingBacklog::kDefault) + ")");
+    return n ? size_t(*n) : TimingBacklog::kDefault;
 }
 
 Batch::Batch(Context& ctx, const BatchOptions& opts) : ctx_(ctx), opts_(opts) {

@@ -1,10 +1,8 @@
 #include "engine/program_builders.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 
-#include "util/error.h"
+#include "util/env_number.h"
 
 namespace kb {
 
@@ -65,16 +63,9 @@ std::vector<std::unique_ptr<PythonWorkers>> ProgramBuilders::release() {
 }
 
 unsigned ProgramBuilders::default_count(unsigned cores) {
-    if (const char* env = std::getenv("KBENCH_PROGRAM_BUILDERS")) {
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long n = std::strtoul(env, &end, 10);
-        if (errno != 0 || *end != 0 || env[0] == '-' || n == 0 || n > 64)
-            fail(KB_ERR_INVALID_ARGUMENT, std::string("$KBENCH_PROGRAM_BUILDERS is '") + env +
-                                              "', not a number from 1 to 64: unset it for the default (half the "
-                                              "CPU threads, 1 to 8)");
-        return unsigned(n);
-    }
+    if (std::optional<unsigned long> n =
+            env_number("KBENCH_PROGRAM_BUILDERS", 1, 64, "the default (half the CPU threads, 1 to 8)"))
+        return unsigned(*n);
     return std::clamp(cores / 2, 1u, 8u);
 }
 

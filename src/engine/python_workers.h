@@ -76,7 +76,6 @@ struct ProgramPrebuild {
     std::vector<ProgramPrebuilt> calls;
     std::string folder;   // the host's folder of this candidate's libraries ("" when none)
     std::string stopped;  // what ended the builder's import early ("": it ran to its end)
-    double ms = 0;        // the builder's whole import
     std::optional<ProgramWorkerFailure> failure;  // the builder did not answer
 };
 

@@ -193,7 +193,6 @@ ProgramPrebuild program_prebuild_reply(const Json& r, size_t blobs, std::vector<
                                        ProgramIntegrity* integrity) {
     ProgramPrebuild out;
     blob_of->clear();
-    out.ms = r.value("ms", 0.0);
     const Json stopped = r.value("stopped", Json());
     if (stopped.is_string()) out.stopped = stopped.get<std::string>();
     for (const Json& m : r.value("modules", Json::array())) {

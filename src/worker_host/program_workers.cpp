@@ -406,7 +406,7 @@ std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& sourc
         none.stopped = e.what();
         return none;
     }
-    if (!integrity.patched.empty() || !integrity.threads_left.empty()) builder_contaminated_ = true;
+    if (tainted(integrity)) builder_contaminated_ = true;
     if (out.calls.empty()) return out;
     std::string tmpl = prebuilt_root() + "/candidate-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());

@@ -120,8 +120,9 @@ private:
     // outlive the module, and a lost context fails everything after it).
     bool contaminated_ = false;
     bool builder_contaminated_ = false;  // the same, of the builder (its candidates' changes outlive them too)
+    static bool tainted(const ProgramIntegrity& i) { return !i.patched.empty() || !i.threads_left.empty(); }
     void note_integrity(const ProgramIntegrity& i) {
-        if (!i.patched.empty() || !i.threads_left.empty()) contaminated_ = true;
+        if (tainted(i)) contaminated_ = true;
     }
 };
 
