@@ -1508,8 +1508,12 @@ def serve(worker):
                 result, out_blobs = worker.program_prebuild(doc, blobs)
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_RELEASE:
-                # The outputs exported for the comparison went above; their
-                # memory goes back to the driver, for the other workers.
+                # The outputs exported for the comparison went above; with
+                # "timing_inputs", the copy a timing kept across its rounds
+                # goes too (the timing is over). Their memory goes back to
+                # the driver, for the other workers.
+                if doc.get("timing_inputs"):
+                    worker.drop_timing_inputs()
                 worker.trim_cache()
                 conn.reply(msg_type, msg_id, {})
             elif msg_type == kf.MSG_TEST and worker.test_hooks:

@@ -760,6 +760,24 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         tr.message = "while timing: the candidate did not load again: " + why;
         return tr;
     }
+    // When the timing ends, however it ends, each side's worker drops the
+    // inputs it kept across the rounds: the next lane's GPU phase needs the
+    // memory, and the recheck makes inputs of its own.
+    bool reference_timed = false;
+    struct ReleaseTiming {
+        std::function<void()> f;
+        ~ReleaseTiming() {
+            try {
+                f();
+            } catch (const std::exception&) {
+                // best effort: a worker that fails here fails its next request
+            }
+        }
+    } release_timing{[&] {
+        candidate().release_timing_inputs(ProgramRole::candidate);
+        if (reference_timed)
+            refs_.with_worker([](PythonWorkers& w) { w.release_timing_inputs(ProgramRole::reference); });
+    }};
     ProgramTimeRequest tq;
     tq.plan = p.time;
     tq.model_seed = p.model_seed;
@@ -856,6 +874,7 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             r = std::move(*kept);
             ++reused_rounds;
         } else {
+            reference_timed = true;
             r = refs_.with_worker([&](PythonWorkers& w) { return w.time(ProgramRole::reference, task, tq); });
             if (r.failure || r.error)
                 fail(KB_ERR_REFERENCE_FAILED, "the reference failed while timing: " +

@@ -265,6 +265,13 @@ public:
     // gigabytes the next lane's GPU phase needs. Best effort: a worker that
     // fails here fails its next request.
     virtual void release_outputs() {}
+    // The worker of `role` drops the copy of the inputs it kept across one
+    // timing's rounds, and hands torch's freed blocks back to the driver:
+    // at KernelBench's sizes 6-9 GB that an idle worker held while the next
+    // lane timed (eight lanes ran out of device memory on them:
+    // `MEM_TRACE=1 PROGRAM_LANES=8 bash bench/run_device.sh programs`).
+    // Best effort, as release_outputs.
+    virtual void release_timing_inputs(ProgramRole role) { (void)role; }
     // As Backend::let_go.
     virtual void let_go() {}
 };

@@ -486,6 +486,12 @@ void ProgramWorkers::release_outputs() {
     (void)candidate_->call(wire::Msg::program_release, Json::object(), {}, 10.0);
 }
 
+void ProgramWorkers::release_timing_inputs(ProgramRole role) {
+    auto& w = role == ProgramRole::reference ? reference_ : candidate_;
+    if (!w || w->pid() == 0) return;
+    (void)w->call(wire::Msg::program_release, Json{{"timing_inputs", true}}, {}, 10.0);
+}
+
 std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& rq,
                                                            const std::vector<GpuCompareItem>& items) {
     Json body = wire::program_compare_body(rq, items);

@@ -109,6 +109,40 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(Stub.trims, 1)
         self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
 
+    def test_release_after_a_timing_drops_the_inputs_its_rounds_shared(self):
+        """program_release with "timing_inputs": the host sends it when a
+        timing ends; the copy of the inputs kept across its rounds goes, and
+        a plain release keeps it (the rounds of a timing still use it)."""
+        import kbench_program_worker as kw
+
+        class Stub:
+            held_at_trims = []
+            timing_inputs = ("key", ["6 GB of inputs"], [])
+
+            def trim_cache(self):
+                Stub.held_at_trims.append(self.timing_inputs is not None)
+
+            def drop_timing_inputs(self):
+                self.timing_inputs = None
+        a, b = socket.socketpair()
+        host, conn = kf.Connection(a.detach()), kf.Connection(b.detach())
+        self.addCleanup(host.sock.close)
+        self.addCleanup(conn.sock.close)
+        worker = Stub()
+        worker.conn = conn
+        worker.shared = []
+        host.send(kf.MSG_PROGRAM_RELEASE, 5, {})
+        host.send(kf.MSG_PROGRAM_RELEASE, 6, {"timing_inputs": True})
+        host.send(kf.MSG_SHUTDOWN, 7, {})
+        server = threading.Thread(target=kw.serve, args=(worker,))
+        server.start()
+        self.assertEqual(host.read_frame()[1], 5)
+        self.assertEqual(host.read_frame()[1], 6)
+        self.assertEqual(host.read_frame()[0], kf.MSG_SHUTDOWN | kf.REPLY_BIT)
+        server.join(10)
+        self.assertEqual(Stub.held_at_trims, [True, False])
+        self.assertIsNone(worker.timing_inputs)
+
 
     def test_trimming_drops_cached_inputs_that_keep_a_segment(self):
         """A cached input inside a large free segment keeps it from the
