@@ -1052,32 +1052,50 @@ def _relink(link_argv, objects):
 FAST_LINKERS = ("lld", "gold")
 
 
-def with_fast_linker(link_argv, which=shutil.which):
+# The fast linkers that failed a link torch's own command then made, with
+# the first error line: a linker this machine cannot use (gold where the
+# compiler's libstdc++.so is not where gold looks, as on one H100 machine:
+# "cannot open .../libstdc++.so") is not tried again by this process.
+BROKEN_LINKERS = {}
+
+
+def with_fast_linker(link_argv, which=shutil.which, broken=None):
     """(torch's link command with the first of FAST_LINKERS the machine has,
     that linker's name), or (the command itself, None) where it has none or
-    the command names a linker of its own."""
+    the command names a linker of its own. Linkers in `broken` (default
+    BROKEN_LINKERS) are passed over."""
+    broken = BROKEN_LINKERS if broken is None else broken
     if any(a.startswith("-fuse-ld=") or a.startswith("-B") for a in link_argv):
         return link_argv, None
     for name in FAST_LINKERS:
-        if which("ld." + name):
+        if name not in broken and which("ld." + name):
             return [link_argv[0], "-fuse-ld=" + name] + link_argv[1:], name
     return link_argv, None
 
 
-def link_with(procs, link_argv, record, which=shutil.which):
+def link_with(procs, link_argv, record, which=shutil.which, broken=None):
     """Runs the link (`with_fast_linker`); where that linker fails, torch's
     own command runs, and its result is the link's (so a link error is the
-    one torch's build gives). (rc, output, seconds); record["link_ms"] and
-    record["linker"] say how it went."""
-    fast, name = with_fast_linker(link_argv, which)
+    one torch's build gives). A fast linker that failed where torch's
+    command succeeded goes into `broken` (default BROKEN_LINKERS). (rc,
+    output, seconds); record["link_ms"] and record["linker"] say how it
+    went."""
+    broken = BROKEN_LINKERS if broken is None else broken
+    fast, name = with_fast_linker(link_argv, which, broken)
     rc, out, secs = procs.run(fast)
     record["linker"] = name or "default"
+    if name is None and broken:
+        record["linker"] = "default (%s failed before)" % ", ".join(sorted(broken))
+        record["linker_why"] = next(iter(broken.values()))
     if rc != 0 and name and rc != -9:
         record["linker"] = "default (%s failed)" % name
         said = [line for line in out.splitlines() if line.strip()]
-        record["linker_why"] = next((line for line in said if "error" in line.lower()), said[0] if said else "")[:300]
+        why = next((line for line in said if "error" in line.lower()), said[0] if said else "")[:300]
+        record["linker_why"] = why
         rc, out, more = procs.run(link_argv)
         secs += more
+        if rc == 0:
+            broken[name] = why
     record["link_ms"] = round(secs * 1e3, 1)
     return rc, out, secs
 

@@ -277,7 +277,7 @@ class Linking(unittest.TestCase):
 
         record = {}
         procs = Procs([1, 0])
-        rc, out, secs = kli.link_with(procs, self.LINK, record, self.which("ld.lld"))
+        rc, out, secs = kli.link_with(procs, self.LINK, record, self.which("ld.lld"), broken={})
         self.assertEqual((rc, out, secs), (0, "out2", 0.5))
         self.assertEqual(procs.ran, [["c++", "-fuse-ld=lld"] + self.LINK[1:], self.LINK])
         self.assertEqual(record, {"linker": "default (lld failed)", "linker_why": "out1", "link_ms": 500.0})
@@ -285,14 +285,39 @@ class Linking(unittest.TestCase):
         record = {}
         procs.rcs = [1, 0]
         procs.run = lambda argv, r=procs: (r.rcs.pop(0), "collect2: note\nld.lld: error: unknown argument\n", 0.1)
-        kli.link_with(procs, self.LINK, record, self.which("ld.lld"))
+        kli.link_with(procs, self.LINK, record, self.which("ld.lld"), broken={})
         self.assertEqual(record["linker_why"], "ld.lld: error: unknown argument")
         record = {}
-        self.assertEqual(kli.link_with(Procs([0]), self.LINK, record, self.which("ld.gold"))[0], 0)
+        self.assertEqual(kli.link_with(Procs([0]), self.LINK, record, self.which("ld.gold"), broken={})[0], 0)
         self.assertEqual(record["linker"], "gold")
         procs = Procs([2])
-        self.assertEqual(kli.link_with(procs, self.LINK, record, self.which())[0], 2)  # the link's own error
+        self.assertEqual(kli.link_with(procs, self.LINK, record, self.which(), broken={})[0], 2)  # its own error
         self.assertEqual((procs.ran, record["linker"]), ([self.LINK], "default"))
+
+    def test_a_fast_linker_that_failed_where_torchs_command_linked_is_not_tried_again(self):
+        class Procs:
+            def __init__(self, rcs):
+                self.rcs, self.ran = list(rcs), []
+
+            def run(self, argv):
+                self.ran.append(argv)
+                return self.rcs.pop(0), "ld.gold: error: cannot open libstdc++.so", 0.1
+        broken = {}
+        gold = self.which("ld.gold")
+        # A link error both linkers give (the answer's own) says nothing of gold.
+        kli.link_with(Procs([1, 1]), self.LINK, {}, gold, broken)
+        self.assertEqual(broken, {})
+        kli.link_with(Procs([1, 0]), self.LINK, {}, gold, broken)
+        self.assertEqual(broken, {"gold": "ld.gold: error: cannot open libstdc++.so"})
+        procs, record = Procs([0]), {}
+        self.assertEqual(kli.link_with(procs, self.LINK, record, gold, broken)[0], 0)
+        self.assertEqual(procs.ran, [self.LINK])
+        self.assertEqual(record["linker"], "default (gold failed before)")
+        self.assertEqual(record["linker_why"], "ld.gold: error: cannot open libstdc++.so")
+        # lld, where the machine has it, is still tried.
+        procs = Procs([0])
+        kli.link_with(procs, self.LINK, {}, self.which("ld.lld", "ld.gold"), broken)
+        self.assertEqual(procs.ran, [["c++", "-fuse-ld=lld"] + self.LINK[1:]])
 
 
 class Errors(unittest.TestCase):
