@@ -64,9 +64,9 @@ std::vector<std::unique_ptr<PythonWorkers>> ProgramBuilders::release() {
 
 unsigned ProgramBuilders::default_count(unsigned cores) {
     if (std::optional<unsigned long> n =
-            env_number("KBENCH_PROGRAM_BUILDERS", 1, 64, "the default (half the CPU threads, 1 to 8)"))
+            env_number("KBENCH_PROGRAM_BUILDERS", 1, 64, "the default (three quarters of the CPU threads, 1 to 16)"))
         return unsigned(*n);
-    return std::clamp(cores / 2, 1u, 8u);
+    return std::clamp(cores * 3 / 4, 1u, 16u);
 }
 
 bool ProgramBuilders::wanted(const std::string& source) {

@@ -35,8 +35,14 @@ public:
     std::vector<std::unique_ptr<PythonWorkers>> release();
 
     // How many builders a context on a host of `cores` CPU threads gets:
-    // $KBENCH_PROGRAM_BUILDERS, else half the cores, 1 to 8 (a build keeps
-    // a core or two busy for seconds: g++ on the host unit, nvcc, the link).
+    // $KBENCH_PROGRAM_BUILDERS, else three quarters of the cores, 1 to 16:
+    // as many as the batch's compile threads (engine/options.h), which wait
+    // on the builders. A build keeps a core busy for seconds (g++ on the
+    // host unit, 2.5-3.2 s of a CUDA answer's 3.5-4 s on an H100 host at
+    // four lanes: bench/kernelbench/program_bench.py with
+    // PROGRAM_CANDIDATES=bench/kernelbench/cuda_candidates): 8 builders of
+    // 16 cores finish at most about 2 answers a second, while the lanes'
+    // workers mostly wait on the GPU.
     static unsigned default_count(unsigned cores);
     // Whether a candidate's source calls torch's extension builder (a
     // scheduling hint, not a check: a candidate that hides the call builds

@@ -114,8 +114,8 @@ TEST(ProgramBuilders, LettingGoAnswersWaitingCandidatesAtOnce) {
 
 TEST(ProgramBuilders, SettingsAndTheSourcesTheyTake) {
     ::unsetenv("KBENCH_PROGRAM_BUILDERS");
-    EXPECT_EQ(ProgramBuilders::default_count(16), 8u);
-    EXPECT_EQ(ProgramBuilders::default_count(64), 8u);
+    EXPECT_EQ(ProgramBuilders::default_count(16), 12u);
+    EXPECT_EQ(ProgramBuilders::default_count(64), 16u);
     EXPECT_EQ(ProgramBuilders::default_count(2), 1u);
     EXPECT_EQ(ProgramBuilders::default_count(1), 1u);
     ::setenv("KBENCH_PROGRAM_BUILDERS", "3", 1);
