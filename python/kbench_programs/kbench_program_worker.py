@@ -190,11 +190,12 @@ class Worker:
             info["gpu_compare_why"] = self.comparer.why
         if self.cupti and not self.cupti.available:
             info["cupti_why"] = self.cupti.why
-        if self.role == "builder" and doc.get("cuda_arch_list"):
-            # The builder sees no device: torch takes the architectures its
-            # -gencode flags name from here, as a candidate worker's torch
-            # finds them on its device (unless the environment names them
-            # for both).
+        if doc.get("cuda_arch_list") and (self.role == "builder" or (
+                self.role == "candidate" and not str(self.device).startswith("cuda"))):
+            # A builder, or a candidate worker of a compile-only context,
+            # sees no device: torch takes the architectures its -gencode
+            # flags name from here, as a candidate worker's torch finds them
+            # on its device (unless the environment names them for both).
             os.environ.setdefault("TORCH_CUDA_ARCH_LIST", str(doc["cuda_arch_list"]))
         if self.role in ("candidate", "builder"):
             self.install_fast_load_inline()

@@ -161,9 +161,11 @@ Backend& Context::lane_programs(size_t lane) {
                     total / 2);
             }
         }
+        ContextOptions o = opts_;
+        o.arch = arch_;  // where the worker sees no device (compile only): its load_inline builds' -gencode flags
         *slot = std::make_unique<ProgramBackend>(
-            *program_refs_,
-            [this, sharing] { return isolation_.python_workers(opts_, ProgramRole::candidate, sharing); }, sharing);
+            *program_refs_, [this, o, sharing] { return isolation_.python_workers(o, ProgramRole::candidate, sharing); },
+            sharing);
     }
     return **slot;
 }

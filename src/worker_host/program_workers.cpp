@@ -228,7 +228,10 @@ ProgramWorkers::ProgramWorkers(ProgramWorkerSettings settings) : settings_(std::
         ws.spawn.confine = settings_.confine;
         ws.standby = standby;
         ws.hello_extra = Json{{"role", name}, {"test_cpu", settings_.test_cpu}, {"cache_share", settings_.cache_share}};
-        if (role == ProgramRole::builder && !settings_.cuda_arch_list.empty())
+        // A builder, and a candidate worker that sees no device (a
+        // compile-only run), build load_inline answers for the context's
+        // architecture: torch finds none on a device there.
+        if ((role == ProgramRole::builder || role == ProgramRole::candidate) && !settings_.cuda_arch_list.empty())
             ws.hello_extra["cuda_arch_list"] = settings_.cuda_arch_list;
         ws.hello_s = kHelloS;
         ws.canary_s = kCanaryS;
