@@ -340,6 +340,16 @@ void fill_result(evaluate::ResultRecord& r, const BatchCompletion& c, bool compi
         p.erase("modes");
         r.extra["precision"] = std::move(p);
     }
+    // Which build made a load_inline answer's extensions (docs/programs.md,
+    // "CUDA answers: the fast `load_inline`"), and whether builder workers
+    // made them all ahead of the lane.
+    if (s.program && !s.program->build.empty()) {
+        if (!r.extra.is_object()) r.extra = Json::object();
+        r.extra["build"] = s.program->build;
+        bool ahead = !s.program->builds.empty();
+        for (const ProgramBuild& b : s.program->builds) ahead = ahead && b.prebuilt;
+        r.extra["built_ahead"] = ahead;
+    }
     // A stage run twice beside another lane's hang: the line says so.
     Json retried = retried_stages(s);
     if (!retried.empty()) {
