@@ -121,22 +121,30 @@ def stack_dump(path):
 
 
 class Stalls:
-    """Says on stderr when a batch has given no verdict for `quiet_s`
-    seconds, with how many of its jobs are done and the last one's problem:
-    a batch stopped by a time limit then shows whether it was slow or stuck.
+    """Says on stderr how many of a batch's jobs are done every `every_s`
+    seconds, and when it has given no verdict for `quiet_s` seconds, with
+    the last one's problem: a batch stopped by a time limit then shows its
+    rate so far, and whether it was slow or stuck.
     With `dump` (a file), the first such silence also writes every
     process's stacks there (stack_dump)."""
 
-    def __init__(self, total, what, quiet_s=30.0, dump=""):
+    def __init__(self, total, what, quiet_s=30.0, dump="", every_s=15.0):
         self.total, self.what, self.quiet_s, self.dump = total, what, quiet_s, dump
         self.count, self.last, self.at = 0, "", time.perf_counter()
+        self.start, self.every_s, self.said = self.at, every_s, self.at
         self._stop = threading.Event()
 
     def done(self, problem):
         self.count, self.last, self.at = self.count + 1, problem, time.perf_counter()
 
     def _run(self):
-        while not self._stop.wait(self.quiet_s / 3):
+        while not self._stop.wait(min(self.quiet_s / 3, self.every_s)):
+            now = time.perf_counter()
+            if now - self.said >= self.every_s:
+                # Progress: a series cut by a time limit still shows its rate.
+                self.said = now
+                print("program_bench: %s: %d of %d done in %.0f s" % (self.what, self.count, self.total,
+                                                                    now - self.start), file=sys.stderr, flush=True)
             quiet = time.perf_counter() - self.at
             if quiet >= self.quiet_s:
                 print("program_bench: %s: no verdict for %.0f s, %d of %d done (last: %s)" % (
