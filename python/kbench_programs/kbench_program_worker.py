@@ -1471,7 +1471,8 @@ if kprof._PATH:
 
 def serve(worker):
     conn = worker.conn
-    # The environment each candidate and problem file starts with.
+    # The environment each candidate and problem file starts with: as the
+    # worker's set-up (hello) leaves it, TORCH_CUDA_ARCH_LIST included.
     environment = dict(os.environ)
     while True:
         frame = conn.read_frame()
@@ -1484,6 +1485,7 @@ def serve(worker):
         try:
             if msg_type == kf.MSG_HELLO:
                 info = worker.hello(doc)
+                environment = dict(os.environ)
                 if worker.torch is not None:
                     _Event[0] = worker.torch.cuda.Event
                 conn.reply(msg_type, msg_id, info)
