@@ -369,7 +369,7 @@ def main():
                 for k, (name, code) in enumerate(jobs):
                     b.submit(tasks[name], code, language="python", label=name, tag=k,
                              skip_timing=(mode == "correctness"))
-                docs = []
+                docs, timeline, saved = [], [], time.perf_counter()
                 with Stalls(len(jobs), "lanes %d %s" % (lanes, mode), dump=args.stall_dump) as stalls:
                     for job in b.results():
                         if job.error is not None:
@@ -377,6 +377,17 @@ def main():
                         else:
                             docs.append(job.result().json())
                         stalls.done(jobs[job.tag][0] if isinstance(job.tag, int) else "")
+                        # Each job as it ended: when, and its stages' ms,
+                        # so a slow series shows which step each job waited on.
+                        st = docs[-1].get("stages") or {}
+                        timeline.append([round(time.perf_counter() - t0, 3), jobs[job.tag][0], docs[-1].get("verdict")]
+                                        + [round(st[k], 1) if isinstance(st.get(k), (int, float)) else None
+                                           for k in STAGES])
+                        if time.perf_counter() - saved > 5:
+                            # The series so far, for a run cut by its time limit.
+                            saved = time.perf_counter()
+                            doc["unfinished"] = {"lanes": lanes, "mode": mode, "jobs": len(jobs), "timeline": timeline}
+                            save(doc, args.out)
                 wall = time.perf_counter() - t0
             b.close()
             series.append({"lanes": lanes, "mode": mode, "jobs": len(jobs), "wall_s": round(wall, 3),
@@ -384,8 +395,11 @@ def main():
                            "verdicts": verdicts(docs), "stages_ms": median_stages(docs),
                            "failures": [{"verdict": d.get("verdict"), "task": d.get("task"),
                                          "message": (d.get("message") or d.get("error") or "")[:400]}
-                                        for d in docs if d.get("verdict") != "pass"][:6]})
+                                        for d in docs if d.get("verdict") != "pass"][:6],
+                           "timeline_columns": ["done_s", "problem", "verdict"] + list(STAGES),
+                           "timeline": timeline})
             doc["batch"] = series
+            doc.pop("unfinished", None)
             save(doc, args.out)
             s = series[-1]
             print("program_bench: lanes %d %s: %.2f/s, gpu busy %s, %s, stages %s" % (
