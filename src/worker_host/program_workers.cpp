@@ -41,6 +41,15 @@ constexpr double kLoadS = 300;
 constexpr double kReferenceS = 600;  // the problem's own code, inputs made on the CPU for the kernelbench protocol
 constexpr double kFirstCallS = 120;
 constexpr double kCanaryS = 30;
+// A builder's import of one candidate, its builds included: past it the
+// lane imports the candidate itself, under its own deadline. A builder's
+// hang is no verdict (it has no device, so a module that waits for one
+// hangs there only), so this bounds what a hanging import costs before the
+// lane's: 120 s, over twice the slowest build ahead seen, a cold context's
+// first CUDA answer with its precompiled headers (52.3 s on an H100,
+// bench/kernelbench/program_bench.py with
+// PROGRAM_CANDIDATES=bench/kernelbench/cuda_candidates).
+constexpr double kPrebuildS = 120;
 
 std::string env(const char* name) {
     const char* v = std::getenv(name);
@@ -385,7 +394,7 @@ std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& sourc
         builder_->retire();
         builder_contaminated_ = false;
     }
-    const double deadline = settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS;
+    const double deadline = std::min(settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS, kPrebuildS);
     builder_->ensure_ready();
     Outcome o = builder_->call(wire::Msg::program_prebuild, wire::program_prebuild_body(source_name), {source}, deadline);
     if (!o.ok()) {

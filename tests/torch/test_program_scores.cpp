@@ -5,6 +5,7 @@
 // (or CMake's KBENCH_TEST_PYTHON) names: label torch, exit 77 without it.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -319,6 +320,35 @@ TEST_F(ProgramScores, ALoadInlineAnswerIsBuiltAheadWithTheVerdictsOfABuildInTheL
         EXPECT_FALSE(r.program->builds[0].prebuilt) << name;
     }
     ::setenv("KBENCH_PREBUILD", "1", 1);
+}
+
+// A builder's import that does not end (engine/program_builders.h): past
+// the builder's deadline (here the context's timeout_s, under the 120 s
+// bound) the lane imports the candidate itself, and the verdict is the
+// lane's. The builder's hang is no verdict: it has no device.
+TEST_F(ProgramScores, ABuilderThatHangsLeavesTheImportToTheLane) {
+    ContextOptions o;
+    o.device = KB_DEVICE_NONE;
+    o.timeout_s = 3;
+    Context short_deadline(o, worker_isolation());
+    CandidateInput in;
+    in.language = Language::python;
+    in.language_given = true;
+    in.label = "hangs_before_load_inline.py";
+    in.code = "# builds its kernels with torch's load_inline, once this import ends\nimport time\n\n"
+              "while True:\n    time.sleep(1)\n";
+    ScoreOptions so;
+    so.skip_timing = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    ScoreResult r = short_deadline.score(softmax_task(), in, so);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.verdict, KB_VERDICT_TIMEOUT) << r.message;
+    ASSERT_TRUE(r.program);
+    ASSERT_TRUE(r.program->prebuild);
+    EXPECT_EQ(r.program->prebuild->built, 0u);
+    EXPECT_FALSE(r.program->prebuild->stopped.empty());
+    EXPECT_GE(r.program->prebuild->ms, 2500.0) << r.program->prebuild->stopped;
+    EXPECT_LT(secs, 90.0);  // two deadlines of 3 s and the workers' starts, not the load deadline of 300 s
 }
 
 // The precision audit (compare/precision.h, docs/programs.md "Precision
