@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "kbench.h"
@@ -129,6 +130,11 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     // Its frames come from kbench's own Python module, which the confined
     // worker may read.
     ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
+    // Each worker's requests, in order (the stand-in's $KBENCH_STANDIN_LOG).
+    const std::string log_dir = kb::make_temp_dir("kbench-standin-log-");
+    const std::string log = log_dir + "/requests.log";
+    ::setenv("KBENCH_STANDIN_LOG", log.c_str(), 1);
+    ::setenv("KBENCH_CONFINE_WRITE", log_dir.c_str(), 1);
     kb_task* standin = nullptr;
     ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
         << kb_last_error();
@@ -140,7 +146,40 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     auto out = run(files, 2, false, &s, standin, "standin/candidates", true);
     ::unsetenv("KBENCH_PROGRAM_WORKER");
     ::unsetenv("KBENCH_CONFINE_READ");
+    ::unsetenv("KBENCH_STANDIN_LOG");
+    ::unsetenv("KBENCH_CONFINE_WRITE");
     kb_task_destroy(standin);
+    // When a timing ends, the candidate worker that timed drops the inputs
+    // it kept across the rounds (program_release with timing_inputs) before
+    // its next request: an idle worker holding them (6-9 GB at
+    // KernelBench's sizes) ran the next lane's timing out of memory.
+    std::map<std::string, std::vector<std::pair<int, bool>>> requests;  // pid -> (type, timing_inputs)
+    {
+        std::istringstream in(kb::read_file(log));
+        std::string role, pid;
+        int type = 0, timing_inputs = 0;
+        while (in >> role >> pid >> type >> timing_inputs)
+            if (role == "candidate") requests[pid].push_back({type, timing_inputs != 0});
+    }
+    kb::remove_tree(log_dir);
+    constexpr int kTime = 11, kRelease = 14;  // ipc/frame.h
+    size_t timings = 0;
+    for (const auto& [pid, seq] : requests)
+        for (size_t i = 0; i < seq.size(); ++i) {
+            if (seq[i].first != kTime) continue;
+            // After a round: another round (plain releases between), or the
+            // timing's end, where its inputs must go before anything else.
+            bool another_round = false, released = false;
+            for (size_t k = i + 1; k < seq.size(); ++k) {
+                if (seq[k].first == kTime) another_round = true;
+                if (seq[k].first == kRelease && seq[k].second) released = true;
+                if (seq[k].first != kRelease || seq[k].second) break;
+            }
+            if (another_round) continue;
+            ++timings;
+            EXPECT_TRUE(released) << "worker " << pid << ": no release of the timing's inputs after request " << i;
+        }
+    EXPECT_GE(timings, 3u);  // correct.py twice, fast_when_timed.py
     ASSERT_EQ(out.size(), files.size());
     for (size_t i = 0; i < files.size(); ++i)
         EXPECT_EQ(out[i].verdict, want[i]) << files[i] << ": " << out[i].message << "\n" << out[i].json.dump(1);

@@ -12,6 +12,10 @@ program candidate's on the host.
 
 The host starts it when $KBENCH_PROGRAM_WORKER names this file
 (worker_host/program_workers.cpp); tests/unit/test_program_batch.cpp does.
+Where $KBENCH_STANDIN_LOG names a file, each request is appended to it as
+one line: the worker's role and pid, the message type, and for a release
+whether it drops a timing's inputs (`timing_inputs`), so a test sees what
+the host asked of each worker.
 """
 import hashlib
 import os
@@ -215,6 +219,11 @@ def serve(worker):
         if frame is None:
             return
         msg_type, msg_id, doc, blobs = frame
+        log = os.environ.get("KBENCH_STANDIN_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("%s %d %d %d\n" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(),
+                                           msg_type, int(bool(doc.get("timing_inputs")))))
         try:
             if msg_type == kf.MSG_HELLO:
                 conn.reply(msg_type, msg_id, worker.hello(doc))
