@@ -1740,6 +1740,12 @@ def capture(folder):
     _CAPTURE.update({"folder": folder, "modules": [], "failed": []})
 
 
+def captured():
+    """How many calls the capture under way has kept so far: libraries and
+    compile errors."""
+    return len(_CAPTURE["modules"]) + len(_CAPTURE["failed"])
+
+
 def end_capture():
     """Stops capture: ({"key", "module", "file", "record"} per library built,
     {"key", "error"} per call whose build failed)."""

@@ -6,7 +6,8 @@
 
 namespace kb {
 
-std::optional<ProgramPrebuild> ProgramBuilders::prebuild(const std::string& source, const std::string& source_name) {
+std::optional<ProgramPrebuild> ProgramBuilders::prebuild(const std::string& source, const std::string& source_name,
+                                                         const TaskPtr& task) {
     std::unique_ptr<PythonWorkers> w;
     {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -32,7 +33,7 @@ std::optional<ProgramPrebuild> ProgramBuilders::prebuild(const std::string& sour
     }
     std::optional<ProgramPrebuild> out;
     try {
-        out = w->prebuild(source, source_name);
+        out = w->prebuild(source, source_name, task);
     } catch (const Error&) {
         // kbench's failure (the builder's set-up): the lane builds instead.
         std::lock_guard<std::mutex> lock(mutex_);

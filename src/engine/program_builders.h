@@ -28,7 +28,8 @@ public:
     // What a builder built ahead for `source`; nullopt where no builder can
     // run (none starts here: its error is kept, and later calls return at
     // once). Waits while every builder is busy. Thread-safe.
-    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name);
+    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name,
+                                            const TaskPtr& task = nullptr);
 
     // As Backend::let_go, and the owners to release (Context's destructor).
     void let_go();

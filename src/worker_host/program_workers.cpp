@@ -387,7 +387,8 @@ ProgramRunReply ProgramWorkers::read_run_reply(ProgramRole role, const Json& res
     });
 }
 
-std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& source, const std::string& source_name) {
+std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& source, const std::string& source_name,
+                                                        const TaskPtr& task) {
     if (!builder_ || prebuilt_root().empty()) return std::nullopt;
     ProgramPrebuild out;
     if (builder_contaminated_) {
@@ -395,8 +396,14 @@ std::optional<ProgramPrebuild> ProgramWorkers::prebuild(const std::string& sourc
         builder_contaminated_ = false;
     }
     const double deadline = std::min(settings_.timeout_s > 0 ? std::max(settings_.timeout_s, 1.0) : kLoadS, kPrebuildS);
-    builder_->ensure_ready();
-    Outcome o = builder_->call(wire::Msg::program_prebuild, wire::program_prebuild_body(source_name), {source}, deadline);
+    Outcome o;
+    if (task) {
+        o = exchange(ProgramRole::builder, wire::Msg::program_prebuild, wire::program_prebuild_body(source_name),
+                     {source}, task, deadline);
+    } else {
+        builder_->ensure_ready();
+        o = builder_->call(wire::Msg::program_prebuild, wire::program_prebuild_body(source_name), {source}, deadline);
+    }
     if (!o.ok()) {
         out.failure = failure_of(ProgramRole::builder, o, deadline, "while building ahead");
         return out;

@@ -74,7 +74,8 @@ public:
                                     const KernelCandidate* kernel = nullptr,
                                     const std::vector<ProgramRunRequest>& warm = {},
                                     const ProgramPrebuild* prebuilt = nullptr) override;
-    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name) override;
+    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name,
+                                            const TaskPtr& task = nullptr) override;
     ProgramRunReply run(ProgramRole role, const TaskPtr& task, const ProgramRunRequest& req) override;
     ProgramTimeReply time(ProgramRole role, const TaskPtr& task, const ProgramTimeRequest& req) override;
     std::vector<GpuCompareStats> compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& req,

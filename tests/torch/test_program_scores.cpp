@@ -322,6 +322,19 @@ TEST_F(ProgramScores, ALoadInlineAnswerIsBuiltAheadWithTheVerdictsOfABuildInTheL
     ::setenv("KBENCH_PREBUILD", "1", 1);
 }
 
+// A load_inline call in ModelNew.__init__: the builder constructs the model
+// from the problem's init inputs after the import, so that call is built
+// ahead too (the lane's construction computes the same key and loads it;
+// `program.builds` lists the import's builds only, not the construction's).
+TEST_F(ProgramScores, ALoadInlineCallInModelNewInitIsBuiltAhead) {
+    ScoreResult r = score("softmax_cpp_extension_in_init.py");
+    EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
+    ASSERT_TRUE(r.program);
+    ASSERT_TRUE(r.program->prebuild);
+    EXPECT_EQ(r.program->prebuild->built, 1u) << r.program->prebuild->stopped;
+    EXPECT_EQ(r.program->prebuild->stopped, "");
+}
+
 // A builder's import that does not end (engine/program_builders.h): past
 // the builder's deadline (here the context's timeout_s, under the 120 s
 // bound) the lane imports the candidate itself, and the verdict is the

@@ -36,7 +36,7 @@ struct FakeBuilder : PythonWorkers {
                                                 const std::vector<GpuCompareItem>&) override {
         return {};
     }
-    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string&) override {
+    std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string&, const TaskPtr&) override {
         const int now = ++*busy;
         int seen = most->load();
         while (now > seen && !most->compare_exchange_weak(seen, now)) {
