@@ -549,6 +549,9 @@ class Worker:
                           "launches": ka.count_triton_launches(module), "kernel": kernel, "image": None}
         if cuda_kernel:
             self.candidate["image_bytes"] = blobs[int(cand["image_blob"])] if "image_blob" in cand else b""
+        # Builds after this point are the model's construction's (a
+        # load_inline call in ModelNew.__init__): a run's reply lists them.
+        self.candidate["builds_mark"] = kli.mark()
         result = {"loaded": True, "import_ms": import_ms, "findings": findings,
                   "triton_kernels": sorted(triton), "cuda_kernels": self.candidate["cuda"],
                   "load_inline": kli.builds_since(builds_mark)}
@@ -569,6 +572,19 @@ class Worker:
             result.update(self.warm(h, t[1], doc["warm"]))
         result["integrity"] = self.integrity_report(before_threads)
         return result
+
+    def note_later_builds(self, result):
+        """Adds to a candidate's run reply the load_inline builds made since
+        the import or the last such reply (`load_inline`, as the load's)."""
+        if self.role != "candidate" or not self.candidate or not isinstance(result, dict):
+            return
+        mark = self.candidate.get("builds_mark")
+        if mark is None:
+            return
+        later = kli.builds_since(mark)
+        if later:
+            result["load_inline"] = later
+            self.candidate["builds_mark"] = kli.mark()
 
     def warm(self, h, ref, runs):
         """Calls the loaded candidate once per run of `runs` (case, seed,
@@ -1524,6 +1540,7 @@ def serve(worker):
                 if doc.get("compare") is None:
                     worker.drop_timing_inputs()  # a run: the timing is over
                 result, out_blobs = worker.with_memory_retry(worker.program_run, doc, blobs)
+                worker.note_later_builds(result)
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_TIME:
                 result = worker.with_memory_retry(worker.program_time, doc, blobs)

@@ -464,6 +464,8 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     poison_plan(*ref, rq);
     rq.share_outputs = ref->gpu_compare;
     ProgramRunReply cand = candidate().run(ProgramRole::candidate, task, rq);
+    obs.later_builds.insert(obs.later_builds.end(), cand.builds.begin(), cand.builds.end());
+    obs.build_fallbacks.insert(obs.build_fallbacks.end(), cand.build_fallbacks.begin(), cand.build_fallbacks.end());
     if (cand.failure) return failure_result(t, rq.case_index, ref->seed_value, k.label, *cand.failure);
     merge_attribution(obs.attribution, cand.attribution);
     merge(run_integrity_, cand.integrity);

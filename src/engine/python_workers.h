@@ -137,6 +137,10 @@ struct ProgramRunReply {
     // The reference's: its model's parameters and buffers, by name (a kernel
     // candidate, which gets only the inputs, cannot take such a problem).
     std::vector<std::string> model_state;
+    // The candidate's: load_inline builds since its import or its last run
+    // (a call in ModelNew.__init__ builds when the model is constructed).
+    std::vector<ProgramBuild> builds;
+    std::vector<std::string> build_fallbacks;
     size_t bytes() const {
         size_t n = 0;
         for (const HostTensor& t : data) n += t.bytes.size();

@@ -100,6 +100,16 @@ struct ProgramBuild {
     std::vector<std::pair<std::string, double>> steps;  // each compile: its unit (or tool) and ms
 };
 
+// Which paths built `builds`: "fast", "torch", "fast+torch", or "" for none.
+inline std::string build_paths(const std::vector<ProgramBuild>& builds) {
+    bool fast = false, torch = false;
+    for (const ProgramBuild& b : builds) {
+        fast = fast || b.how == "fast";
+        torch = torch || b.how == "torch";
+    }
+    return fast && torch ? "fast+torch" : fast ? "fast" : torch ? "torch" : "";
+}
+
 // What a program candidate's worker saw during one verb of the program
 // backend (engine/program_backend.h): the stage driver adds it into the
 // score's ProgramFacts. Absent for kernels.
@@ -118,6 +128,9 @@ struct ProgramObservation {
     std::string build;
     std::vector<std::string> build_fallbacks;
     std::vector<ProgramBuild> builds;
+    // Backend::compare_cases and recheck: builds the model's construction
+    // made (a load_inline call in ModelNew.__init__), after the import's.
+    std::vector<ProgramBuild> later_builds;
     // The precision audit of the run at the problem's own sizes
     // (compare/precision.h), where one ran.
     std::optional<PrecisionAudit> precision;

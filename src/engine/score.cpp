@@ -64,6 +64,17 @@ void absorb_program(ScoreResult& res, const ProgramObservationPtr& o) {
         f.build_fallbacks = o->build_fallbacks;
         f.builds = o->builds;
     }
+    // The model's construction's builds, each extension once (each case
+    // constructs a model of its own, and loads what the first one built).
+    for (const ProgramBuild& b : o->later_builds)
+        if (std::none_of(f.builds.begin(), f.builds.end(), [&](const ProgramBuild& x) { return x.name == b.name; }))
+            f.builds.push_back(b);
+    if (!o->later_builds.empty()) {
+        f.build = build_paths(f.builds);
+        for (const std::string& why : o->build_fallbacks)
+            if (std::find(f.build_fallbacks.begin(), f.build_fallbacks.end(), why) == f.build_fallbacks.end())
+                f.build_fallbacks.push_back(why);
+    }
     if (!o->triton_kernels.empty()) f.triton_kernels = o->triton_kernels;
     if (!o->cuda_kernels.empty()) f.cuda_kernels = o->cuda_kernels;
     merge_attribution(f.attribution, o->attribution);

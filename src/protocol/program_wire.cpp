@@ -140,6 +140,17 @@ Json program_load_body(const std::string& id, const std::string& source_name, co
     return body;
 }
 
+// A reply's `load_inline` list: each build, and why each that torch built
+// went to torch's build.
+void read_builds(const Json& r, std::vector<ProgramBuild>* builds, std::vector<std::string>* fallbacks) {
+    for (const Json& b : r.value("load_inline", Json::array())) {
+        if (!b.is_object()) continue;
+        builds->push_back(build_from(b));
+        if (b.value("build", std::string()) == "torch" && b.contains("why") && b["why"].is_string())
+            fallbacks->push_back(b.value("name", std::string("extension")) + ": " + b["why"].get<std::string>());
+    }
+}
+
 ProgramLoadReply program_load_reply(const Json& r) {
     ProgramLoadReply out;
     out.loaded = r.value("loaded", false);
@@ -154,20 +165,8 @@ ProgramLoadReply program_load_reply(const Json& r) {
     out.cuda_kernels = strings(r.value("cuda_kernels", Json::array()));
     out.warmed = r.value("warmed", 0);
     out.warm_ms = r.value("warm_ms", 0.0);
-    bool fast = false, torch = false;
-    for (const Json& b : r.value("load_inline", Json::array())) {
-        if (!b.is_object()) continue;
-        const std::string how = b.value("build", std::string());
-        out.builds.push_back(build_from(b));
-        fast = fast || how == "fast";
-        if (how == "torch") {
-            torch = true;
-            if (b.contains("why") && b["why"].is_string())
-                out.build_fallbacks.push_back(b.value("name", std::string("extension")) + ": " +
-                                              b["why"].get<std::string>());
-        }
-    }
-    out.build = fast && torch ? "fast+torch" : fast ? "fast" : torch ? "torch" : "";
+    read_builds(r, &out.builds, &out.build_fallbacks);
+    out.build = build_paths(out.builds);
     out.integrity = integrity_from(r.value("integrity", Json::object()));
     return out;
 }
@@ -254,6 +253,7 @@ ProgramRunReply program_run_reply(const Json& r, const std::vector<std::string>&
         }
         for (const Json& n : r.value("model_state", Json::array()))
             if (n.is_string()) out.model_state.push_back(n.get<std::string>());
+        read_builds(r, &out.builds, &out.build_fallbacks);
         for (const Json& in : r.value("inputs_after", Json::array()))
             out.inputs_after.emplace_back(in.value("index", 0), in.value("checksum", std::string()));
         if (r.contains("seed_value")) out.seed_value = r["seed_value"].get<uint64_t>();

@@ -324,8 +324,8 @@ TEST_F(ProgramScores, ALoadInlineAnswerIsBuiltAheadWithTheVerdictsOfABuildInTheL
 
 // A load_inline call in ModelNew.__init__: the builder constructs the model
 // from the problem's init inputs after the import, so that call is built
-// ahead too (the lane's construction computes the same key and loads it;
-// `program.builds` lists the import's builds only, not the construction's).
+// ahead too, and the lane's construction computes the same key and loads
+// it; the result lists the construction's build beside the import's.
 TEST_F(ProgramScores, ALoadInlineCallInModelNewInitIsBuiltAhead) {
     ScoreResult r = score("softmax_cpp_extension_in_init.py");
     EXPECT_EQ(r.verdict, KB_VERDICT_PASS) << r.message;
@@ -333,6 +333,10 @@ TEST_F(ProgramScores, ALoadInlineCallInModelNewInitIsBuiltAhead) {
     ASSERT_TRUE(r.program->prebuild);
     EXPECT_EQ(r.program->prebuild->built, 1u) << r.program->prebuild->stopped;
     EXPECT_EQ(r.program->prebuild->stopped, "");
+    EXPECT_EQ(r.program->build, "fast");
+    ASSERT_EQ(r.program->builds.size(), 1u);
+    EXPECT_EQ(r.program->builds[0].name, "kb_test_softmax_rows_in_init");
+    EXPECT_TRUE(r.program->builds[0].prebuilt);
 }
 
 // A builder's import that does not end (engine/program_builders.h): past
