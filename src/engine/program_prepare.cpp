@@ -142,7 +142,7 @@ PreparedScore Context::prepare_program(const TaskPtr& task, const CandidateInput
             if (ProgramBuilders* builders = program_builders()) {
                 KB_PROFILE_SPAN("engine.prebuild");
                 const auto t0 = SteadyClock::now();
-                if (std::optional<ProgramPrebuild> pre = builders->prebuild(pc.source, pc.source_name, t.python->style == "kernelbench" ? task : nullptr)) {
+                if (std::optional<ProgramPrebuild> pre = builders->prebuild(pc.source, pc.source_name, task)) {
                     ProgramFacts::Prebuild f;
                     f.ms = ms_since(t0);
                     for (const ProgramPrebuilt& c : pre->calls) ++(c.error.empty() ? f.built : f.failed);

@@ -233,8 +233,8 @@ public:
     // The builder role: imports `source` without a device and returns the
     // load_inline libraries its calls built, written into a new folder the
     // candidate workers can read; the caller removes the folder when done
-    // with it. With a KernelBench-style `task`, the builder then constructs
-    // the candidate's model from the problem's init inputs, so that calls
+    // with it. Where `task` is a KernelBench problem, the builder then
+    // constructs the candidate's model from its init inputs, so that calls
     // made in ModelNew.__init__ are built too. Workers without the builder
     // role return nullopt.
     virtual std::optional<ProgramPrebuild> prebuild(const std::string& source, const std::string& source_name,

@@ -80,31 +80,37 @@ class Frames(unittest.TestCase):
 
 
 class WorkerRequests(unittest.TestCase):
+    def serve(self, worker, requests):
+        """kbench_program_worker.serve over a socket pair: `requests` (type,
+        id, doc) then a shutdown; the replies to `requests`, in order."""
+        import kbench_program_worker as kw
+        a, b = socket.socketpair()
+        host, conn = kf.Connection(a.detach()), kf.Connection(b.detach())
+        self.addCleanup(host.sock.close)
+        self.addCleanup(conn.sock.close)
+        worker.conn = conn
+        for t, i, doc in requests:
+            host.send(t, i, doc)
+        host.send(kf.MSG_SHUTDOWN, 0, {})
+        server = threading.Thread(target=kw.serve, args=(worker,))
+        server.start()
+        replies = [host.read_frame()[:3] for _ in requests]
+        self.assertEqual(host.read_frame()[0], kf.MSG_SHUTDOWN | kf.REPLY_BIT)
+        server.join(10)
+        return replies
+
     def test_release_drops_the_exported_outputs_and_trims_the_cache(self):
         """program_release (ipc/frame.h): the host sends it once the
         reference compared the candidate's exported outputs."""
-        import kbench_program_worker as kw
-
         class Stub:
             trims = 0
 
             def trim_cache(self):
                 Stub.trims += 1
-        a, b = socket.socketpair()
-        host, conn = kf.Connection(a.detach()), kf.Connection(b.detach())
-        self.addCleanup(host.sock.close)
-        self.addCleanup(conn.sock.close)
         worker = Stub()
-        worker.conn = conn
         worker.shared = ["an exported output"]
-        host.send(kf.MSG_PROGRAM_RELEASE, 5, {})
-        host.send(kf.MSG_SHUTDOWN, 6, {})
-        server = threading.Thread(target=kw.serve, args=(worker,))
-        server.start()
-        t, i, doc, _ = host.read_frame()
-        self.assertEqual((t, i, doc), (kf.MSG_PROGRAM_RELEASE | kf.REPLY_BIT, 5, {"ok": True, "result": {}}))
-        self.assertEqual(host.read_frame()[0], kf.MSG_SHUTDOWN | kf.REPLY_BIT)
-        server.join(10)
+        replies = self.serve(worker, [(kf.MSG_PROGRAM_RELEASE, 5, {})])
+        self.assertEqual(replies, [(kf.MSG_PROGRAM_RELEASE | kf.REPLY_BIT, 5, {"ok": True, "result": {}})])
         self.assertEqual(worker.shared, [])
         self.assertEqual(Stub.trims, 1)
         self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
@@ -113,8 +119,6 @@ class WorkerRequests(unittest.TestCase):
         """program_release with "timing_inputs": the host sends it when a
         timing ends; the copy of the inputs kept across its rounds goes, and
         a plain release keeps it (the rounds of a timing still use it)."""
-        import kbench_program_worker as kw
-
         class Stub:
             held_at_trims = []
             timing_inputs = ("key", ["6 GB of inputs"], [])
@@ -124,25 +128,13 @@ class WorkerRequests(unittest.TestCase):
 
             def drop_timing_inputs(self):
                 self.timing_inputs = None
-        a, b = socket.socketpair()
-        host, conn = kf.Connection(a.detach()), kf.Connection(b.detach())
-        self.addCleanup(host.sock.close)
-        self.addCleanup(conn.sock.close)
         worker = Stub()
-        worker.conn = conn
         worker.shared = []
-        host.send(kf.MSG_PROGRAM_RELEASE, 5, {})
-        host.send(kf.MSG_PROGRAM_RELEASE, 6, {"timing_inputs": True})
-        host.send(kf.MSG_SHUTDOWN, 7, {})
-        server = threading.Thread(target=kw.serve, args=(worker,))
-        server.start()
-        self.assertEqual(host.read_frame()[1], 5)
-        self.assertEqual(host.read_frame()[1], 6)
-        self.assertEqual(host.read_frame()[0], kf.MSG_SHUTDOWN | kf.REPLY_BIT)
-        server.join(10)
+        replies = self.serve(worker, [(kf.MSG_PROGRAM_RELEASE, 5, {}),
+                                      (kf.MSG_PROGRAM_RELEASE, 6, {"timing_inputs": True})])
+        self.assertEqual([i for _, i, _ in replies], [5, 6])
         self.assertEqual(Stub.held_at_trims, [True, False])
         self.assertIsNone(worker.timing_inputs)
-
 
     def test_trimming_drops_cached_inputs_that_keep_a_segment(self):
         """A cached input inside a large free segment keeps it from the
