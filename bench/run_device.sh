@@ -28,6 +28,8 @@
 #            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt,
 #            RUN_TB_BENCH=1 adds the TritonBench-G operators' correctness-only
 #            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json;
+#            PROFILE_PROGRAMS=1 sums every process's spans (KBENCH_PROFILE)
+#            into profile_programs.jsonl and profile_tb.jsonl;
 #            PROGRAM_TIMEOUT / TB_TIMEOUT (seconds) stop either benchmark, and
 #            a batch silent for 30 s writes every process's stacks into
 #            stalls.txt (py-spy, when its wheel travels in .whl/)
@@ -127,11 +129,14 @@ if [ $run_programs = 1 ]; then
   # correctness-only batches (TB_N variants each, TB_LANES lanes).
   if [ "${RUN_TB_BENCH:-0}" = 1 ]; then
     step "TritonBench-G throughput (program_bench.py --benchmark tritonbench)"
-    env PYTHONUNBUFFERED=1 timeout ${TB_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
+    env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_tb.jsonl} \
+      ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} \
+      timeout ${TB_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
       --modes correctness -n ${TB_N:-8} --lanes ${TB_LANES:-1,4} --latency ${TB_LATENCY:-1} \
       --out "${RETURN_DIR:-$OUT}/tb_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
       2>"${RETURN_DIR:-$OUT}/tb_bench.err"
     tail -6 "${RETURN_DIR:-$OUT}/tb_bench.err"
+    [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_tb.jsonl" --top 30 >"$OUT/profile_tb.txt" 2>&1
   fi
   if [ "${RUN_BATCH:-1}" = 1 ]; then
     step "kernel batch throughput (bench/batch_bench.cpp)"

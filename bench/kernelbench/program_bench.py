@@ -44,6 +44,9 @@ import source_variant  # noqa: E402
 from kbench_scoring import add_binding_path  # noqa: E402
 
 STAGES = ("compile_ms", "queue_ms", "correctness_ms", "timing_ms", "recheck_ms")
+# The compile stage's parts in a program's result: its module's import and
+# the warm-up compile of its Triton kernels after it.
+LOAD_PARTS = ("import_ms", "warm_ms")
 
 
 class GpuBusy:
@@ -380,9 +383,12 @@ def main():
                         # Each job as it ended: when, and its stages' ms,
                         # so a slow series shows which step each job waited on.
                         st = docs[-1].get("stages") or {}
+                        pg = docs[-1].get("program") or {}
                         timeline.append([round(time.perf_counter() - t0, 3), jobs[job.tag][0], docs[-1].get("verdict")]
                                         + [round(st[k], 1) if isinstance(st.get(k), (int, float)) else None
-                                           for k in STAGES])
+                                           for k in STAGES]
+                                        + [round(pg[k], 1) if isinstance(pg.get(k), (int, float)) else None
+                                           for k in LOAD_PARTS])
                         if time.perf_counter() - saved > 5:
                             # The series so far, for a run cut by its time limit.
                             saved = time.perf_counter()
@@ -396,7 +402,7 @@ def main():
                            "failures": [{"verdict": d.get("verdict"), "task": d.get("task"),
                                          "message": (d.get("message") or d.get("error") or "")[:400]}
                                         for d in docs if d.get("verdict") != "pass"][:6],
-                           "timeline_columns": ["done_s", "problem", "verdict"] + list(STAGES),
+                           "timeline_columns": ["done_s", "problem", "verdict"] + list(STAGES) + list(LOAD_PARTS),
                            "timeline": timeline})
             doc["batch"] = series
             doc.pop("unfinished", None)
