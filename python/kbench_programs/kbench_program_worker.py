@@ -73,6 +73,24 @@ class RequestError(Exception):
         self.status = status
 
 
+def freeze_setup():
+    """Moves every object made so far (torch's, Triton's and kbench's own
+    modules, which live as long as the worker) out of the collector's reach:
+    a collection then walks only what came after, such as a candidate's
+    module and what its import and runs made. Unloading a candidate collects
+    its cycles (gc.collect), which otherwise walked all of torch each time:
+    65-85 ms with torch and Triton imported on a 2-core host (x86-64), and
+    the bulk of the 130-150 ms a TritonBench-G candidate's load took in a
+    warm worker on an H100 host (PROFILE_PROGRAMS=1 RUN_TB_BENCH=1 bash
+    bench/run_device.sh programs: py.program_load), where a fresh worker's
+    first load, with nothing to unload, took 3 ms. Frozen objects are also
+    absent from gc.get_objects(), one less way for a candidate to reach the
+    worker's own."""
+    import gc
+    gc.collect()
+    gc.freeze()
+
+
 def short_traceback(exc, source_name=None, limit=6):
     """The exception with the frames that matter: the candidate's own lines first."""
     tb = traceback.extract_tb(exc.__traceback__)
@@ -206,6 +224,7 @@ class Worker:
                                "the Python program worker cannot run on device %d: %s; install torch with CUDA "
                                "for the interpreter kbench starts (%s), or set $KBENCH_PYTHON to one that has it"
                                % (want, self.torch_error or "torch is unusable", sys.executable))
+        freeze_setup()
         return info
 
     def install_fast_load_inline(self):
@@ -591,9 +610,12 @@ class Worker:
         mode, model seed) with every Triton launch compile-only
         (kbench_triton_warm), so that its kernels compile now and not in the
         GPU phases. The inputs and model it makes are those the runs then
-        use. Nothing it computes is kept; what it raises, the real call
+        use; a TritonBench run calls the test function, which makes its own,
+        under the run's seed (a case of the performance script is left to
+        its run). Nothing it computes is kept; what it raises, the real call
         raises again where it counts. Returns {"warmed", "warm_ms"}."""
-        if ref.style != "kernelbench" or not self.device.startswith("cuda") or not ktw.install():
+        if ref.style not in ("kernelbench", "tritonbench") or not self.device.startswith("cuda") or \
+                not ktw.install():
             return {}
         t0 = _perf_counter()
         warmed = 0
@@ -601,6 +623,15 @@ class Worker:
             args = None
             try:
                 case = int(r["case"])
+                if ref.style == "tritonbench":
+                    if ref.is_perf_script_case(case):
+                        continue
+                    module = self.tritonbench_module(h, ref)
+                    kp.set_seed(kp.resolve_seed(r.get("seed", 0)))
+                    with ktw.compile_only():
+                        self.call(None, [], ref, "candidate", module)
+                    warmed += 1
+                    continue
                 tensors, _ = self.make_inputs(h, ref, case, r.get("seed", 0), r.get("mode", "strict"))
                 model = self.model(h, ref, case, "candidate", r.get("model_seed", 42))
                 args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]

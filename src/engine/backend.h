@@ -74,6 +74,11 @@ public:
     // (kb_launch, exec/external_launch.h). Only a backend in the caller's
     // process can: a worker's device pointers are another process's.
     virtual void launch_external(const TaskPtr& task, const KernelPtr& kernel, const ExternalLaunch& x);
+    // Starts what its first score would start (the program backend's
+    // candidate worker): a batch's lane calls it before it takes a job, so
+    // no job waits for a worker's start. Nothing to do where the backend's
+    // construction started everything.
+    virtual void start() {}
     // Ends without waiting for what ending takes (a worker's CUDA context
     // teardown), for a process about to exit: Context::end_without_waiting.
     // Nothing to do for a backend in this process.

@@ -146,7 +146,8 @@ std::optional<uint64_t> Batch::submit(TaskPtr task, CandidateInput in, ScoreOpti
     device_order_.push_back(job);
     ++held_;
     to_compile_.notify_one();
-    if (job->id <= opts_.device_lanes) submitted_.notify_all();  // a lane may start its worker
+    (job->task->python ? programs_submitted_ : kernels_submitted_) = true;
+    if (job->id <= opts_.device_lanes) submitted_.notify_all();  // a lane may start its workers
     return job->id;
 }
 
@@ -315,16 +316,26 @@ void Batch::device_loop(size_t lane) {
     // together shared that line and were all ready at its end (six lanes of
     // two GPUs after 1.5-1.9 s, bench/context_starts.c), where one
     // after another the first is ready after one start, the next after two.
-    if (lane > 0 && ctx_.has_device()) {
-        bool start = false;
+    // A Python worker's start is mostly its import of torch, on a core of
+    // its own: program lanes start together. Every lane, lane 0 included,
+    // has the Python worker its program jobs need before it takes one: a
+    // lane whose worker started at its first job held that job for the
+    // start (a TritonBench-G operator's 0.3 s job took 8.4 s at eight lanes,
+    // bench/kernelbench/program_bench.py --benchmark tritonbench).
+    {
+        bool start = false, kernels = false, programs = false;
         {
             std::unique_lock<std::mutex> lock(mu_);
             submitted_.wait(lock, [&] {
-                return stopping_ || (next_id_ > lane + 1 && (lanes_start_together_ || lanes_started_ >= lane));
+                return stopping_ || (next_id_ > lane + 1 && (lanes_start_together_ || programs_submitted_ ||
+                                                             lanes_started_ >= lane));
             });
             start = !stopping_;
+            kernels = kernels_submitted_;
+            programs = programs_submitted_;
         }
-        if (start) ctx_.start_lane(lane);  // a worker that cannot start is its first score's to report
+        // A worker that cannot start is its first score's to report.
+        if (start) ctx_.start_lane(lane, kernels, programs);
         {
             std::lock_guard<std::mutex> lock(mu_);
             lanes_started_ = std::max(lanes_started_, lane + 1);

@@ -148,6 +148,8 @@ private:
     // worker once lane i-1's has, not beside it (device_loop says why).
     size_t lanes_started_ = 1;       // lane 0's is the context's
     bool lanes_start_together_ = false;  // $KBENCH_LANES_START_TOGETHER=1, for measuring
+    // The kinds of job submitted so far: what the lanes' workers start for.
+    bool kernels_submitted_ = false, programs_submitted_ = false;
     std::vector<std::thread> compilers_;
     std::vector<std::thread> devices_;  // one per lane
 };

@@ -409,11 +409,13 @@ std::mutex& Context::lane_mutex(size_t lane) {
     return lanes_[lane - 1]->mutex;
 }
 
-void Context::start_lane(size_t lane) {
-    if (lane == 0 || !has_device()) return;  // the context started lane 0's worker
+void Context::start_lane(size_t lane, bool kernels, bool programs) {
     try {
         std::lock_guard<std::mutex> device_lock(lane_mutex(lane));
-        lane_backend(lane);
+        // The context started lane 0's kernel worker; without a device there
+        // are none (a program lane's Python worker runs on the CPU).
+        if (kernels && lane > 0 && has_device()) lane_backend(lane);
+        if (programs) lane_programs(lane).start();
     } catch (const std::exception&) {
         // The lane's first score starts it again, and its result says why
         // it cannot.

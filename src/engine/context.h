@@ -137,11 +137,14 @@ public:
     // many lanes there are now (<= wanted, >= 1); the new lanes' workers
     // start on first use.
     size_t ensure_lanes(size_t wanted);
-    // Starts lane `lane`'s worker now if it has none, rather than at the
+    // Starts lane `lane`'s workers now if it has none, rather than at the
     // lane's first score (a batch's lane calls it once a job for it is
-    // submitted, so the worker starts while the job compiles). A worker
+    // submitted, so the workers start while the job compiles): its kernel
+    // worker for `kernels` (on a device), its Python candidate worker for
+    // `programs` (lane 0's too: the context starts only its kernel worker,
+    // and a context without a device runs program lanes alone). A worker
     // that cannot start is left for that first score to meet and report.
-    void start_lane(size_t lane);
+    void start_lane(size_t lane, bool kernels, bool programs);
 
     Backend& backend();
     // The task with its compiled reference and baseline (compiled once per

@@ -177,6 +177,7 @@ public:
     std::vector<CompareResult> compare_cases(const TaskBinding& tb, const KernelPtr& kernel,
                                              const std::vector<CaseRuns>& cases, uint64_t seed) override;
     TimeResult time(const TaskBinding& tb, const KernelPtr& kernel, const TimeRequest& req) override;
+    void start() override { candidate(); }
     void let_go() override {
         if (candidate_) candidate_->let_go();
     }

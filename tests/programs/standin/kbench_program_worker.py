@@ -15,7 +15,8 @@ The host starts it when $KBENCH_PROGRAM_WORKER names this file
 Where $KBENCH_STANDIN_LOG names a file, each request is appended to it as
 one line: the worker's role and pid, the message type, and for a release
 whether it drops a timing's inputs (`timing_inputs`), so a test sees what
-the host asked of each worker.
+the host asked of each worker. $KBENCH_STANDIN_HELLO_S (seconds) makes its
+start that slow, as a real worker's import of torch is.
 """
 import hashlib
 import os
@@ -226,6 +227,7 @@ def serve(worker):
                                            msg_type, int(bool(doc.get("timing_inputs")))))
         try:
             if msg_type == kf.MSG_HELLO:
+                time.sleep(float(os.environ.get("KBENCH_STANDIN_HELLO_S") or 0))
                 conn.reply(msg_type, msg_id, worker.hello(doc))
             elif msg_type == kf.MSG_CANARY:
                 conn.reply(msg_type, msg_id, {"healthy": True, "detail": "the torch-free stand-in"})
