@@ -362,11 +362,14 @@ def main():
                   file=sys.stderr)
         for mode in modes:
             serial += 1
-            b = ctx.batch(device_lanes=lanes)
             jobs = []
             for name in names:
                 for i in range(args.n):
                     jobs.append((name, source_variant.variant(sources[name], "b%d.%d" % (serial, i))))
+            # Room for every job: they are all submitted before any result is
+            # taken, and a submit waits while the batch is full (64 jobs by
+            # default), so a series of more jobs would wait forever.
+            b = ctx.batch(device_lanes=lanes, capacity=len(jobs))
             with GpuBusy() as busy:
                 t0 = time.perf_counter()
                 for k, (name, code) in enumerate(jobs):

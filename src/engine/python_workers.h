@@ -131,7 +131,8 @@ struct ProgramRunReply {
     bool context_lost = false;
     double run_ms = 0;
     std::optional<double> span_ms;
-    ProgramAttribution attribution;  // raw: kernels, operators, launches (program_judge.h's attribute() fills the rest)
+    // Raw: kernels, operators, launches (compare/attribution.h's attribute() fills the rest).
+    ProgramAttribution attribution;
     ProgramIntegrity integrity;
     std::optional<ProgramWorkerFailure> failure;
     // The reference's: its model's parameters and buffers, by name (a kernel
