@@ -91,6 +91,19 @@ def freeze_setup():
     gc.freeze()
 
 
+def construction_stage(exc):
+    """The stage of an error raised while a candidate's model was made:
+    "build" for a load_inline or load call of its ModelNew.__init__ whose
+    compile failed (the answer's compile error, worded as torch words it:
+    "Error building extension ...", by kbench_load_inline or torch's own
+    build), which the host scores as a compile_error like the import's; else
+    "construction". kbench's own build failures say "kbench's error" instead
+    and stay the construction's."""
+    if isinstance(exc, RuntimeError) and str(exc).startswith("Error building extension"):
+        return "build"
+    return "construction"
+
+
 def short_traceback(exc, source_name=None, limit=6):
     """The exception with the frames that matter: the candidate's own lines first."""
     tb = traceback.extract_tb(exc.__traceback__)
@@ -929,7 +942,7 @@ class Worker:
                 raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the problem failed to make its inputs or model at "
                                                                "case '%s': %s\n%s" % (ref.case_name(case), head, where))
             head, where = short_traceback(e, self.candidate["name"])
-            result["error"] = {"stage": "construction", "message": head, "where": where}
+            result["error"] = {"stage": construction_stage(e), "message": head, "where": where}
             return result, []
         result["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in descs]
         lap("inputs")
@@ -1264,7 +1277,7 @@ class Worker:
             head, where = short_traceback(e, self.candidate["name"] if self.candidate else ref.source_name)
             if who == "reference":
                 raise RequestError(kf.KB_ERR_REFERENCE_FAILED, "the reference failed while timing: %s\n%s" % (head, where))
-            return {"error": {"stage": "construction", "message": head, "where": where}}
+            return {"error": {"stage": construction_stage(e), "message": head, "where": where}}
         lap = kprof.laps("py.time")
         clone = bool(doc.get("clone_inputs", False))
         # Without copies, each call may still get tensor objects of its own

@@ -148,6 +148,13 @@ std::vector<std::string> output_mismatches(const std::vector<ProgramOutputMeta>&
 Judgement judge_program_run(const ProgramRunObservation& run, const ProgramRules& rules) {
     const std::string at = " at case '" + rules.case_name + "'";
     Judgement j;
+    if (run.error && run.error_stage == "build") {
+        // A load_inline call of the model's construction did not compile:
+        // the answer's compile error, as at its import.
+        j.verdict = KB_VERDICT_COMPILE_ERROR;
+        j.message = "building the candidate's extension failed while its model was made" + at + ": " + *run.error;
+        return j;
+    }
     if (run.error) {
         j.verdict = KB_VERDICT_RUNTIME_ERROR;
         const std::string stage = run.error_stage == "definition"     ? "the candidate's definitions are incomplete"

@@ -132,7 +132,8 @@ struct ProgramOutputMeta {
 };
 
 struct ProgramRunObservation {
-    // The candidate raised: where ("definition", "construction", "call",
+    // The candidate raised: where ("definition", "construction", "build": a
+    // load_inline call of the construction that did not compile, "call",
     // "cuda") and its message (the exception and the candidate's lines).
     std::optional<std::string> error;
     std::string error_stage;

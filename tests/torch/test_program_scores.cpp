@@ -339,6 +339,34 @@ TEST_F(ProgramScores, ALoadInlineCallInModelNewInitIsBuiltAhead) {
     EXPECT_TRUE(r.program->builds[0].prebuilt);
 }
 
+// A load_inline call in ModelNew.__init__ that does not compile: a
+// compile_error with the compiler's message at the answer's line, as for
+// the import's builds, with the builder's construction ahead and with the
+// lane's own.
+TEST_F(ProgramScores, ALoadInlineCallInModelNewInitThatDoesNotCompileIsACompileError) {
+    ScoreResult r = score("softmax_cpp_extension_error_in_init.py");
+    EXPECT_EQ(r.verdict, KB_VERDICT_COMPILE_ERROR) << r.message;
+    EXPECT_TRUE(has(r.message, "undeclared_scale")) << r.message;
+    EXPECT_TRUE(has(r.message, "the answer's line 12")) << r.message;
+    ASSERT_TRUE(r.program && r.program->prebuild);
+    EXPECT_EQ(r.program->prebuild->failed, 1u);
+
+    ::setenv("KBENCH_PREBUILD", "0", 1);
+    ContextOptions o;
+    o.device = KB_DEVICE_NONE;
+    Context lane_builds(o, worker_isolation());
+    CandidateInput in;
+    in.language = Language::python;
+    in.language_given = true;
+    in.path = kDir + "/candidates/softmax_cpp_extension_error_in_init.py";
+    ScoreOptions so;
+    so.skip_timing = true;
+    ScoreResult lane = lane_builds.score(softmax_task(), in, so);
+    ::setenv("KBENCH_PREBUILD", "1", 1);
+    EXPECT_EQ(lane.verdict, KB_VERDICT_COMPILE_ERROR) << lane.message;
+    EXPECT_TRUE(has(lane.message, "undeclared_scale")) << lane.message;
+}
+
 // A builder's import that does not end (engine/program_builders.h): past
 // the builder's deadline (here the context's timeout_s, under the 120 s
 // bound) the lane imports the candidate itself, and the verdict is the

@@ -139,6 +139,19 @@ TEST(ProgramJudge, ARunIsJudgedInOrder) {
     EXPECT_TRUE(has(j.message, "ValueError: nope")) << j.message;
     EXPECT_TRUE(has(j.message, "case 'small'")) << j.message;
 
+    // A load_inline call of the model's construction that did not compile:
+    // the answer's compile error, as at its import; any other construction
+    // error is the run's.
+    ProgramRunObservation b = e;
+    b.error = "Error building extension 'ext': error: identifier \"k\" is undefined (the answer's line 12)";
+    b.error_stage = "build";
+    j = judge_program_run(b, r);
+    EXPECT_EQ(j.verdict, KB_VERDICT_COMPILE_ERROR);
+    EXPECT_TRUE(has(j.message, "the answer's line 12")) << j.message;
+    EXPECT_TRUE(has(j.message, "case 'small'")) << j.message;
+    b.error_stage = "construction";
+    EXPECT_EQ(judge_program_run(b, r).verdict, KB_VERDICT_RUNTIME_ERROR);
+
     ProgramRunObservation s = passing();
     s.candidate_outputs = {out("f32", {3, 25})};
     j = judge_program_run(s, r);
