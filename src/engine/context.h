@@ -135,7 +135,7 @@ public:
     // compiles run side by side; a context without a device has lanes for
     // program candidates alone (torch on the CPU, for tests). Returns how
     // many lanes there are now (<= wanted, >= 1); the new lanes' workers
-    // start on first use.
+    // start on first use, or when a batch's lane starts them (start_lane).
     size_t ensure_lanes(size_t wanted);
     // Starts lane `lane`'s workers now if it has none, rather than at the
     // lane's first score (a batch's lane calls it once a job for it is
