@@ -26,7 +26,7 @@ stderr as it ends, so a run stopped by a time limit keeps what it measured.
 
 usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
                         [--benchmark kernelbench|tritonbench] [--modes timed,correctness]
-                        [--stall-dump FILE]
+                        [--stall-dump FILE] [--import-jobs N]
 """
 import argparse
 import json
@@ -228,6 +228,31 @@ def median_stages(docs):
     return out
 
 
+def task_json(path, benchmark, build):
+    """A problem's task as kbench.problem_task makes it, as a dict: run in a
+    process of its own by import_tasks."""
+    add_binding_path(build)
+    import kbench
+    return kbench.problem_task(path, benchmark=benchmark).json()
+
+
+def import_tasks(paths, benchmark, build, jobs):
+    """Each problem's task, as kbench.problem_task makes it: validated, its
+    reference run on the CPU at its cases and negative controls, which takes
+    up to half a minute a problem at KernelBench's sizes (89_cumsum on an
+    H100 host). `jobs` problems at once, each in a process of its own (the
+    reference's inputs are gigabytes there: a few at once, not one per
+    core); one at a time in this process when `jobs` is 1."""
+    import kbench
+    if jobs <= 1 or len(paths) <= 1:
+        return [kbench.problem_task(p, benchmark=benchmark) for p in paths]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        docs = list(pool.map(task_json, paths, [benchmark] * len(paths), [build] * len(paths)))
+    return [kbench.Task(d) for d in docs]
+
+
 def verdicts(docs):
     counts = {}
     for d in docs:
@@ -268,6 +293,9 @@ def main():
     ap.add_argument("--modes", default="timed,correctness", help="the batch series: timed, correctness or both")
     ap.add_argument("--out", default="")
     ap.add_argument("--stall-dump", default="", help="file for every process's stacks when a batch stalls")
+    ap.add_argument("--import-jobs", type=int, default=0,
+                    help="problems imported (validated on the CPU) at once, each in a process of its own "
+                         "(0: a quarter of the cores, at most 4, for KernelBench; 1 for TritonBench's small operators)")
     args = ap.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     if not modes or any(m not in ("timed", "correctness") for m in modes):
@@ -286,13 +314,19 @@ def main():
     names = sorted(f for f in os.listdir(args.candidates) if f.endswith(".py")
                    and os.path.exists(os.path.join(args.problems, f))
                    and (not args.only or re.search(args.only, f[:-3])))
+    if args.import_jobs <= 0:
+        args.import_jobs = 1 if args.benchmark == "tritonbench" else max(1, min(4, (os.cpu_count() or 1) // 4))
+    t0 = time.perf_counter()
+    tasks = dict(zip(names, import_tasks([os.path.join(args.problems, n) for n in names], args.benchmark,
+                                         args.build, args.import_jobs)))
+    print("program_bench: imported %d problems in %.1f s (%d at once)" % (len(names), time.perf_counter() - t0,
+                                                                        args.import_jobs), file=sys.stderr)
     ctx = kbench.Context(0)
-    tasks, sources = {}, {}
+    sources = {}
     doc = {"benchmark": args.benchmark, "problems": names, "variants_per_problem": args.n,
            "device": ctx.info.get("device", {}).get("name")}
     prime = {}
     for name in names:
-        tasks[name] = kbench.problem_task(os.path.join(args.problems, name), benchmark=args.benchmark)
         sources[name] = answer_of(open(os.path.join(args.candidates, name)).read(), args.benchmark)
         t0 = time.perf_counter()
         try:
