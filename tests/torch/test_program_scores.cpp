@@ -354,6 +354,10 @@ TEST_F(ProgramScores, ALoadInlineCallInModelNewInitThatDoesNotCompileIsACompileE
     ::setenv("KBENCH_PREBUILD", "0", 1);
     ContextOptions o;
     o.device = KB_DEVICE_NONE;
+    // The lane builds inside its first run, under that run's deadline: a
+    // cold build over torch's headers on a busy 2-core host took over the
+    // default 120 s.
+    o.timeout_s = 600;
     Context lane_builds(o, worker_isolation());
     CandidateInput in;
     in.language = Language::python;
