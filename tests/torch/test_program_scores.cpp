@@ -50,8 +50,10 @@ protected:
     }
     static void TearDownTestSuite() { ctx_.reset(); }
 
+    // A candidate of tests/programs/candidates scored in the shared
+    // context, or in `on`.
     ScoreResult score(const std::string& name, const std::string& protocol = "strict", bool timing = false,
-                      const std::string& task = "softmax_rows") {
+                      const std::string& task = "softmax_rows", Context* on = nullptr) {
         TaskPtr t = load_task(kDir + "/tasks/" + task + "/task.json");
         CandidateInput in;
         in.language = Language::python;
@@ -61,7 +63,7 @@ protected:
         so.protocol = protocol;
         so.skip_timing = !timing;
         if (protocol == "kernelbench") so.correctness_runs = 2;  // fewer trials: CPU time
-        return ctx_->score(t, in, so);
+        return (on ? *on : *ctx_).score(t, in, so);
     }
 
     static std::unique_ptr<Context> ctx_;
@@ -306,13 +308,7 @@ TEST_F(ProgramScores, ALoadInlineAnswerIsBuiltAheadWithTheVerdictsOfABuildInTheL
     Context lane_builds(o, worker_isolation());
     for (const auto& [name, want] : {std::pair<std::string, const ScoreResult*>{"softmax_cpp_extension.py", &ok},
                                      {"softmax_cpp_extension_error.py", &bad}}) {
-        CandidateInput in;
-        in.language = Language::python;
-        in.language_given = true;
-        in.path = kDir + "/candidates/" + name;
-        ScoreOptions so;
-        so.skip_timing = true;
-        ScoreResult r = lane_builds.score(softmax_task(), in, so);
+        ScoreResult r = score(name, "strict", false, "softmax_rows", &lane_builds);
         EXPECT_EQ(r.verdict, want->verdict) << name << ": " << r.message;
         ASSERT_TRUE(r.program) << name;
         EXPECT_FALSE(r.program->prebuild) << name;
@@ -359,13 +355,7 @@ TEST_F(ProgramScores, ALoadInlineCallInModelNewInitThatDoesNotCompileIsACompileE
     // default 120 s.
     o.timeout_s = 600;
     Context lane_builds(o, worker_isolation());
-    CandidateInput in;
-    in.language = Language::python;
-    in.language_given = true;
-    in.path = kDir + "/candidates/softmax_cpp_extension_error_in_init.py";
-    ScoreOptions so;
-    so.skip_timing = true;
-    ScoreResult lane = lane_builds.score(softmax_task(), in, so);
+    ScoreResult lane = score("softmax_cpp_extension_error_in_init.py", "strict", false, "softmax_rows", &lane_builds);
     ::setenv("KBENCH_PREBUILD", "1", 1);
     EXPECT_EQ(lane.verdict, KB_VERDICT_COMPILE_ERROR) << lane.message;
     EXPECT_TRUE(has(lane.message, "undeclared_scale")) << lane.message;
