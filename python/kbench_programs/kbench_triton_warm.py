@@ -7,8 +7,8 @@ sizes 100-200 ms per kernel and shape, where the kernel itself runs for a few
 milliseconds. The worker calls the candidate's model once per case right after
 the import, inside `compile_only()`: every launch through a @triton.jit
 function or an autotuner compiles (into the function's cache, where the real
-launch finds it) and returns without running, so the compiles happen at the
-load, on the CPU and in parallel over lanes, and not inside the GPU phases.
+launch finds it), loads its module, builds its launcher and returns without
+running, so the compiles happen at the load, on the CPU and in parallel over lanes, and not inside the GPU phases.
 
 Nothing the warm-up computes is used: its outputs are garbage (no kernel ran)
 and any exception it raises is the real call's to raise again.
@@ -43,7 +43,21 @@ def install():
     plain_run = JITFunction.run
 
     def run(self, *args, grid, warmup, **kwargs):
-        return plain_run(self, *args, grid=grid, warmup=warmup or active(), **kwargs)
+        if not active():
+            return plain_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        kernel = plain_run(self, *args, grid=grid, warmup=True, **kwargs)
+        # The launch's own set-up too: Triton loads the kernel's module and
+        # builds its C launcher (gcc, once per signature and cache) at the
+        # first real launch, which would put that build inside a GPU phase.
+        # A failure here (too much shared memory) is stored in the kernel
+        # and raised again by the real launch.
+        init = getattr(kernel, "_init_handles", None)
+        if init is not None:
+            try:
+                init()
+            except Exception:
+                pass
+        return kernel
 
     run.__wrapped__ = plain_run
     JITFunction.run = run

@@ -500,10 +500,22 @@ class TritonWarm(unittest.TestCase):
         self.saved = {k: sys.modules.get(k) for k in ("triton.runtime.jit", "triton.runtime.autotuner")}
         calls = self.calls = []
 
+        class Kernel(str):
+            """What Triton's run returns on a warm-up: the compiled kernel,
+            whose module and launcher `_init_handles` makes."""
+            fail = False
+
+            def _init_handles(self):
+                calls.append(("init", (), None, None))
+                if Kernel.fail:
+                    raise RuntimeError("out of resources: shared memory")
+
+        self.Kernel = Kernel
+
         class JITFunction:
             def run(self, *args, grid, warmup, **kwargs):
                 calls.append(("run", args, warmup, kwargs.get("BLOCK")))
-                return "launched" if not warmup else "compiled"
+                return "launched" if not warmup else Kernel("compiled")
 
             def warmup(self, *args, grid, **kwargs):
                 return self.run(*args, grid=grid, warmup=True, **kwargs)
@@ -543,15 +555,26 @@ class TritonWarm(unittest.TestCase):
         with self.ktw.compile_only():
             self.assertEqual(launch(1, 2, grid=(1,), warmup=False), "compiled")
         self.assertEqual(launch(1, 2, grid=(1,), warmup=False), "launched")
-        self.assertEqual([c[2] for c in self.calls], [True, False])
+        # Inside, the kernel's module and launcher are made too; outside,
+        # the launch is Triton's own.
+        self.assertEqual([(c[0], c[2]) for c in self.calls], [("run", True), ("init", None), ("run", False)])
+
+    def test_a_kernel_that_fails_to_load_leaves_the_failure_to_its_launch(self):
+        self.assertTrue(self.ktw.install())
+        self.Kernel.fail = True
+        with self.ktw.compile_only():
+            self.assertEqual(self.JITFunction().run(1, grid=(1,), warmup=False), "compiled")
+        self.assertEqual([c[0] for c in self.calls], ["run", "init"])
 
     def test_autotuner_compiles_every_config_and_chooses_none(self):
         self.assertTrue(self.ktw.install())
         tuned = self.Autotuner(self.JITFunction())
         with self.ktw.compile_only():
             self.assertIsNone(tuned.run(7, grid=(1,), warmup=False))
-        self.assertEqual(sorted(c[3] for c in self.calls), [32, 64])
-        self.assertTrue(all(c[2] for c in self.calls))
+        runs = [c for c in self.calls if c[0] == "run"]
+        self.assertEqual(sorted(c[3] for c in runs), [32, 64])
+        self.assertTrue(all(c[2] for c in runs))
+        self.assertEqual(len(self.calls), 4)  # each configuration loaded too
         self.assertEqual(tuned.cache, {})
         self.assertEqual(tuned.run(7, grid=(1,), warmup=False), "launched")
         self.assertEqual(tuned.cache, {"chosen": 64})
