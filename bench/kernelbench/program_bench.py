@@ -228,6 +228,25 @@ def median_stages(docs):
     return out
 
 
+def runs_of(d):
+    """One score's runs, to tell where its GPU phases went: each case's call
+    (ms), the recheck's, the timing's medians, and the kernels CUPTI saw in
+    the candidate's calls (the four longest: launches, total ms)."""
+    out = {"task": d.get("task"), "verdict": d.get("verdict"), "stages": d.get("stages"),
+           "cases": [[c.get("case"), round(c.get("run_ms") or 0, 2)] for c in d.get("cases") or []]}
+    if d.get("recheck"):
+        out["recheck_ms"] = round(d["recheck"].get("run_ms") or 0, 2)
+    t = d.get("timing") or {}
+    for side in ("candidate", "baseline"):
+        if isinstance(t.get(side), dict):
+            out[side + "_median_us"] = t[side].get("median_us")
+    kernels = ((d.get("program") or {}).get("attribution") or {}).get("kernels") or []
+    kernels = sorted(kernels, key=lambda k: -(k.get("total_us") or 0))[:4]
+    out["kernels"] = [[k.get("name", "")[:60], k.get("launches"), round((k.get("total_us") or 0) / 1e3, 2)]
+                      for k in kernels]
+    return out
+
+
 def task_json(path, benchmark, build):
     """A problem's task as kbench.problem_task makes it, as a dict: run in a
     process of its own by import_tasks."""
@@ -371,7 +390,8 @@ def main():
             lat.append(time.perf_counter() - t0)
     doc["one_at_a_time"] = {"n": len(lat), "median_s": round(statistics.median(lat), 3) if lat else None,
                             "min_s": round(min(lat), 3) if lat else None, "max_s": round(max(lat), 3) if lat else None,
-                            "verdicts": verdicts(lat_docs), "stages_ms": median_stages(lat_docs)}
+                            "verdicts": verdicts(lat_docs), "stages_ms": median_stages(lat_docs),
+                            "runs": [runs_of(d) for d in lat_docs]}
     save(doc, args.out)
     print("program_bench: one at a time: median %s s, stages %s" % (doc["one_at_a_time"]["median_s"],
                                                                    doc["one_at_a_time"]["stages_ms"]), file=sys.stderr)
