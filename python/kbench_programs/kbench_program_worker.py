@@ -623,7 +623,9 @@ class Worker:
         mode, model seed) with every Triton launch compile-only
         (kbench_triton_warm), so that its kernels compile now and not in the
         GPU phases. The inputs and model it makes are those the runs then
-        use; a TritonBench run calls the test function, which makes its own,
+        use, or, for a run marked "meta", inputs of the same shapes on
+        torch's meta device (meta_call); a TritonBench run calls the test
+        function, which makes its own,
         under the run's seed (a case of the performance script is left to
         its run). Nothing it computes is kept; what it raises, the real call
         raises again where it counts. Returns {"warmed", "warm_ms"}."""
@@ -645,9 +647,17 @@ class Worker:
                         self.call(None, [], ref, "candidate", module)
                     warmed += 1
                     continue
-                tensors, _ = self.make_inputs(h, ref, case, r.get("seed", 0), r.get("mode", "strict"))
-                model = self.model(h, ref, case, "candidate", r.get("model_seed", 42))
-                args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
+                seed, mode = r.get("seed", 0), r.get("mode", "strict")
+                if r.get("meta"):
+                    model, args = self.meta_call(h, ref, case, seed, mode, r.get("model_seed", 42))
+                    if model is None:
+                        continue
+                else:
+                    tensors, _ = self.make_inputs(h, ref, case, seed, mode)
+                    model = self.model(h, ref, case, "candidate", r.get("model_seed", 42))
+                    # A copy only of cached inputs (program_run says why).
+                    cached = self.inputs.get(self.input_key(h, case, seed, mode)) is not None
+                    args = [x.clone() if cached and isinstance(x, self.torch.Tensor) else x for x in tensors]
                 with ktw.compile_only():
                     self.call(model, args, ref, "candidate", None)
                 warmed += 1
@@ -657,6 +667,24 @@ class Worker:
                 args = None
         self.sync()
         return {"warmed": warmed, "warm_ms": (_perf_counter() - t0) * 1e3}
+
+    def meta_call(self, h, ref, case, seed_spec, mode, model_seed):
+        """The model and inputs of a warm-up call on torch's meta device: the
+        case's shapes and dtypes without their memory or values, for a case
+        too large to warm on real inputs (program_backend.cpp's load). A
+        Triton launch binds the same specialisation there (a meta tensor's
+        address is 0, divisible by 16 as the allocator's are). (None, None)
+        where that cannot work: inputs that strict does not make on the
+        device, or a model that holds weights on the device."""
+        if mode != "strict":
+            return None, None
+        model = self.model(h, ref, case, "candidate", model_seed)
+        t = self.torch
+        if isinstance(model, t.nn.Module) and (next(model.parameters(), None) is not None or
+                                               next(model.buffers(), None) is not None):
+            return None, None
+        module = self.problem_module(h, ref, case)
+        return model, kp.make_inputs(module, ref, kp.resolve_seed(seed_spec), "meta", mode)
 
     def unload_candidate(self):
         if self.perf is not None and self.perf[0][1] == "candidate":
@@ -834,7 +862,21 @@ class Worker:
 
     def keep_outputs(self, key, tensors):
         """Keeps the reference's outputs of a run on the device for later
-        GPU comparisons, least recently used out past the budget."""
+        GPU comparisons, within a budget: other tasks' outputs go first,
+        least recently used first; outputs of the same task are never
+        pushed out by it.
+
+        Every candidate of a task needs the same few runs at the problem's
+        own sizes (the correctness case, the timing's inputs, the recheck),
+        in that order. At KernelBench's sizes the budget holds one or two
+        of them (a 6 GB output each), and least-recently-used order would
+        drop each just before its next use: every compare then ran the
+        reference again (853 reference runs for 224 candidate loads,
+        PROFILE_PROGRAMS=1 with bench/kernelbench/program_bench.py over the
+        22 problems). Kept first-come within a task, the outputs that fit
+        serve every later candidate, and only the rest are made again.
+        Returns whether the outputs fit the budget at all (kept now or not),
+        which is when the worker compares them on the GPU."""
         size = sum(x.numel() * x.element_size() for x in tensors)
         _, total = self.torch.cuda.mem_get_info(self.device)
         # 15% of the device: with the input caches (10% among all workers)
@@ -843,18 +885,23 @@ class Worker:
         # it leaves room for the lanes' warm-ups.
         budget = int(total * 0.15)
         if key in self.kept:
-            return
+            return True
+        if size > budget:
+            return False
         # The precision audit's recomputations share the budget and go first.
         evicted = self.shrink_audit(max(0, budget - self.kept_bytes - size))
-        while self.kept and self.kept_bytes + size > budget:
-            _, old = self.kept.popitem(last=False)
+        for old_key in [k for k in self.kept if k[0] != key[0]]:
+            if self.kept_bytes + size <= budget:
+                break
+            old = self.kept.pop(old_key)
             self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
             evicted = True
         if evicted:
             self.torch.cuda.empty_cache()
-        if size <= budget:
+        if self.kept_bytes + size <= budget:
             self.kept[key] = tensors
             self.kept_bytes += size
+        return True
 
     def compare_on_gpu(self, expected, items):
         """Each item: a candidate output (by IPC handle) against the kept
@@ -928,11 +975,16 @@ class Worker:
                 # afterwards must not decide what "before" was.
                 self.with_checksums(tensors, descs)
                 model = self.model(h, ref, case, who, doc.get("model_seed", 42))
-                # A run is one call: its inputs are always a copy of the
-                # cached ones, so a call that edits its inputs (which the
-                # checksums after it catch) cannot change what later runs
-                # and later candidates get. clone_inputs matters for timing.
-                args = [x.clone() if isinstance(x, self.torch.Tensor) else x for x in tensors]
+                # A run is one call: its inputs are a copy of the cached
+                # ones, so a call that edits its inputs (which the checksums
+                # after it catch) cannot change what later runs and later
+                # candidates get. Inputs too large for the cache were made
+                # for this run alone and are its own already: a copy of a
+                # 6 GB input costs 4 ms of GPU time and 6 GB more of the
+                # run's memory (bench/kernelbench/worker_costs.py).
+                # clone_inputs matters for timing.
+                cached = self.inputs.get(self.input_key(h, case, seed_spec, mode)) is not None
+                args = [x.clone() if cached and isinstance(x, self.torch.Tensor) else x for x in tensors]
         except CandidateFailure as e:
             result["error"] = e.to_json()
             return result, []
@@ -945,6 +997,10 @@ class Worker:
             result["error"] = {"stage": construction_stage(e), "message": head, "where": where}
             return result, []
         result["inputs"] = [{k: v for k, v in d.items() if k != "bytes"} for d in descs]
+        # Runs at KernelBench's own sizes (inputs of gigabytes), whose GPU
+        # work dominates, are profiled apart from the small cases'.
+        if sum(d.get("bytes", 0) for d in descs) >= 1 << 30:
+            lap.prefix = "py.run_large"
         lap("inputs")
         if who == "candidate":
             self.poison_free_memory(doc.get("poison_dtype", "f32"), int(doc.get("poison_bytes", 0)),
@@ -971,6 +1027,7 @@ class Worker:
             else:
                 out = self.call(model, args, ref, who, module)
             returned = _perf_counter()
+            lap("call")
             self.sync()
         except CandidateFailure as e:
             result["error"] = e.to_json()
@@ -986,7 +1043,7 @@ class Worker:
             return result, []
         result["run_ms"] = (_perf_counter() - w0) * 1e3
         result["host_call_ms"] = (returned - w0) * 1e3
-        lap("call")
+        lap("sync")
         if use_cupti:
             t1 = self.cupti.now()
             end = tally.add_window(self.cupti.take(), t0, t1)
@@ -1007,9 +1064,9 @@ class Worker:
                                                              data_limit=doc.get("data_limit") if keep else None)
         if keep:
             key = self.run_key(h, case, doc)
-            if all(x.is_cuda for x in out_tensors):
-                self.keep_outputs(key, out_tensors)
-            result["gpu_compare"] = key in self.kept
+            # Compared on the GPU where they could be kept: from the kept
+            # tensors, or from a run again where they were not (compare).
+            result["gpu_compare"] = all(x.is_cuda for x in out_tensors) and self.keep_outputs(key, out_tensors)
             if not result["gpu_compare"] and doc.get("data_limit") is not None:
                 # Not kept (off the device, or over the budget): the host
                 # compares, so it needs every byte after all.

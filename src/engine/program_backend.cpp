@@ -327,14 +327,19 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     timed_work_.reset();
     load_integrity_ = {};
     // The warm-up: one run per case of the correctness plan (its first seed,
-    // whose inputs the worker then holds for that run), for the cases whose
-    // reference already ran here (so that their device memory is known) and
-    // whose run takes at most a 2 x sharing-th of the correctness runs'
-    // budget: the warm-ups of every lane at once then fit in half of it
-    // beside those runs, without taking from the gate, which a lane in its
-    // correctness phase waits on while it holds the GPU phase (a load that
-    // held it would hold timing back behind an import). A larger case
-    // compiles at its first run, as without a warm-up.
+    // whose inputs the worker then holds for that run). On real inputs for
+    // the cases whose reference already ran here (so that their device
+    // memory is known) and whose run takes at most a 2 x sharing-th of the
+    // correctness runs' budget: the warm-ups of every lane at once then fit
+    // in half of it beside those runs, without taking from the gate, which a
+    // lane in its correctness phase waits on while it holds the GPU phase (a
+    // load that held it would hold timing back behind an import). The other
+    // cases, a KernelBench problem's own sizes among them, warm on inputs of
+    // their shapes that hold no memory (torch's meta device): otherwise
+    // their Triton kernels compiled inside the first run at those sizes,
+    // holding the gate and the GPU phase for 100-200 ms a kernel. A call that
+    // needs real data there (a value read back, weights on the device)
+    // fails quietly and compiles at its run, as without a warm-up.
     std::vector<ProgramRunRequest> warm;
     const uint64_t warm_limit = refs_.gate().capacity() / (2 * uint64_t(sharing_));
     if (pc.protocol.warm) {
@@ -348,7 +353,7 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
             rq.model_seed = pc.protocol.model_seed;
             rq.mode = pc.protocol.input_mode;
             auto ref = refs_.cache().find(reference_key(*tb.task, rq));
-            if (!ref || (warm_limit && run_footprint(*ref) > warm_limit)) continue;
+            rq.warm_on_meta = !ref || (warm_limit && run_footprint(*ref) > warm_limit);
             warm.push_back(rq);
         }
     }

@@ -107,6 +107,10 @@ struct ProgramRunRequest {
     bool share_outputs = false;
     bool keep_outputs = false;
     std::optional<uint64_t> data_limit;
+    // A warm-up entry (program_load): the call runs on inputs of the case's
+    // shapes on torch's meta device, which hold no memory, for a case too
+    // large to warm on real inputs beside the lanes' runs.
+    bool warm_on_meta = false;
 };
 
 // An output another process exported (CUDA IPC): the 64-byte handle of its

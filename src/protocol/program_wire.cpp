@@ -128,7 +128,11 @@ Json program_load_body(const std::string& id, const std::string& source_name, co
     }
     if (!warm.empty()) {
         body["warm"] = Json::array();
-        for (const ProgramRunRequest& rq : warm) body["warm"].push_back(run_key_body(rq));
+        for (const ProgramRunRequest& rq : warm) {
+            Json w = run_key_body(rq);
+            if (rq.warm_on_meta) w["meta"] = true;
+            body["warm"].push_back(std::move(w));
+        }
     }
     if (kernel) {
         body["candidate"]["kernel"] = kernel->table;

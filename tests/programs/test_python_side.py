@@ -173,6 +173,45 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(trimmed(7 * gib, gib // 16, False), (1, 1, 64 << 20))  # freed at once: they stay
         self.assertEqual(trimmed(gib, gib // 2, True), (0, 1, 64 << 20))  # little unused: nothing
 
+    def test_kept_outputs_make_room_from_other_tasks_only(self):
+        """The reference's kept outputs: a newcomer pushes out other tasks'
+        outputs, least recently used first, never its own task's; one that
+        does not fit then is compared on the GPU all the same (run again at
+        its compare); one larger than the budget is not."""
+        import kbench_program_worker as kw
+        import collections
+
+        class T:
+            def __init__(self, gb):
+                self.n = gb
+
+            def numel(self):
+                return self.n
+
+            def element_size(self):
+                return 1 << 30
+
+        empties = []
+        w = kw.Worker.__new__(kw.Worker)
+        w.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(
+            mem_get_info=lambda device: (0, 80 << 30), empty_cache=lambda: empties.append(1)))
+        w.device = "cuda:0"
+        w.kept, w.kept_bytes = collections.OrderedDict(), 0
+        w.audit, w.audit_bytes = collections.OrderedDict(), 0
+        keep = lambda key, gb: kw.Worker.keep_outputs(w, key, [T(gb)])  # noqa: E731
+        # The budget is 15% of 80 GiB: 12 GiB.
+        self.assertTrue(keep(("a", 3, "S"), 6))
+        self.assertTrue(keep(("a", 3, "R"), 6))          # fits beside it, 12 of 12
+        self.assertTrue(keep(("a", 3, "T"), 6))          # its own task's stay: not kept
+        self.assertEqual(list(w.kept), [("a", 3, "S"), ("a", 3, "R")])
+        self.assertEqual(empties, [])
+        self.assertTrue(keep(("b", 3, "S"), 7))          # pushes out both of a's
+        self.assertEqual(list(w.kept), [("b", 3, "S")])
+        self.assertEqual((w.kept_bytes, len(empties)), (7 << 30, 1))
+        self.assertTrue(keep(("b", 0, "S"), 1))
+        self.assertFalse(keep(("c", 3, "S"), 13))        # larger than the budget: the host compares
+        self.assertEqual(list(w.kept), [("b", 3, "S"), ("b", 0, "S")])
+
     def test_a_worker_beside_the_builder_warms_no_headers_itself(self):
         """A worker's own warm-up runs threads while its first candidates
         run, which their integrity check would read as the candidate's."""
@@ -619,6 +658,34 @@ class Inputs(unittest.TestCase):
         z[[3, 4]] = z[[4, 3]]
         self.assertNotEqual(kp.checksum(z), s)
         self.assertEqual(kp.checksum(x.clone()), s)
+
+    def test_a_meta_warm_up_has_the_shapes_without_memory_and_skips_weights(self):
+        """meta_call: the warm-up's inputs for a case too large to warm on
+        real ones; none for a model with weights on the device."""
+        import torch
+        import kbench_program_worker as kw
+        work = tempfile.mkdtemp()
+        try:
+            for name, model, has in (("2_softmax_rows.py", torch.nn.Softmax(dim=1), True),
+                                     ("4_scaled_linear.py", torch.nn.Linear(4, 4), False)):
+                ref = self.reference(name)
+                m = kp.load_module(ref.problem_source_at(0), ref.source_name, work, "t")
+                w = kw.Worker.__new__(kw.Worker)
+                w.torch = torch
+                w.model = lambda h, r, case, who, seed: model
+                w.problem_module = lambda h, r, case: m
+                got_model, args = kw.Worker.meta_call(w, "h", ref, 0, 7, "strict", 42)
+                if not has:
+                    self.assertEqual((got_model, args), (None, None))
+                    continue
+                real = kp.make_inputs(m, ref, 7, "cpu", "strict")
+                self.assertIs(got_model, model)
+                self.assertEqual([(tuple(x.shape), x.dtype, x.device.type) for x in args],
+                                 [(tuple(x.shape), x.dtype, "meta") for x in real])
+                self.assertEqual(tuple(model(*args).shape), tuple(real[0].shape))
+                self.assertEqual(kw.Worker.meta_call(w, "h", ref, 0, 7, "kernelbench", 42), (None, None))
+        finally:
+            shutil.rmtree(work)
 
     def test_kernelbench_trial_seeds_are_its_own(self):
         import torch

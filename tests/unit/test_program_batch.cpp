@@ -154,13 +154,24 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     // its next request: an idle worker holding them (6-9 GB at
     // KernelBench's sizes) ran the next lane's timing out of memory.
     std::map<std::string, std::vector<std::pair<int, bool>>> requests;  // pid -> (type, timing_inputs)
+    // Each load's warm-up: (runs, runs on the meta device), in order.
+    std::vector<std::pair<int, int>> warmups;
+    constexpr int kLoad = 9;  // ipc/frame.h
     {
         std::istringstream in(kb::read_file(log));
         std::string role, pid;
-        int type = 0, timing_inputs = 0;
-        while (in >> role >> pid >> type >> timing_inputs)
+        int type = 0, timing_inputs = 0, warm = 0, meta = 0;
+        while (in >> role >> pid >> type >> timing_inputs >> warm >> meta) {
             if (role == "candidate") requests[pid].push_back({type, timing_inputs != 0});
+            if (role == "candidate" && type == kLoad) warmups.push_back({warm, meta});
+        }
     }
+    // Every case is warmed: on the meta device before the reference has run
+    // at it (its memory unknown), on real inputs after (the device-less
+    // context has no memory budget that would leave a case out).
+    ASSERT_GE(warmups.size(), files.size());
+    EXPECT_EQ(warmups.front(), std::make_pair(3, 3));
+    EXPECT_EQ(warmups.back(), std::make_pair(3, 0));
     kb::remove_tree(log_dir);
     constexpr int kTime = 11, kRelease = 14;  // ipc/frame.h
     size_t timings = 0;

@@ -13,9 +13,10 @@ program candidate's on the host.
 The host starts it when $KBENCH_PROGRAM_WORKER names this file
 (worker_host/program_workers.cpp); tests/unit/test_program_batch.cpp does.
 Where $KBENCH_STANDIN_LOG names a file, each request is appended to it as
-one line: the worker's role and pid, the message type, and for a release
-whether it drops a timing's inputs (`timing_inputs`), so a test sees what
-the host asked of each worker. $KBENCH_STANDIN_HELLO_S (seconds) makes its
+one line: the worker's role and pid, the message type, for a release
+whether it drops a timing's inputs (`timing_inputs`), and for a load how
+many warm-up runs it names and how many of them on the meta device, so a
+test sees what the host asked of each worker. $KBENCH_STANDIN_HELLO_S (seconds) makes its
 start that slow, as a real worker's import of torch is.
 """
 import hashlib
@@ -223,8 +224,10 @@ def serve(worker):
         log = os.environ.get("KBENCH_STANDIN_LOG")
         if log:
             with open(log, "a") as f:
-                f.write("%s %d %d %d\n" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(),
-                                           msg_type, int(bool(doc.get("timing_inputs")))))
+                warm = doc.get("warm") or []
+                f.write("%s %d %d %d %d %d\n" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(),
+                                                 msg_type, int(bool(doc.get("timing_inputs"))), len(warm),
+                                                 sum(1 for w in warm if w.get("meta"))))
         try:
             if msg_type == kf.MSG_HELLO:
                 time.sleep(float(os.environ.get("KBENCH_STANDIN_HELLO_S") or 0))
