@@ -67,6 +67,11 @@ POISON = {"f32": ("int32", 0x7fa5a5a5), "f16": ("int16", 0x7da5), "bf16": ("int1
           "f64": ("int64", 0x7ff5a5a5a5a5a5a5)}
 
 
+# Words in a candidate's text that mark device code Triton's compile-only
+# mode does not stop: its warm-up then stays off the meta device (meta_call).
+META_UNSAFE = ("cpp_extension", "cupy", "ctypes", "numba", "pycuda", "cuda.core", "cuda.bindings")
+
+
 class RequestError(Exception):
     def __init__(self, status, message):
         super().__init__(message)
@@ -675,8 +680,13 @@ class Worker:
         Triton launch binds the same specialisation there (a meta tensor's
         address is 0, divisible by 16 as the allocator's are). (None, None)
         where that cannot work: inputs that strict does not make on the
-        device, or a model that holds weights on the device."""
-        if mode != "strict":
+        device, a model that holds weights on the device, or a candidate
+        with device code of its own besides Triton's (CUDA kernels in its
+        text, an extension built from files, cupy, ctypes): compile-only
+        stops Triton's launches, not those, and one launched on a meta
+        tensor's address 0 would fault the worker's CUDA context."""
+        if mode != "strict" or self.candidate.get("cuda") or \
+                any(w in self.candidate.get("source", "") for w in META_UNSAFE):
             return None, None
         model = self.model(h, ref, case, "candidate", model_seed)
         t = self.torch

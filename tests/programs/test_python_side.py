@@ -672,6 +672,7 @@ class Inputs(unittest.TestCase):
                 m = kp.load_module(ref.problem_source_at(0), ref.source_name, work, "t")
                 w = kw.Worker.__new__(kw.Worker)
                 w.torch = torch
+                w.candidate = {"cuda": [], "source": "import triton\n"}
                 w.model = lambda h, r, case, who, seed: model
                 w.problem_module = lambda h, r, case: m
                 got_model, args = kw.Worker.meta_call(w, "h", ref, 0, 7, "strict", 42)
@@ -684,6 +685,12 @@ class Inputs(unittest.TestCase):
                                  [(tuple(x.shape), x.dtype, "meta") for x in real])
                 self.assertEqual(tuple(model(*args).shape), tuple(real[0].shape))
                 self.assertEqual(kw.Worker.meta_call(w, "h", ref, 0, 7, "kernelbench", 42), (None, None))
+                # Device code compile-only does not stop: real inputs only.
+                for cand in ({"cuda": ["relu_kernel"], "source": ""},
+                             {"cuda": [], "source": "from torch.utils.cpp_extension import load\n"}):
+                    w.candidate = cand
+                    self.assertEqual(kw.Worker.meta_call(w, "h", ref, 0, 7, "strict", 42), (None, None))
+                w.candidate = {"cuda": [], "source": ""}
         finally:
             shutil.rmtree(work)
 
