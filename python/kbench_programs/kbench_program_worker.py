@@ -151,6 +151,7 @@ class Worker:
         self.shared = []          # candidate worker: outputs exported by IPC, alive until the next request
         self.kept = collections.OrderedDict()  # reference worker: run key -> output tensors (for GPU compares)
         self.kept_bytes = 0
+        self.uses = {}  # reference worker: run key -> its recent uses (note_use)
         # reference worker: the precision audit's recomputations, (run key,
         # mode) -> {"outputs": tensors} | {"same_bits": True} | {"skipped": why},
         # and (run key, "full") -> the full reference's outputs where they are
@@ -374,6 +375,8 @@ class Worker:
         for key in [k for k in self.kept if k[0] == h]:
             old = self.kept.pop(key)
             self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
+        for key in [k for k in self.uses if k[0] == h]:
+            del self.uses[key]
         for key in [k for k in self.audit if k[0][0] == h]:
             self.forget_audit(key)
 
@@ -870,23 +873,33 @@ class Worker:
         return (h, case, self.seed_key(doc.get("seed", 0)), doc.get("mode", "strict"),
                 self.seed_key(doc.get("model_seed", 42)))
 
+    def note_use(self, key):
+        """Counts a use of the reference's outputs at a run (its first run, or
+        a compare against them), the task's earlier uses weighing 0.9 each
+        time: what keep_outputs weighs a task's runs by."""
+        for k in self.uses:
+            if k[0] == key[0]:
+                self.uses[k] *= 0.9
+        self.uses[key] = self.uses.get(key, 0.0) + 1.0
+
     def keep_outputs(self, key, tensors):
         """Keeps the reference's outputs of a run on the device for later
         GPU comparisons, within a budget: other tasks' outputs go first,
-        least recently used first; outputs of the same task are never
-        pushed out by it.
+        least recently used first; then the same task's, only those used
+        clearly less of late than this run (note_use).
 
         Every candidate of a task needs the same few runs at the problem's
-        own sizes (the correctness case, the timing's inputs, the recheck),
-        in that order. At KernelBench's sizes the budget holds one or two
-        of them (a 6 GB output each), and least-recently-used order would
-        drop each just before its next use: every compare then ran the
-        reference again (853 reference runs for 224 candidate loads,
-        PROFILE_PROGRAMS=1 with bench/kernelbench/program_bench.py over the
-        22 problems). Kept first-come within a task, the outputs that fit
-        serve every later candidate, and only the rest are made again.
-        Returns whether the outputs fit the budget at all (kept now or not),
-        which is when the worker compares them on the GPU."""
+        own sizes, in order: the correctness case, the timing's inputs
+        (compared once a round, 2-4 rounds) and the recheck. At
+        KernelBench's sizes the budget holds one or two of them (a 6 GB
+        output each), and least-recently-used order dropped each just
+        before its next use: 853 reference runs for 224 candidate loads
+        (PROFILE_PROGRAMS=1 with bench/kernelbench/program_bench.py over the
+        22 problems). Weighed by their recent uses, the timing's outputs
+        stay while candidates are timed, one run's of the two an untimed
+        score compares stays while they are not, and only the rest are made
+        again. Returns whether the outputs fit the budget at all (kept now
+        or not), which is when the worker compares them on the GPU."""
         size = sum(x.numel() * x.element_size() for x in tensors)
         _, total = self.torch.cuda.mem_get_info(self.device)
         # 15% of the device: with the input caches (10% among all workers)
@@ -900,7 +913,18 @@ class Worker:
             return False
         # The precision audit's recomputations share the budget and go first.
         evicted = self.shrink_audit(max(0, budget - self.kept_bytes - size))
-        for old_key in [k for k in self.kept if k[0] != key[0]]:
+        mine = self.uses.get(key, 0.0)
+        others = [k for k in self.kept if k[0] != key[0]]
+        # A run of the same task goes for this one only if used clearly less
+        # (by one use or more): two runs used as often would push each
+        # other out in turn.
+        own = sorted((k for k in self.kept if k[0] == key[0] and self.uses.get(k, 0.0) + 1.0 < mine),
+                     key=lambda k: self.uses.get(k, 0.0))
+        # Only if that makes room: a victim pushed out for nothing is a run
+        # made again for nothing.
+        room = budget - self.kept_bytes + sum(sum(x.numel() * x.element_size() for x in self.kept[k])
+                                              for k in others + own)
+        for old_key in (others + own) if size <= room else []:
             if self.kept_bytes + size <= budget:
                 break
             old = self.kept.pop(old_key)
@@ -960,6 +984,7 @@ class Worker:
                 raise RequestError(kf.KB_ERR_INVALID_ARGUMENT, "this worker cannot compare on the GPU (%s)"
                                    % (self.comparer.why if self.comparer else "not the reference worker on a device"))
             key = self.run_key(h, case, doc)
+            self.note_use(key)
             kept = self.kept.get(key)
             if kept is not None:
                 self.kept.move_to_end(key)
@@ -1074,6 +1099,8 @@ class Worker:
                                                              data_limit=doc.get("data_limit") if keep else None)
         if keep:
             key = self.run_key(h, case, doc)
+            if doc.get("compare") is None:
+                self.note_use(key)  # its first run (a compare's counted above)
             # Compared on the GPU where they could be kept: from the kept
             # tensors, or from a run again where they were not (compare).
             result["gpu_compare"] = all(x.is_cuda for x in out_tensors) and self.keep_outputs(key, out_tensors)

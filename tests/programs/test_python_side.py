@@ -173,11 +173,12 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(trimmed(7 * gib, gib // 16, False), (1, 1, 64 << 20))  # freed at once: they stay
         self.assertEqual(trimmed(gib, gib // 2, True), (0, 1, 64 << 20))  # little unused: nothing
 
-    def test_kept_outputs_make_room_from_other_tasks_only(self):
+    def test_kept_outputs_make_room_by_task_then_by_recent_use(self):
         """The reference's kept outputs: a newcomer pushes out other tasks'
-        outputs, least recently used first, never its own task's; one that
-        does not fit then is compared on the GPU all the same (run again at
-        its compare); one larger than the budget is not."""
+        outputs, least recently used first, then its own task's that were
+        used less of late (note_use); it is compared on the GPU even when
+        not kept (run again at its compare), but not one larger than the
+        budget."""
         import kbench_program_worker as kw
         import collections
 
@@ -196,21 +197,35 @@ class WorkerRequests(unittest.TestCase):
         w.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(
             mem_get_info=lambda device: (0, 80 << 30), empty_cache=lambda: empties.append(1)))
         w.device = "cuda:0"
-        w.kept, w.kept_bytes = collections.OrderedDict(), 0
+        w.kept, w.kept_bytes, w.uses = collections.OrderedDict(), 0, {}
         w.audit, w.audit_bytes = collections.OrderedDict(), 0
-        keep = lambda key, gb: kw.Worker.keep_outputs(w, key, [T(gb)])  # noqa: E731
-        # The budget is 15% of 80 GiB: 12 GiB.
-        self.assertTrue(keep(("a", 3, "S"), 6))
-        self.assertTrue(keep(("a", 3, "R"), 6))          # fits beside it, 12 of 12
-        self.assertTrue(keep(("a", 3, "T"), 6))          # its own task's stay: not kept
-        self.assertEqual(list(w.kept), [("a", 3, "S"), ("a", 3, "R")])
-        self.assertEqual(empties, [])
-        self.assertTrue(keep(("b", 3, "S"), 7))          # pushes out both of a's
+
+        def use(key, gb):  # a use: the first run, or a compare that ran it again
+            kw.Worker.note_use(w, key)
+            if key not in w.kept:
+                return kw.Worker.keep_outputs(w, key, [T(gb)])
+            return True
+        # The budget is 15% of 80 GiB: 12 GiB, room for one 7 GiB output.
+        # An untimed series: the correctness run's and the recheck's, each
+        # used once a candidate; the first kept stays.
+        for _ in range(3):
+            self.assertTrue(use(("a", 3, "S"), 7))
+            self.assertTrue(use(("a", 3, "R"), 7))  # not kept, compared all the same
+        self.assertEqual(list(w.kept), [("a", 3, "S")])
+        # A timed series: the timing's outputs, compared each round, win.
+        for _ in range(3):
+            use(("a", 3, "S"), 7)
+            for _ in range(3):
+                use(("a", 3, "T"), 7)
+            use(("a", 3, "R"), 7)
+        self.assertEqual(list(w.kept), [("a", 3, "T")])
+        # Another task's newcomer pushes the first task's out.
+        self.assertTrue(use(("b", 3, "S"), 7))
         self.assertEqual(list(w.kept), [("b", 3, "S")])
-        self.assertEqual((w.kept_bytes, len(empties)), (7 << 30, 1))
-        self.assertTrue(keep(("b", 0, "S"), 1))
-        self.assertFalse(keep(("c", 3, "S"), 13))        # larger than the budget: the host compares
+        self.assertTrue(use(("b", 0, "S"), 1))
+        self.assertFalse(use(("c", 3, "S"), 13))  # larger than the budget: the host compares
         self.assertEqual(list(w.kept), [("b", 3, "S"), ("b", 0, "S")])
+        self.assertEqual(w.kept_bytes, 8 << 30)
 
     def test_a_worker_beside_the_builder_warms_no_headers_itself(self):
         """A worker's own warm-up runs threads while its first candidates
