@@ -683,12 +683,13 @@ class Worker:
         Triton launch binds the same specialisation there (a meta tensor's
         address is 0, divisible by 16 as the allocator's are). (None, None)
         where that cannot work: inputs that strict does not make on the
-        device, a model that holds weights on the device, or a candidate
-        with device code of its own besides Triton's (CUDA kernels in its
-        text, an extension built from files, cupy, ctypes): compile-only
-        stops Triton's launches, not those, and one launched on a meta
-        tensor's address 0 would fault the worker's CUDA context."""
-        if mode != "strict" or self.candidate.get("cuda") or \
+        device, a kernel candidate (kbench's launch plan allocates its
+        outputs on the device), a model that holds weights on the device, or
+        a candidate with device code of its own besides Triton's (CUDA
+        kernels in its text, an extension built from files, cupy, ctypes):
+        compile-only stops Triton's launches, not those, and one launched on
+        a meta tensor's address 0 would fault the worker's CUDA context."""
+        if mode != "strict" or self.candidate.get("kernel") is not None or self.candidate.get("cuda") or \
                 any(w in self.candidate.get("source", "") for w in META_UNSAFE):
             return None, None
         model = self.model(h, ref, case, "candidate", model_seed)

@@ -702,6 +702,7 @@ class Inputs(unittest.TestCase):
                 self.assertEqual(kw.Worker.meta_call(w, "h", ref, 0, 7, "kernelbench", 42), (None, None))
                 # Device code compile-only does not stop: real inputs only.
                 for cand in ({"cuda": ["relu_kernel"], "source": ""},
+                             {"cuda": [], "source": "", "kernel": {"language": "triton"}},
                              {"cuda": [], "source": "from torch.utils.cpp_extension import load\n"}):
                     w.candidate = cand
                     self.assertEqual(kw.Worker.meta_call(w, "h", ref, 0, 7, "strict", 42), (None, None))
