@@ -72,6 +72,11 @@ POISON = {"f32": ("int32", 0x7fa5a5a5), "f16": ("int16", 0x7da5), "bf16": ("int1
 META_UNSAFE = ("cpp_extension", "cupy", "ctypes", "numba", "pycuda", "cuda.core", "cuda.bindings")
 
 
+def nbytes(tensors):
+    """The bytes the tensors hold, all together."""
+    return sum(x.numel() * x.element_size() for x in tensors)
+
+
 class RequestError(Exception):
     def __init__(self, status, message):
         super().__init__(message)
@@ -374,7 +379,7 @@ class Worker:
             self.forget_inputs(key)
         for key in [k for k in self.kept if k[0] == h]:
             old = self.kept.pop(key)
-            self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
+            self.kept_bytes -= nbytes(old)
         for key in [k for k in self.uses if k[0] == h]:
             del self.uses[key]
         for key in [k for k in self.audit if k[0][0] == h]:
@@ -465,6 +470,16 @@ class Worker:
         self.inputs[key] = (tensors, descs)
         self.input_bytes += size
         return tensors, descs
+
+    def run_args(self, h, case, seed_spec, mode, tensors):
+        """One call's inputs: a copy of the cached ones, so that a call that
+        edits its inputs (which the checksums after it catch) cannot change
+        what later runs and later candidates get. Inputs too large for the
+        cache were made for this call alone and are its own already: a copy
+        of a 6 GB input costs 4 ms of GPU time and 6 GB more of the run's
+        memory (bench/kernelbench/worker_costs.py)."""
+        cached = self.inputs.get(self.input_key(h, case, seed_spec, mode)) is not None
+        return [x.clone() if cached and isinstance(x, self.torch.Tensor) else x for x in tensors]
 
     def with_checksums(self, tensors, descs):
         """`descs` with each tensor's checksum, taken once per cached input."""
@@ -663,9 +678,7 @@ class Worker:
                 else:
                     tensors, _ = self.make_inputs(h, ref, case, seed, mode)
                     model = self.model(h, ref, case, "candidate", r.get("model_seed", 42))
-                    # A copy only of cached inputs (program_run says why).
-                    cached = self.inputs.get(self.input_key(h, case, seed, mode)) is not None
-                    args = [x.clone() if cached and isinstance(x, self.torch.Tensor) else x for x in tensors]
+                    args = self.run_args(h, case, seed, mode, tensors)
                 with ktw.compile_only():
                     self.call(model, args, ref, "candidate", None)
                 warmed += 1
@@ -901,7 +914,7 @@ class Worker:
         score compares stays while they are not, and only the rest are made
         again. Returns whether the outputs fit the budget at all (kept now
         or not), which is when the worker compares them on the GPU."""
-        size = sum(x.numel() * x.element_size() for x in tensors)
+        size = nbytes(tensors)
         _, total = self.torch.cuda.mem_get_info(self.device)
         # 15% of the device: with the input caches (10% among all workers)
         # and one GPU phase's working set (a timed call at KernelBench's
@@ -923,13 +936,12 @@ class Worker:
                      key=lambda k: self.uses.get(k, 0.0))
         # Only if that makes room: a victim pushed out for nothing is a run
         # made again for nothing.
-        room = budget - self.kept_bytes + sum(sum(x.numel() * x.element_size() for x in self.kept[k])
-                                              for k in others + own)
+        room = budget - self.kept_bytes + sum(nbytes(self.kept[k]) for k in others + own)
         for old_key in (others + own) if size <= room else []:
             if self.kept_bytes + size <= budget:
                 break
             old = self.kept.pop(old_key)
-            self.kept_bytes -= sum(x.numel() * x.element_size() for x in old)
+            self.kept_bytes -= nbytes(old)
             evicted = True
         if evicted:
             self.torch.cuda.empty_cache()
@@ -1011,16 +1023,9 @@ class Worker:
                 # afterwards must not decide what "before" was.
                 self.with_checksums(tensors, descs)
                 model = self.model(h, ref, case, who, doc.get("model_seed", 42))
-                # A run is one call: its inputs are a copy of the cached
-                # ones, so a call that edits its inputs (which the checksums
-                # after it catch) cannot change what later runs and later
-                # candidates get. Inputs too large for the cache were made
-                # for this run alone and are its own already: a copy of a
-                # 6 GB input costs 4 ms of GPU time and 6 GB more of the
-                # run's memory (bench/kernelbench/worker_costs.py).
-                # clone_inputs matters for timing.
-                cached = self.inputs.get(self.input_key(h, case, seed_spec, mode)) is not None
-                args = [x.clone() if cached and isinstance(x, self.torch.Tensor) else x for x in tensors]
+                # A run is one call on inputs of its own (run_args); the
+                # request's clone_inputs matters for timing only.
+                args = self.run_args(h, case, seed_spec, mode, tensors)
         except CandidateFailure as e:
             result["error"] = e.to_json()
             return result, []
