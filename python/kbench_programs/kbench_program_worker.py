@@ -1368,9 +1368,10 @@ class Worker:
                     warm, _ = self.make_inputs(h, ref, case, doc.get("warmup_seed", 0), mode)
                     # The cached inputs stay untouched: with clone_inputs every
                     # call gets its own copy (args_of); without, the calls
-                    # share one copy.
+                    # share one copy, or the inputs themselves where they were
+                    # made for this request alone (run_args).
                     if not bool(doc.get("clone_inputs", False)):
-                        warm = [x.clone() if isinstance(x, t.Tensor) else x for x in warm]
+                        warm = self.run_args(h, case, doc.get("warmup_seed", 0), mode, warm)
         except CandidateFailure as e:
             return {"error": e.to_json()}
         except Exception as e:
