@@ -154,12 +154,16 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     // a copy of a multi-GB input per call makes each sample cost ~10 ms; the
     // early stop below ends there only when those ten agree closely.
     unsigned min_samples = o.timing_given && o.timing.min_samples ? o.timing.min_samples : 10;
-    t.trials = std::max(1u, max_samples / t.rounds);
-    t.min_trials = std::max(1u, std::min(t.trials, (min_samples + t.rounds - 1) / t.rounds));
     // Rounds after the second run only while the estimate is still loose:
     // the stable kernels of milliseconds at KernelBench's sizes, whose rounds
     // cost the most, settle in two (bench/kernelbench/warm_bench.py).
     t.min_rounds = 2;
+    t.trials = std::max(1u, max_samples / t.rounds);
+    // Each round takes at least its share of min_samples over min_rounds, so
+    // that the rounds which may settle hold min_samples between them; a
+    // round ends there once its samples' median is known to
+    // target_rel_noise (the worker's check), else at the budget below.
+    t.min_trials = std::max(1u, std::min(t.trials, (min_samples + t.min_rounds - 1) / t.min_rounds));
     t.min_samples = min_samples;
     t.target_rel_noise = o.timing_given && o.timing.target_rel_noise > 0 ? o.timing.target_rel_noise
                                                                           : TimingOptions{}.target_rel_noise;

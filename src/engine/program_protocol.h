@@ -62,7 +62,7 @@ struct ProgramTimingPlan {
     double warmup_ms = 0;           // and at least this long
     bool empty_cache_after_warmup = false;
     unsigned trials = 100;
-    unsigned min_trials = 100;      // before the budget may stop sampling
+    unsigned min_trials = 100;      // before the budget or target_rel_noise may stop a round
     unsigned discard_first = 0;
     double budget_ms = 0;           // 0: no budget (exactly `trials`)
     uint64_t l2_flush_bytes = uint64_t(256) << 20;
@@ -74,7 +74,9 @@ struct ProgramTimingPlan {
     // Stopping before the last round (strict): after `min_rounds` rounds, once
     // each side has `min_samples` samples whose median is known to
     // `target_rel_noise` (SampleStats::rel_noise) and the last `min_rounds`
-    // rounds' speedups agree to within 4x that. 0: every round runs.
+    // rounds' speedups agree to within 4x that. 0: every round runs. A round
+    // itself ends after `min_trials` samples once its own samples' median is
+    // known to `target_rel_noise` (0: at the budget or `trials`).
     unsigned min_rounds = 0;
     unsigned min_samples = 0;
     double target_rel_noise = 0;

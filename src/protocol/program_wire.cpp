@@ -440,6 +440,8 @@ Json program_time_body(const ProgramTimeRequest& rq) {
     body["min_trials"] = p.min_trials;
     body["discard_first"] = p.discard_first;
     body["budget_ms"] = p.budget_ms;
+    body["target_rel_noise"] = p.target_rel_noise;
+    body["measure"] = p.measure;
     body["l2_flush_bytes"] = p.l2_flush_bytes;
     body["clone_inputs"] = p.clone_inputs;
     body["alias_inputs"] = p.alias_inputs;

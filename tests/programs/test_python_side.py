@@ -710,6 +710,55 @@ class Inputs(unittest.TestCase):
         finally:
             shutil.rmtree(work)
 
+    def timing_worker(self, model, make):
+        """A worker on the CPU that times `model` on inputs from `make`, with
+        nothing else of a worker's set-up."""
+        import torch
+        import kbench_program_worker as kw
+        w = kw.Worker.__new__(kw.Worker)
+        w.torch, w.device, w.role, w.test_hooks = torch, "cpu", "candidate", False
+        w.candidate = {"name": "c.py"}
+        w.cupti, w.integrity, w.timing_inputs = None, None, None
+        w.inputs, w.input_bytes = {}, 0
+        w.conn = types.SimpleNamespace(note=lambda *a: None)
+        ref = types.SimpleNamespace(style="kernelbench", task_name="t", case_name=lambda c: "c%d" % c)
+        w.task = lambda doc, blobs: ("h", ({}, ref))
+        w.model = lambda h, r, case, who, seed: model
+        w.make_inputs = make
+        return w
+
+    def test_a_timing_round_ends_once_its_median_is_known_to_the_target(self):
+        """program_time stops a round after min_trials samples whose median's
+        relative standard error is within target_rel_noise (the host's
+        rel_noise, src/measure/stats.cpp); noisy samples run to `trials`."""
+        import torch
+        import kbench_program_worker as kw
+        self.assertEqual(kw.rel_noise([2.0] * 4 + [9.0]), 0.0)
+        self.assertAlmostEqual(kw.rel_noise([1.0, 2.0, 3.0, 4.0, 5.0]), 1.2533 * 1.4826 / 5 ** 0.5 / 3)
+        self.assertEqual(kw.rel_noise([]), float("inf"))
+        calls = []
+
+        def model(x):
+            calls.append(1)
+            # Noisy: 2, 4, 6, 8 and 10 ms in turn.
+            time.sleep(0.002 * (1 + len(calls) * 7 % 5) if slow else 0.002)
+            return x
+
+        def make(h, r, case, seed, mode):
+            return [torch.zeros(4)], [{"index": 0, "dtype": "f32", "shape": [4], "bytes": 16, "device": "cpu"}]
+        w = self.timing_worker(model, make)
+        doc = {"case": 0, "seed": 5, "warmup_seed": 5, "warmup_calls": 1, "trials": 12, "min_trials": 5,
+               "target_rel_noise": 0.1, "measure": "spans", "alias_inputs": True}
+        for slow, want in ((False, 5), (True, 12)):
+            calls.clear()
+            w.timing_inputs = None
+            result, _ = kw.Worker.program_time(w, dict(doc), [])
+            self.assertEqual(len(result["wall_samples_ms"]), want, "slow=%s" % slow)
+        # Without a target, every trial runs.
+        slow = False
+        result, _ = kw.Worker.program_time(w, dict(doc, target_rel_noise=0), [])
+        self.assertEqual(len(result["wall_samples_ms"]), 12)
+
     def test_the_timing_warm_up_copies_only_the_caches_inputs(self):
         """program_time's warm-up calls share one copy of cached inputs (the
         cache stays as made) but run on inputs made for the request alone
@@ -722,15 +771,6 @@ class Inputs(unittest.TestCase):
         def model(x):
             seen.append(x.data_ptr())
             return x + 1
-        w = kw.Worker.__new__(kw.Worker)
-        w.torch, w.device, w.role, w.test_hooks = torch, "cpu", "candidate", False
-        w.candidate = {"name": "c.py"}
-        w.cupti, w.integrity, w.timing_inputs = None, None, None
-        w.inputs, w.input_bytes = {}, 0
-        w.conn = types.SimpleNamespace(note=lambda *a: None)
-        ref = types.SimpleNamespace(style="kernelbench", task_name="t", case_name=lambda c: "c%d" % c)
-        w.task = lambda doc, blobs: ("h", ({}, ref))
-        w.model = lambda h, r, case, who, seed: model
 
         def make(h, r, case, seed, mode):
             x = torch.full((4,), float(len(made)))
@@ -739,7 +779,7 @@ class Inputs(unittest.TestCase):
             if cached:
                 w.inputs[w.input_key(h, case, seed, mode)] = ([x], d)
             return [x], d
-        w.make_inputs = make
+        w = self.timing_worker(model, make)
         doc = {"case": 0, "seed": 5, "warmup_seed": 6, "warmup_calls": 2, "trials": 2, "alias_inputs": True}
         for cached in (False, True):
             made.clear(), seen.clear(), w.inputs.clear()

@@ -9,6 +9,7 @@
 #include "engine/options.h"
 #include "engine/program_backend.h"
 #include "engine/program_protocol.h"
+#include "protocol/program_wire.h"
 #include "util/error.h"
 
 using namespace kb;
@@ -171,13 +172,34 @@ TEST(ProgramProtocol, StrictRunsPerCaseAndTimingOptions) {
     ASSERT_EQ(p.correctness.size(), 2 * t->cases.size());
     EXPECT_NE(p.correctness[0].seed.key(), p.correctness[1].seed.key());
     EXPECT_EQ(p.time.trials * p.time.rounds, 40u);
-    EXPECT_EQ(p.time.min_trials * p.time.rounds, 8u);
+    // The rounds that may settle hold min_samples between them.
+    EXPECT_EQ(p.time.min_trials * p.time.min_rounds, 8u);
     EXPECT_DOUBLE_EQ(p.time.budget_ms * 2 * p.time.rounds, 1000.0);
     o.skip_timing = true;
     o.recheck = false;
     ProgramProtocol q = make_program_protocol(*t, o);
     EXPECT_FALSE(q.timing);
     EXPECT_FALSE(q.recheck);
+}
+
+// A strict timing's request tells the worker when a round may end early:
+// after its share of the samples, once their median is known to the
+// target, in the measure the host judges; KernelBench's runs its trials.
+TEST(ProgramProtocol, TimingRequestsCarryTheRoundsNoiseStop) {
+    TaskPtr t = program_task();
+    ProgramTimeRequest tq;
+    tq.plan = make_program_protocol(*t, ProgramProtocolOptions{}).time;
+    Json body = wire::program_time_body(tq);
+    EXPECT_EQ(body["min_trials"], 5);
+    EXPECT_DOUBLE_EQ(body["target_rel_noise"].get<double>(), 0.005);
+    EXPECT_EQ(body["measure"], "spans");
+    ProgramProtocolOptions kb;
+    kb.name = "kernelbench";
+    tq.plan = make_program_protocol(*t, kb).time;
+    body = wire::program_time_body(tq);
+    EXPECT_EQ(body["min_trials"], 100);
+    EXPECT_DOUBLE_EQ(body["target_rel_noise"].get<double>(), 0.0);
+    EXPECT_EQ(body["measure"], "events");
 }
 
 TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndAgreeing) {
