@@ -682,6 +682,14 @@ class Worker:
             return {}
         t0 = _perf_counter()
         warmed = 0
+        with ktw.side_by_side(ktw.compile_threads()):
+            warmed = self.warm_calls(h, ref, runs)
+        self.sync()
+        return {"warmed": warmed, "warm_ms": (_perf_counter() - t0) * 1e3}
+
+    def warm_calls(self, h, ref, runs):
+        """warm()'s calls, one per run; returns how many were made."""
+        warmed = 0
         for r in runs:
             args = None
             try:
@@ -711,8 +719,7 @@ class Worker:
                 pass
             finally:
                 args = None
-        self.sync()
-        return {"warmed": warmed, "warm_ms": (_perf_counter() - t0) * 1e3}
+        return warmed
 
     def meta_call(self, h, ref, case, seed_spec, mode, model_seed):
         """The model and inputs of a warm-up call on torch's meta device: the

@@ -551,7 +551,8 @@ class TritonWarm(unittest.TestCase):
 
     def setUp(self):
         import types
-        self.saved = {k: sys.modules.get(k) for k in ("triton.runtime.jit", "triton.runtime.autotuner")}
+        self.saved = {k: sys.modules.get(k) for k in ("triton.runtime.jit", "triton.runtime.autotuner",
+                                                     "triton.runtime._async_compile")}
         calls = self.calls = []
 
         class Kernel(str):
@@ -632,6 +633,86 @@ class TritonWarm(unittest.TestCase):
         self.assertEqual(tuned.cache, {})
         self.assertEqual(tuned.run(7, grid=(1,), warmup=False), "launched")
         self.assertEqual(tuned.cache, {"chosen": 64})
+
+    def test_compiles_side_by_side_are_loaded_here_once_all_end(self):
+        """side_by_side: under an AsyncCompileMode stand-in with the contract
+        of Triton's (submit by key, finalize every compile on exit), a load's
+        compiles run on the pool's threads, each kernel is loaded in this
+        thread once all have ended, a failed compile is left to its launch,
+        and no thread of the pool is left behind."""
+        import contextvars
+        import threading
+        ktw, Kernel, calls = self.ktw, self.Kernel, self.calls
+        mod = types.ModuleType("triton.runtime._async_compile")
+        mod.active_mode = contextvars.ContextVar("mode", default=None)
+
+        class Future:
+            def __init__(self, future):
+                self.future, self.kernel = future, None
+
+            def result(self, ignore_errors=False):
+                try:
+                    self.kernel = self.future.result()
+                except Exception:
+                    if not ignore_errors:
+                        raise
+                return self.kernel
+
+        class AsyncCompileMode:
+            def __init__(self, executor, ignore_errors=False):
+                self.executor, self.ignore_errors, self.future_kernels = executor, ignore_errors, {}
+
+            def submit(self, key, fn):
+                return self.future_kernels.setdefault(key, Future(self.executor.submit(fn)))
+
+            def __enter__(self):
+                mod.active_mode.set(self)
+
+            def __exit__(self, *exc):
+                for f in self.future_kernels.values():
+                    f.result(self.ignore_errors)
+                mod.active_mode.set(None)
+        mod.AsyncCompileMode = AsyncCompileMode
+        self.saved["triton.runtime._async_compile"] = sys.modules.get("triton.runtime._async_compile")
+        sys.modules["triton.runtime._async_compile"] = mod
+        threads, both = set(), threading.Barrier(2, timeout=5)
+
+        def compile_block(block):
+            threads.add(threading.current_thread().name)
+            both.wait()  # the two compiles run at the same time, or this times out
+            if block == 3:
+                raise RuntimeError("a compile error")
+            return Kernel("compiled %d" % block)
+
+        def run(fn, *args, grid, warmup, **kwargs):
+            calls.append(("run", args, warmup, kwargs.get("BLOCK")))
+            mode = mod.active_mode.get()
+            return mode.submit(kwargs["BLOCK"], lambda: compile_block(kwargs["BLOCK"]))
+        self.JITFunction.run = run
+        self.assertTrue(ktw.install())
+        fn = self.JITFunction()
+        before = set(t.ident for t in threading.enumerate())
+        with ktw.side_by_side(2):
+            with ktw.compile_only():
+                for block in (1, 2, 2, 3):
+                    fn.run(grid=(1,), warmup=False, BLOCK=block)
+            self.assertEqual([c[0] for c in calls], ["run"] * 4)  # none loaded while compiles run
+        self.assertEqual([c[0] for c in calls[4:]], ["init", "init"])  # blocks 1 and 2; 3 failed
+        self.assertEqual(len(threads), 2)
+        self.assertTrue(all(n.startswith("kbench-triton-compile") for n in threads))
+        self.assertEqual(set(t.ident for t in threading.enumerate()), before)
+        # One thread: compiles at their launches, as without the mode.
+        del calls[:]
+        with ktw.side_by_side(1):
+            self.assertIsNone(mod.active_mode.get())
+
+    def test_compile_threads_follow_the_setting_else_the_cpus(self):
+        os.environ["KBENCH_TRITON_COMPILE_THREADS"] = "3"
+        try:
+            self.assertEqual(self.ktw.compile_threads(), 3)
+        finally:
+            del os.environ["KBENCH_TRITON_COMPILE_THREADS"]
+        self.assertEqual(self.ktw.compile_threads(), max(1, min(8, len(os.sched_getaffinity(0)))))
 
     def test_without_triton_nothing_is_installed(self):
         sys.modules.pop("triton.runtime.jit")
