@@ -185,6 +185,9 @@ def median_stages(docs):
     timed = [d["program"]["timing"] for d in docs if (d.get("program") or {}).get("timing")]
     if timed:
         out["timing_rounds"] = round(statistics.mean(t.get("rounds", 0) for t in timed), 2)
+        # How many timings stopped after each count of rounds ({"2": 14, ...}).
+        rounds = [str(t.get("rounds", 0)) for t in timed]
+        out["timing_rounds_count"] = {k: rounds.count(k) for k in sorted(set(rounds))}
         out["timing_reference_reused"] = round(statistics.mean(t.get("reference_rounds_reused", 0) for t in timed), 2)
         counts = [(t.get("candidate") or {}).get("samples") for t in timed]
         counts = [c for c in counts if c is not None]
@@ -240,6 +243,15 @@ def runs_of(d):
     for side in ("candidate", "baseline"):
         if isinstance(t.get(side), dict):
             out[side + "_median_us"] = t[side].get("median_us")
+    # Why a timing took the rounds it took: each round's speedup (the last
+    # two must agree), the reference's rounds reused, the candidate's samples.
+    pt = (d.get("program") or {}).get("timing")
+    if pt:
+        out["timing"] = {"rounds": pt.get("rounds"), "settled_early": pt.get("settled_early"),
+                         "round_speedups": [round(x, 4) for x in pt.get("round_speedups") or []],
+                         "reference_rounds_reused": pt.get("reference_rounds_reused"),
+                         "samples": (pt.get("candidate") or {}).get("samples"),
+                         "rel_noise": [(pt.get(side) or {}).get("rel_noise") for side in ("candidate", "reference")]}
     kernels = ((d.get("program") or {}).get("attribution") or {}).get("kernels") or []
     kernels = sorted(kernels, key=lambda k: -(k.get("total_us") or 0))[:4]
     out["kernels"] = [[k.get("name", "")[:60], k.get("launches"), round((k.get("total_us") or 0) / 1e3, 2)]
