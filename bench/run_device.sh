@@ -28,6 +28,8 @@
 #            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt,
 #            RUN_TB_BENCH=1 adds the TritonBench-G operators' correctness-only
 #            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json;
+#            PROGRAM_TASK_CACHE (default .task-cache/, carried along) holds
+#            the problems' imported tasks (program_bench.py --task-cache);
 #            PROFILE_PROGRAMS=1 sums every process's spans (KBENCH_PROFILE)
 #            into profile_programs.jsonl and profile_tb.jsonl;
 #            PROGRAM_TIMEOUT / TB_TIMEOUT (seconds) stop either benchmark, and
@@ -111,6 +113,11 @@ if [ $run_programs = 1 ]; then
       2>"$OUT/worker_costs.err"
     cat "${RETURN_DIR:-$OUT}/worker_costs.json"; tail -3 "$OUT/worker_costs.err"
   fi
+  # The problems' imported tasks: read back while their files and the
+  # importer are unchanged (99 s of the KernelBench bench otherwise), from
+  # a folder carried along (.task-cache/), and returned in run-programs.tgz
+  # (task-cache/) with what this run imported.
+  TASK_CACHE=${PROGRAM_TASK_CACHE:-$PWD/.task-cache}
   if [ "${RUN_PROGRAM_BENCH:-1}" = 1 ]; then
   step "program throughput (bench/kernelbench/program_bench.py)"
   # The confined Python workers may write their spans only where
@@ -118,7 +125,8 @@ if [ $run_programs = 1 ]; then
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
     ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
-    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} --out "${RETURN_DIR:-$OUT}/program_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
+    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} \
+    --task-cache "$TASK_CACHE" --out "${RETURN_DIR:-$OUT}/program_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
   # Written under $OUT, which a remote runner returns as they grow.
@@ -132,12 +140,13 @@ if [ $run_programs = 1 ]; then
     env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_tb.jsonl} \
       ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} \
       timeout ${TB_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py --build "$BUILD" --benchmark tritonbench \
-      --modes correctness -n ${TB_N:-8} --lanes ${TB_LANES:-1,4} --latency ${TB_LATENCY:-1} \
+      --modes correctness -n ${TB_N:-8} --lanes ${TB_LANES:-1,4} --latency ${TB_LATENCY:-1} --task-cache "$TASK_CACHE" \
       --out "${RETURN_DIR:-$OUT}/tb_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
       2>"${RETURN_DIR:-$OUT}/tb_bench.err"
     tail -6 "${RETURN_DIR:-$OUT}/tb_bench.err"
     [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_tb.jsonl" --top 30 >"$OUT/profile_tb.txt" 2>&1
   fi
+  [ -d "$TASK_CACHE" ] && cp -r "$TASK_CACHE" "$OUT/task-cache"
   if [ "${RUN_BATCH:-1}" = 1 ]; then
     step "kernel batch throughput (bench/batch_bench.cpp)"
     "$BUILD/bench/kbench_batch_bench" ${BATCH_N:-120} >"$OUT/batch_bench.json" 2>"$OUT/batch_bench.err"

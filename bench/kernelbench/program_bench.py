@@ -26,7 +26,7 @@ stderr as it ends, so a run stopped by a time limit keeps what it measured.
 
 usage: program_bench.py [--build DIR] [-n 4] [--lanes 1,4] [--only REGEX] [--latency 3] [--out FILE]
                         [--benchmark kernelbench|tritonbench] [--modes timed,correctness]
-                        [--stall-dump FILE] [--import-jobs N]
+                        [--stall-dump FILE] [--import-jobs N] [--task-cache DIR] [--import-only]
 """
 import argparse
 import json
@@ -284,6 +284,56 @@ def import_tasks(paths, benchmark, build, jobs):
     return [kbench.Task(d) for d in docs]
 
 
+# What shapes a problem's task besides its file: the importer and the
+# negative controls it runs.
+IMPORTER_FILES = [os.path.join(ROOT, "python", "kbench_programs", f)
+                  for f in ("kbench_importer.py", "kbench_controls.py", "kbench_problem.py", "kbench_checks.py")] + \
+                 [os.path.join(ROOT, "bindings", "python", "kbench", "programs.py")]
+
+
+def task_key(path, benchmark):
+    """What a cached task is good for: the problem file, the benchmark and
+    the importer's sources, hashed."""
+    import hashlib
+    h = hashlib.sha256(benchmark.encode())
+    for f in [path] + IMPORTER_FILES:
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def cached_tasks(paths, benchmark, build, jobs, cache):
+    """import_tasks, through a folder of tasks imported before (`cache`,
+    or none): a problem whose file and importer are unchanged is read back
+    instead of imported again. At KernelBench's sizes the import runs each
+    reference on the CPU at its perf case and takes 99 s for the 22
+    problems, four at once on an H100 host, where the device's time is
+    what is short; a folder filled on another machine (the same torch)
+    comes along with the tree. Returns (tasks, how many came from it)."""
+    import kbench
+    if not cache:
+        return import_tasks(paths, benchmark, build, jobs), 0
+    folder = os.path.join(cache, benchmark)
+    os.makedirs(folder, exist_ok=True)
+    tasks, missing = {}, []
+    for p in paths:
+        f = os.path.join(folder, os.path.basename(p)[:-3] + ".json")
+        try:
+            with open(f) as fh:
+                doc = json.load(fh)
+            if doc.get("key") == task_key(p, benchmark):
+                tasks[p] = kbench.Task(doc["task"])
+                continue
+        except (OSError, ValueError, KeyError):
+            pass
+        missing.append(p)
+    for p, t in zip(missing, import_tasks(missing, benchmark, build, jobs) if missing else []):
+        tasks[p] = t
+        save({"key": task_key(p, benchmark), "task": t.json()},
+             os.path.join(folder, os.path.basename(p)[:-3] + ".json"))
+    return [tasks[p] for p in paths], len(paths) - len(missing)
+
+
 def verdicts(docs):
     counts = {}
     for d in docs:
@@ -324,6 +374,9 @@ def main():
     ap.add_argument("--modes", default="timed,correctness", help="the batch series: timed, correctness or both")
     ap.add_argument("--out", default="")
     ap.add_argument("--stall-dump", default="", help="file for every process's stacks when a batch stalls")
+    ap.add_argument("--task-cache", default="",
+                    help="folder of imported tasks, read back while their problem and importer are unchanged")
+    ap.add_argument("--import-only", action="store_true", help="import the problems (into --task-cache) and stop")
     ap.add_argument("--import-jobs", type=int, default=0,
                     help="problems imported (validated on the CPU) at once, each in a process of its own "
                          "(0: a quarter of the cores, at most 4, for KernelBench; 1 for TritonBench's small operators)")
@@ -348,10 +401,13 @@ def main():
     if args.import_jobs <= 0:
         args.import_jobs = 1 if args.benchmark == "tritonbench" else max(1, min(4, (os.cpu_count() or 1) // 4))
     t0 = time.perf_counter()
-    tasks = dict(zip(names, import_tasks([os.path.join(args.problems, n) for n in names], args.benchmark,
-                                         args.build, args.import_jobs)))
-    print("program_bench: imported %d problems in %.1f s (%d at once)" % (len(names), time.perf_counter() - t0,
-                                                                        args.import_jobs), file=sys.stderr)
+    imported, kept = cached_tasks([os.path.join(args.problems, n) for n in names], args.benchmark, args.build,
+                                  args.import_jobs, args.task_cache)
+    tasks = dict(zip(names, imported))
+    print("program_bench: imported %d problems in %.1f s (%d at once; %d read from %s)" % (
+        len(names), time.perf_counter() - t0, args.import_jobs, kept, args.task_cache or "no cache"), file=sys.stderr)
+    if args.import_only:
+        return
     ctx = kbench.Context(0)
     sources = {}
     doc = {"benchmark": args.benchmark, "problems": names, "variants_per_problem": args.n,
