@@ -249,6 +249,8 @@ def runs_of(d):
     if pt:
         out["timing"] = {"rounds": pt.get("rounds"), "settled_early": pt.get("settled_early"),
                          "round_speedups": [round(x, 4) for x in pt.get("round_speedups") or []],
+                         "round_ms": [[round(r.get("candidate", 0), 4), round(r.get("reference", 0), 4),
+                                       bool(r.get("reference_reused"))] for r in pt.get("round_ms") or []],
                          "reference_rounds_reused": pt.get("reference_rounds_reused"),
                          "samples": (pt.get("candidate") or {}).get("samples"),
                          "rel_noise": [(pt.get(side) or {}).get("rel_noise") for side in ("candidate", "reference")]}

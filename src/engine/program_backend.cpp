@@ -877,9 +877,11 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             }
         }
         ProgramTimeReply r;
+        bool reused = false;
         if (auto kept = refs_.timed_round(timing_key, round, reuse_s)) {
             r = std::move(*kept);
             ++reused_rounds;
+            reused = true;
         } else {
             reference_timed = true;
             r = refs_.with_worker([&](PythonWorkers& w) { return w.time(ProgramRole::reference, task, tq); });
@@ -893,6 +895,7 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         if (!cs.empty() && !rs.empty()) {
             double sc = statistic(summarize(cs), p.time.statistic), sr = statistic(summarize(rs), p.time.statistic);
             if (sc > 0) round_ratios.push_back(sr / sc);
+            timing->round_ms.push_back({sc, sr, reused});
         }
         cand_s.insert(cand_s.end(), cs.begin(), cs.end());
         ref_s.insert(ref_s.end(), rs.begin(), rs.end());

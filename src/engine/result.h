@@ -222,6 +222,13 @@ struct StageTimes {
 
 // ---- program candidates (docs/programs.md) ---------------------------------
 
+// One round of a program timing: each side's statistic of its samples, and
+// whether the reference's came from an earlier candidate's timing.
+struct ProgramRound {
+    double candidate_ms = 0, reference_ms = 0;
+    bool reference_reused = false;
+};
+
 // The timing of a program candidate and of the reference, as the protocol measured them.
 struct ProgramTiming {
     std::string method;     // "cupti_spans", "cuda_events", "host_wall"
@@ -234,6 +241,7 @@ struct ProgramTiming {
     unsigned rounds = 0;                     // candidate and reference alternated this often
     bool settled_early = false;              // stopped before the protocol's last round (program_timing_settled)
     std::vector<double> round_speedups;      // each round's reference/candidate statistic, in order
+    std::vector<ProgramRound> round_ms;      // each round's sides, in order (which side moved when they disagree)
     unsigned warmup_calls = 0;
     // Rounds whose reference side came from an earlier candidate's timing at
     // the same plan, at most $KBENCH_PROGRAM_REFERENCE_REUSE_S seconds before.

@@ -672,6 +672,10 @@ Json to_json(const ProgramFacts& p) {
         tj["rounds"] = t.rounds;
         tj["settled_early"] = t.settled_early;
         tj["round_speedups"] = t.round_speedups;
+        tj["round_ms"] = Json::array();
+        for (const ProgramRound& r : t.round_ms)
+            tj["round_ms"].push_back({{"candidate", number(r.candidate_ms)}, {"reference", number(r.reference_ms)},
+                                      {"reference_reused", r.reference_reused}});
         tj["reference_rounds_reused"] = t.reference_rounds_reused;
         tj["warmup_calls"] = t.warmup_calls;
         j["timing"] = tj;

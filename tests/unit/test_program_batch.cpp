@@ -203,6 +203,19 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
         EXPECT_TRUE(j.contains("recheck")) << j.dump(1);
         EXPECT_GT(j["stages"].value("timing_ms", 0.0), 0.0) << j.dump(1);
         EXPECT_TRUE(j.contains("speedup")) << j.dump(1);
+        // Each round's two sides, beside its speedup.
+        const kb::Json& t = j["program"]["timing"];
+        ASSERT_EQ(t["round_ms"].size(), t["rounds"].get<size_t>()) << t.dump(1);
+        ASSERT_EQ(t["round_speedups"].size(), t["rounds"].get<size_t>()) << t.dump(1);
+        size_t reused = 0;
+        for (size_t r = 0; r < t["round_ms"].size(); ++r) {
+            const kb::Json& side = t["round_ms"][r];
+            ASSERT_GT(side["candidate"].get<double>(), 0.0) << t.dump(1);
+            EXPECT_NEAR(side["reference"].get<double>() / side["candidate"].get<double>(),
+                        t["round_speedups"][r].get<double>(), 1e-9) << t.dump(1);
+            reused += side["reference_reused"].get<bool>();
+        }
+        EXPECT_EQ(reused, t["reference_rounds_reused"].get<size_t>()) << t.dump(1);
     }
 }
 
