@@ -318,12 +318,13 @@ def cached_tasks(paths, benchmark, build, jobs, cache):
     folder = os.path.join(cache, benchmark)
     os.makedirs(folder, exist_ok=True)
     tasks, missing = {}, []
+    keys = {p: task_key(p, benchmark) for p in paths}
     for p in paths:
         f = os.path.join(folder, os.path.basename(p)[:-3] + ".json")
         try:
             with open(f) as fh:
                 doc = json.load(fh)
-            if doc.get("key") == task_key(p, benchmark):
+            if doc.get("key") == keys[p]:
                 tasks[p] = kbench.Task(doc["task"])
                 continue
         except (OSError, ValueError, KeyError):
@@ -331,7 +332,7 @@ def cached_tasks(paths, benchmark, build, jobs, cache):
         missing.append(p)
     for p, t in zip(missing, import_tasks(missing, benchmark, build, jobs) if missing else []):
         tasks[p] = t
-        save({"key": task_key(p, benchmark), "task": t.json()},
+        save({"key": keys[p], "task": t.json()},
              os.path.join(folder, os.path.basename(p)[:-3] + ".json"))
     return [tasks[p] for p in paths], len(paths) - len(missing)
 

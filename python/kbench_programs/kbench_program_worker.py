@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -80,21 +81,13 @@ def rel_noise(samples):
     n = len(samples)
     if n == 0:
         return float("inf")
-    v = sorted(samples)
-    med = _median_sorted(v)
+    # statistics.median is quantile_sorted(v, 0.5): the mean of the two
+    # middle values of an even count.
+    med = statistics.median(samples)
     if med <= 0:
         return 0.0
-    mad = _median_sorted(sorted(abs(x - med) for x in v))
+    mad = statistics.median(abs(x - med) for x in samples)
     return 1.2533 * 1.4826 * mad / math.sqrt(n) / med
-
-
-def _median_sorted(v):
-    """quantile_sorted(v, 0.5) of src/measure/stats.cpp: linear between the
-    two middle values."""
-    pos = 0.5 * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
 def nbytes(tensors):
@@ -681,7 +674,6 @@ class Worker:
                 not ktw.install():
             return {}
         t0 = _perf_counter()
-        warmed = 0
         with ktw.side_by_side(ktw.compile_threads()):
             warmed = self.warm_calls(h, ref, runs)
         self.sync()

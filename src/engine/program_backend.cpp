@@ -894,8 +894,10 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
         std::vector<double> rs = samples_of(r, p.time.measure, &ref_method);
         if (!cs.empty() && !rs.empty()) {
             double sc = statistic(summarize(cs), p.time.statistic), sr = statistic(summarize(rs), p.time.statistic);
-            if (sc > 0) round_ratios.push_back(sr / sc);
-            timing->round_ms.push_back({sc, sr, reused});
+            if (sc > 0) {
+                round_ratios.push_back(sr / sc);
+                timing->round_ms.push_back({sc, sr, reused});  // beside its speedup, index for index
+            }
         }
         cand_s.insert(cand_s.end(), cs.begin(), cs.end());
         ref_s.insert(ref_s.end(), rs.begin(), rs.end());
