@@ -13,6 +13,12 @@ of --reps repetitions in milliseconds.
   fill         a fill of the input's size (the poison)
   alloc_cached an allocation of the input's size served from the cache
   sync         a device synchronisation with nothing queued
+  poison       the worker's poison_free_memory before a run whose one output
+               has the input's size (what a candidate's run pays for it)
+  compare_ipc  the reference worker's comparison of an output of the input's
+               size held by another process: the IPC mapping opened, the C
+               core's comparator over both, the mapping closed (every
+               element matches, as for a passing candidate)
 
 usage: python3 bench/kernelbench/worker_costs.py [--gib 6] [--reps 5] [--build DIR]
 Prints one JSON object.
@@ -21,12 +27,52 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python", "kbench_programs"))
+
+
+# A candidate worker's side of compare_ipc: its output made from seed 0 and
+# exported by IPC handle (kbench_gpu_share.export_ipc), kept until stdin ends.
+EXPORTER = r"""
+import ctypes, json, sys
+import torch
+import kbench_gpu_share as kg
+torch.manual_seed(0)
+out = torch.rand(int(sys.argv[1]), device="cuda")
+torch.cuda.synchronize()
+print(json.dumps(kg.export_ipc(ctypes.CDLL("libcuda.so.1"), out)), flush=True)
+sys.stdin.read()
+"""
+
+
+def compare_ipc(torch, comparer, n, timed):
+    """The median ms of the reference worker's comparison against another
+    process's output of n f32 elements (kbench_gpu_share.GpuComparer)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python", "kbench_programs"))
+    child = subprocess.Popen([sys.executable, "-c", EXPORTER, str(n)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        shared = json.loads(child.stdout.readline())
+        torch.manual_seed(0)
+        expected = torch.rand(n, device="cuda")
+        torch.cuda.synchronize()
+        stats = {}
+
+        def compare():
+            stats.update(comparer.compare(0, shared["handle"], shared["offset"], expected, "f32", 1e-5, 1e-5, True))
+        ms = timed(compare)
+        if stats.get("mismatches"):
+            sys.exit("worker_costs: the two processes' outputs differ (%s)" % stats)
+        return ms
+    finally:
+        child.stdin.close()
+        child.wait(timeout=60)
 
 
 def main():
@@ -78,11 +124,24 @@ def main():
         held.clear()
 
     y = torch.empty_like(x)
+    nbytes = n * 4
+
+    def poison():
+        import kbench_program_worker as kw
+        # The worker's own method, on a stand-in for the worker's state: the
+        # plan the host sends for one f32 output of nbytes (poison_plan in
+        # src/engine/program_backend.cpp).
+        kw.Worker.poison_free_memory(types.SimpleNamespace(torch=torch, device="cuda"), "f32",
+                                     max(2 * nbytes, 16 << 20), [nbytes])
+
+    ms = {"rand": timed(rand), "clone": timed(clone), "checksum": timed(lambda: kp.checksum(x)),
+          "relu": timed(lambda: torch.relu(x)), "empty_cache": timed(empty_then_alloc),
+          "fill": timed(lambda: y.fill_(1.0)), "alloc_cached": timed(alloc_cached),
+          "sync": timed(lambda: None), "poison": timed(poison)}
+    if comparer.available:
+        ms["compare_ipc"] = compare_ipc(torch, comparer, n, timed)
     doc = {"device": torch.cuda.get_device_name(), "gib": a.gib, "reps": a.reps, "checksum_kind": native,
-           "ms": {"rand": timed(rand), "clone": timed(clone), "checksum": timed(lambda: kp.checksum(x)),
-                  "relu": timed(lambda: torch.relu(x)), "empty_cache": timed(empty_then_alloc),
-                  "fill": timed(lambda: y.fill_(1.0)), "alloc_cached": timed(alloc_cached),
-                  "sync": timed(lambda: None)}}
+           "ms": ms}
     print(json.dumps(doc))
 
 
