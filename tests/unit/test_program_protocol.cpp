@@ -202,7 +202,7 @@ TEST(ProgramProtocol, TimingRequestsCarryTheRoundsNoiseStop) {
     EXPECT_EQ(body["measure"], "events");
 }
 
-TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndAgreeing) {
+TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndMostRoundsAgree) {
     ProgramTimingPlan plan;
     plan.rounds = 4;
     plan.min_rounds = 2;
@@ -224,8 +224,16 @@ TEST(ProgramProtocol, TimingSettlesEarlyOnlyWhenTightAndAgreeing) {
     EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.30}));
     // A first round off, the last two agreeing: settled at the third.
     EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.40, 1.25, 1.251}));
-    // The last two disagreeing, whatever came before.
-    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.251, 1.30}));
+    // A later round off, the two others agreeing: outvoted, settled at the third.
+    EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.25, 1.40, 1.251}));
+    EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.25, 1.251, 1.30}));
+    // No two of three agreeing: drift, the fourth round runs.
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.20, 1.25, 1.30}));
+    // Two agreeing among four is not more than half.
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.10, 1.25, 1.251, 1.40}));
+    // Agreement is within 4 x 0.5% of the lowest of the group: 1.25 and 1.2749 (2.0%).
+    EXPECT_TRUE(program_timing_settled(plan, cand, ref, {1.25, 1.2749}));
+    EXPECT_FALSE(program_timing_settled(plan, cand, ref, {1.25, 1.2751}));
     // A noisy side: samples spread by tens of percent.
     std::vector<double> noisy;
     for (int i = 0; i < 10; ++i) noisy.push_back(i % 2 ? 4.0 : 6.0);
