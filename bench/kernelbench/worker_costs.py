@@ -14,16 +14,19 @@ of --reps repetitions in milliseconds.
   alloc_cached an allocation of the input's size served from the cache
   sync         a device synchronisation with nothing queued
   poison       the worker's poison_free_memory before a run whose one output
-               has the input's size (what a candidate's run pays for it)
+               has the input's size, with the host's plan for it (poison_plan
+               in src/engine/program_backend.cpp): what a candidate's run pays
   compare_ipc  the reference worker's comparison of an output of the input's
                size held by another process: the IPC mapping opened, the C
                core's comparator over both, the mapping closed (every
                element matches, as for a passing candidate)
+  ipc_map      the opening and closing of that mapping alone
 
 usage: python3 bench/kernelbench/worker_costs.py [--gib 6] [--reps 5] [--build DIR]
 Prints one JSON object.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -53,7 +56,8 @@ sys.stdin.read()
 
 def compare_ipc(torch, comparer, n, timed):
     """The median ms of the reference worker's comparison against another
-    process's output of n f32 elements (kbench_gpu_share.GpuComparer)."""
+    process's output of n f32 elements (kbench_gpu_share.GpuComparer), and
+    of opening and closing the IPC mapping alone (the driver's calls)."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python", "kbench_programs"))
     child = subprocess.Popen([sys.executable, "-c", EXPORTER, str(n)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env=env, text=True)
@@ -69,7 +73,19 @@ def compare_ipc(torch, comparer, n, timed):
         ms = timed(compare)
         if stats.get("mismatches"):
             sys.exit("worker_costs: the two processes' outputs differ (%s)" % stats)
-        return ms
+        libcuda = ctypes.CDLL("libcuda.so.1")
+
+        class IpcHandle(ctypes.Structure):  # CUipcMemHandle, passed by value
+            _fields_ = [("reserved", ctypes.c_ubyte * 64)]
+        handle = IpcHandle.from_buffer_copy(bytes.fromhex(shared["handle"]))
+
+        def ipc_map():
+            ptr = ctypes.c_uint64(0)
+            # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, as kbench_gpu_compare.cpp opens it
+            if libcuda.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), handle, ctypes.c_uint(1)) != 0:
+                sys.exit("worker_costs: cuIpcOpenMemHandle failed")
+            libcuda.cuIpcCloseMemHandle(ctypes.c_uint64(ptr.value))
+        return ms, timed(ipc_map)
     finally:
         child.stdin.close()
         child.wait(timeout=60)
@@ -132,14 +148,14 @@ def main():
         # plan the host sends for one f32 output of nbytes (poison_plan in
         # src/engine/program_backend.cpp).
         kw.Worker.poison_free_memory(types.SimpleNamespace(torch=torch, device="cuda"), "f32",
-                                     max(2 * nbytes, 16 << 20), [nbytes])
+                                     max(nbytes + min(nbytes, 1 << 30), 16 << 20), [nbytes])
 
     ms = {"rand": timed(rand), "clone": timed(clone), "checksum": timed(lambda: kp.checksum(x)),
           "relu": timed(lambda: torch.relu(x)), "empty_cache": timed(empty_then_alloc),
           "fill": timed(lambda: y.fill_(1.0)), "alloc_cached": timed(alloc_cached),
           "sync": timed(lambda: None), "poison": timed(poison)}
     if comparer.available:
-        ms["compare_ipc"] = compare_ipc(torch, comparer, n, timed)
+        ms["compare_ipc"], ms["ipc_map"] = compare_ipc(torch, comparer, n, timed)
     doc = {"device": torch.cuda.get_device_name(), "gib": a.gib, "reps": a.reps, "checksum_kind": native,
            "ms": ms}
     print(json.dumps(doc))

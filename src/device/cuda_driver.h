@@ -27,7 +27,8 @@ namespace kb {
     X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)             \
     X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig) X(cuStreamWaitEvent)                     \
     X(cuPointerGetAttribute) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuIpcOpenMemHandle)                 \
-    X(cuIpcCloseMemHandle) X(cuMemGetAddressRange) X(cuModuleGetGlobal)
+    X(cuIpcCloseMemHandle) X(cuMemGetAddressRange) X(cuModuleGetGlobal)                                  \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 struct CudaDriver {
 #define KB_DECLARE_PTR(name) decltype(&::name) name = nullptr;

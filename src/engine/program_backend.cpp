@@ -83,6 +83,14 @@ struct GateHold {
     GateHold& operator=(const GateHold&) = delete;
 };
 
+// What the candidate worker poisons before a run (poison_free_memory in
+// kbench_program_worker.py): a block of each output's exact size, where an
+// output allocated as the reference's lands, and one block more for
+// allocations of other sizes: twice the outputs' bytes, at most 1 GiB more
+// than them. Each block is fresh device memory (the worker empties torch's
+// cache first), and mapping it costs more than filling it: at a 6 GiB
+// output, twice the bytes (18 GiB of blocks with the exact one) took 31 ms
+// a run on an H100 (bench/kernelbench/worker_costs.py, poison, a8c87b9).
 void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ref.outputs.size(); ++i) {
@@ -94,7 +102,7 @@ void poison_plan(const ProgramRunReply& ref, ProgramRunRequest& rq) {
         if (n) rq.poison_sizes.push_back(n);
     }
     if (rq.poison_dtype.empty()) rq.poison_dtype = "f32";
-    rq.poison_bytes = std::max<uint64_t>(2 * bytes, uint64_t(16) << 20);
+    rq.poison_bytes = std::max<uint64_t>(bytes + std::min<uint64_t>(bytes, uint64_t(1) << 30), uint64_t(16) << 20);
 }
 
 std::string input_label(const ProgramInput& in, const Task& t) {
