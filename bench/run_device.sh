@@ -21,6 +21,7 @@
 #            batch benchmark beside it (kernel rates must not move);
 #            RUN_PROGRAM_BENCH=0 / RUN_BATCH=0 leave a benchmark out,
 #            PROGRAM_TESTS (a ctest regex) and PROGRAM_TEST_JOBS pick the tests,
+#            PROGRAM_MODES the batch series (program_bench.py --modes),
 #            PROGRAM_CANDIDATES another folder of answers (the CUDA ones:
 #            bench/kernelbench/cuda_candidates),
 #            RUN_WORKER_COSTS=1 measures a run's steps at a 6 GiB input
@@ -125,7 +126,7 @@ if [ $run_programs = 1 ]; then
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
     ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
-    ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} \
+    ${PROGRAM_MODES:+--modes "$PROGRAM_MODES"} ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} \
     --task-cache "$TASK_CACHE" --out "${RETURN_DIR:-$OUT}/program_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \
     2>"${RETURN_DIR:-$OUT}/program_bench.err"
   PBENCH_RC=$?
