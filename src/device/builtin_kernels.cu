@@ -145,43 +145,23 @@ struct KbCompareStats {
     unsigned long long expected_bits;   // the reference's bits there, filled by kb_compare_worst
 };
 
-// Each thread takes kCompareBatch elements a grid stride apart per step and
-// loads them all before it checks any: a pass over two outputs is bound by
-// memory, and one load of each side in flight per thread (at the occupancy
-// the double-precision checks' registers leave) is few. The counts and
-// maxima are order-independent, so the statistics are the same.
-constexpr int kCompareBatch = 4;
-
 extern "C" __global__ void kb_compare(const void* cand, const void* ref, uint64_t count, int dtype, double atol,
                                       double rtol, int equal_nan, uint64_t poison_bits, KbCompareStats* stats) {
     int size = dtype_size(dtype);
     bool is_float = kb_dtype_is_float(dtype);
     unsigned long long mism = 0, unwr = 0;
     double max_abs = 0.0, max_rel = 0.0, max_vio = 0.0;
-    const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-    for (uint64_t base = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; base < count;
-         base += kCompareBatch * stride) {
-        uint64_t cbs[kCompareBatch], rbs[kCompareBatch];
-#pragma unroll
-        for (int k = 0; k < kCompareBatch; ++k) {
-            const uint64_t i = base + k * stride;
-            cbs[k] = i < count ? load_bits(cand, i, size) : 0;
-            rbs[k] = i < count ? load_bits(ref, i, size) : 0;
+    for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+        uint64_t cb = load_bits(cand, i, size), rb = load_bits(ref, i, size);
+        double c = bits_to_double(cb, dtype), r = bits_to_double(rb, dtype);
+        ElementCheck e = is_float ? kb_check_float(c, r, atol, rtol, equal_nan != 0) : kb_check_bits(cb, rb, c, r);
+        if (!e.match) {
+            ++mism;
+            if (cb == poison_bits) ++unwr;
         }
-#pragma unroll
-        for (int k = 0; k < kCompareBatch; ++k) {
-            if (base + k * stride >= count) break;
-            uint64_t cb = cbs[k], rb = rbs[k];
-            double c = bits_to_double(cb, dtype), r = bits_to_double(rb, dtype);
-            ElementCheck e = is_float ? kb_check_float(c, r, atol, rtol, equal_nan != 0) : kb_check_bits(cb, rb, c, r);
-            if (!e.match) {
-                ++mism;
-                if (cb == poison_bits) ++unwr;
-            }
-            max_abs = fmax(max_abs, e.abs_err);
-            max_rel = fmax(max_rel, e.rel_err);
-            max_vio = fmax(max_vio, e.violation);
-        }
+        max_abs = fmax(max_abs, e.abs_err);
+        max_rel = fmax(max_rel, e.rel_err);
+        max_vio = fmax(max_vio, e.violation);
     }
     // Non-negative doubles order like their bits (NaN errors are +inf by
     // compare_math.h's rule), so the maxima reduce as integers.

@@ -27,8 +27,7 @@ namespace kb {
     X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)             \
     X(cuGraphDestroy) X(cuLaunchKernelEx) X(cuFuncSetCacheConfig) X(cuStreamWaitEvent)                     \
     X(cuPointerGetAttribute) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuIpcOpenMemHandle)                 \
-    X(cuIpcCloseMemHandle) X(cuMemGetAddressRange) X(cuModuleGetGlobal)                                  \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    X(cuIpcCloseMemHandle) X(cuMemGetAddressRange) X(cuModuleGetGlobal)
 
 struct CudaDriver {
 #define KB_DECLARE_PTR(name) decltype(&::name) name = nullptr;

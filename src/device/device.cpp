@@ -130,9 +130,6 @@ Device::Device(int ordinal) : drv_(&CudaDriver::get()) {
     auto fn = [&](const char* n) {
         CUfunction f = nullptr;
         cuda_check(drv_->cuModuleGetFunction(&f, builtins_, n), n);
-        int blocks = 0;
-        if (drv_->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0) == CUDA_SUCCESS && blocks > 0)
-            resident_[f] = unsigned(blocks);
         return f;
     };
     fn_.fill_random = fn("kb_fill_random");
@@ -278,21 +275,14 @@ void Device::fill_bytes(CUdeviceptr dst, size_t bytes, uint8_t value) {
     if (bytes) check(drv_->cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
 }
 
-unsigned Device::builtin_grid(CUfunction f, uint64_t count) const {
+unsigned Device::builtin_grid(uint64_t count) const {
     uint64_t blocks = (count + 255) / 256;
-    // One wave of the blocks that fit on the device at once; the loops
-    // stride the rest. A grid of more runs in waves, the last a thin one
-    // where the count does not divide: at 47 registers a thread, kb_compare
-    // fit 5 blocks an SM of a grid of 8, and the other 3 streamed their
-    // share after the first 5 with three-fifths of the threads.
-    auto it = resident_.find(f);
-    const uint64_t per_sm = it != resident_.end() ? it->second : 8;
-    uint64_t cap = uint64_t(props_.sm_count) * per_sm;
+    uint64_t cap = uint64_t(props_.sm_count) * 8;  // enough to fill the device; loops stride the rest
     return unsigned(std::max<uint64_t>(1, std::min(blocks, cap)));
 }
 
 CUresult Device::enqueue_builtin(CUfunction f, uint64_t count, void** params) {
-    return drv_->cuLaunchKernel(f, builtin_grid(f, count), 1, 1, 256, 1, 1, 0, stream_, params, nullptr);
+    return drv_->cuLaunchKernel(f, builtin_grid(count), 1, 1, 256, 1, 1, 0, stream_, params, nullptr);
 }
 
 void Device::launch_builtin(CUfunction f, uint64_t count, void** params, const char* what) {

@@ -11,7 +11,6 @@
 #include <cuda.h>
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 
@@ -237,7 +236,7 @@ private:
     // result (enqueue_readback must not throw), or checked, naming `what`.
     CUresult enqueue_builtin(CUfunction f, uint64_t count, void** params);
     void launch_builtin(CUfunction f, uint64_t count, void** params, const char* what);
-    unsigned builtin_grid(CUfunction f, uint64_t count) const;
+    unsigned builtin_grid(uint64_t count) const;
 
     const CudaDriver* drv_ = nullptr;
     CUdevice dev_ = 0;
@@ -249,9 +248,6 @@ private:
     struct Fns {
         CUfunction fill_random, fill_u64, checksum, guard_check, compare, compare_find, compare_worst, clock_probe;
     } fn_{};
-    // Blocks of 256 threads of each grid-stride builtin that fit on an SM at
-    // once (its registers decide): builtin_grid launches one such wave.
-    std::map<CUfunction, unsigned> resident_;
     CUdeviceptr scratch_ = 0;  // small result area for the builtin kernels
     CUdeviceptr checks_ = 0;   // post_run_checks' results, grown on demand
     size_t checks_bytes_ = 0;
