@@ -75,9 +75,9 @@ struct ProgramTimingPlan {
     // each side has `min_samples` samples whose median is known to
     // `target_rel_noise` (SampleStats::rel_noise) and at least `min_rounds`
     // rounds' speedups, more than half of the rounds run, agree to within 4x
-    // that. 0: every round runs. A round
-    // itself ends after `min_trials` samples once its own samples' median is
-    // known to `target_rel_noise` (0: at the budget or `trials`).
+    // that. 0: every round runs. A round itself ends after `min_trials`
+    // samples once its own samples' median is known to `target_rel_noise`
+    // (0: at the budget or `trials`).
     unsigned min_rounds = 0;
     unsigned min_samples = 0;
     double target_rel_noise = 0;
