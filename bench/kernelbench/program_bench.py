@@ -243,8 +243,9 @@ def runs_of(d):
     for side in ("candidate", "baseline"):
         if isinstance(t.get(side), dict):
             out[side + "_median_us"] = t[side].get("median_us")
-    # Why a timing took the rounds it took: each round's speedup (the last
-    # two must agree), the reference's rounds reused, the candidate's samples.
+    # Why a timing took the rounds it took: each round's speedup and sides
+    # (most rounds must agree), the reference's rounds reused, the
+    # candidate's samples.
     pt = (d.get("program") or {}).get("timing")
     if pt:
         out["timing"] = {"rounds": pt.get("rounds"), "settled_early": pt.get("settled_early"),

@@ -904,7 +904,7 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
             double sc = statistic(summarize(cs), p.time.statistic), sr = statistic(summarize(rs), p.time.statistic);
             if (sc > 0) {
                 round_ratios.push_back(sr / sc);
-                timing->round_ms.push_back({sc, sr, reused});  // beside its speedup, index for index
+                timing->round_ms.push_back({sc, sr, reused});
             }
         }
         cand_s.insert(cand_s.end(), cs.begin(), cs.end());
@@ -928,7 +928,6 @@ TimeResult ProgramBackend::time(const TaskBinding& tb, const KernelPtr& kernel, 
     }
     tr.wall_ms = ms_since(t0);
     timing->method = method;
-    timing->round_speedups = round_ratios;
     timing->reference_rounds_reused = reused_rounds;
     if (!cand_s.empty() && !ref_s.empty()) {
         timing->candidate_ms = summarize(cand_s);

@@ -240,8 +240,7 @@ struct ProgramTiming {
     bool excessive_speedup = false;          // KernelBench's flag (> its threshold)
     unsigned rounds = 0;                     // candidate and reference alternated this often
     bool settled_early = false;              // stopped before the protocol's last round (program_timing_settled)
-    std::vector<double> round_speedups;      // each round's reference/candidate statistic, in order
-    std::vector<ProgramRound> round_ms;      // each round's sides, index for index with round_speedups
+    std::vector<ProgramRound> round_ms;      // each round's sides, in order (its speedup: reference / candidate)
     unsigned warmup_calls = 0;
     // Rounds whose reference side came from an earlier candidate's timing at
     // the same plan, at most $KBENCH_PROGRAM_REFERENCE_REUSE_S seconds before.

@@ -671,11 +671,13 @@ Json to_json(const ProgramFacts& p) {
         tj["excessive_speedup"] = t.excessive_speedup;
         tj["rounds"] = t.rounds;
         tj["settled_early"] = t.settled_early;
-        tj["round_speedups"] = t.round_speedups;
+        tj["round_speedups"] = Json::array();
         tj["round_ms"] = Json::array();
-        for (const ProgramRound& r : t.round_ms)
+        for (const ProgramRound& r : t.round_ms) {
+            tj["round_speedups"].push_back(r.reference_ms / r.candidate_ms);  // a round is kept only where candidate_ms > 0
             tj["round_ms"].push_back({{"candidate", number(r.candidate_ms)}, {"reference", number(r.reference_ms)},
                                       {"reference_reused", r.reference_reused}});
+        }
         tj["reference_rounds_reused"] = t.reference_rounds_reused;
         tj["warmup_calls"] = t.warmup_calls;
         j["timing"] = tj;
