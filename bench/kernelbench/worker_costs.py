@@ -21,6 +21,13 @@ of --reps repetitions in milliseconds.
                core's comparator over both, the mapping closed (every
                element matches, as for a passing candidate)
   ipc_map      the opening and closing of that mapping alone
+  ipc_checksum the mapping opened, one native checksum over the other
+               process's output through it (its first reads), closed
+  ipc_checksum_again
+               a second checksum through a mapping still open: against
+               ipc_checksum, what a mapping's first reads cost
+  compare_u32  compare_ipc with the output read as u32 (the comparator's
+               bit check: no floating-point rule, no division)
 
 usage: python3 bench/kernelbench/worker_costs.py [--gib 6] [--reps 5] [--build DIR]
 Prints one JSON object.
@@ -57,7 +64,9 @@ sys.stdin.read()
 def compare_ipc(torch, comparer, n, timed):
     """The median ms of the reference worker's comparison against another
     process's output of n f32 elements (kbench_gpu_share.GpuComparer), and
-    of opening and closing the IPC mapping alone (the driver's calls)."""
+    of the steps inside it apart: the IPC mapping alone (the driver's
+    calls), reads through a new and through an open mapping, and the
+    comparator without its floating-point rule."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python", "kbench_programs"))
     child = subprocess.Popen([sys.executable, "-c", EXPORTER, str(n)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env=env, text=True)
@@ -70,22 +79,29 @@ def compare_ipc(torch, comparer, n, timed):
 
         def compare():
             stats.update(comparer.compare(0, shared["handle"], shared["offset"], expected, "f32", 1e-5, 1e-5, True))
-        ms = timed(compare)
+        ms = {"compare_ipc": timed(compare)}
         if stats.get("mismatches"):
             sys.exit("worker_costs: the two processes' outputs differ (%s)" % stats)
+        ms["compare_u32"] = timed(lambda: comparer.compare(0, shared["handle"], shared["offset"], expected, "u32",
+                                                           0.0, 0.0, True))
         libcuda = ctypes.CDLL("libcuda.so.1")
 
         class IpcHandle(ctypes.Structure):  # CUipcMemHandle, passed by value
             _fields_ = [("reserved", ctypes.c_ubyte * 64)]
         handle = IpcHandle.from_buffer_copy(bytes.fromhex(shared["handle"]))
 
-        def ipc_map():
+        def ipc_map(checksums=0):
             ptr = ctypes.c_uint64(0)
             # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, as kbench_gpu_compare.cpp opens it
             if libcuda.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), handle, ctypes.c_uint(1)) != 0:
                 sys.exit("worker_costs: cuIpcOpenMemHandle failed")
+            for _ in range(checksums):
+                comparer.checksum(0, ptr.value + shared["offset"], n * 4)
             libcuda.cuIpcCloseMemHandle(ctypes.c_uint64(ptr.value))
-        return ms, timed(ipc_map)
+        ms["ipc_map"] = timed(ipc_map)
+        ms["ipc_checksum"] = timed(lambda: ipc_map(1))
+        ms["ipc_checksum_again"] = round(timed(lambda: ipc_map(2)) - ms["ipc_checksum"], 3)
+        return ms
     finally:
         child.stdin.close()
         child.wait(timeout=60)
@@ -155,7 +171,7 @@ def main():
           "fill": timed(lambda: y.fill_(1.0)), "alloc_cached": timed(alloc_cached),
           "sync": timed(lambda: None), "poison": timed(poison)}
     if comparer.available:
-        ms["compare_ipc"], ms["ipc_map"] = compare_ipc(torch, comparer, n, timed)
+        ms.update(compare_ipc(torch, comparer, n, timed))
     doc = {"device": torch.cuda.get_device_name(), "gib": a.gib, "reps": a.reps, "checksum_kind": native,
            "ms": ms}
     print(json.dumps(doc))
