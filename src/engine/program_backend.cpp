@@ -416,6 +416,33 @@ std::string ProgramBackend::ensure_loaded(const TaskBinding& tb, const KernelPtr
     return again.verdict == KB_VERDICT_PASS ? "" : again.message;
 }
 
+std::shared_ptr<ProgramRunReply> ProgramBackend::reference_reply(const Task& t, const TaskPtr& task,
+                                                               const ProgramRunRequest& r) {
+    auto run = std::make_shared<ProgramRunReply>(
+        refs_.with_worker([&](PythonWorkers& w) { return w.run(ProgramRole::reference, task, r); }));
+    if (run->failure)
+        fail(KB_ERR_REFERENCE_FAILED, "the reference worker failed at case '" + t.cases[size_t(r.case_index)].name +
+                                          "': " + run->failure->message);
+    if (run->error)
+        fail(KB_ERR_REFERENCE_FAILED, "the reference failed at case '" + t.cases[size_t(r.case_index)].name +
+                                          "': " + *run->error + "\n" + run->error_where);
+    return run;
+}
+
+void ProgramBackend::note_warnings(const Task& t, const ProgramProtocol& p, const ProgramRunRequest& rq,
+                                   const ProgramRunReply& reply, std::vector<std::string>* warnings) {
+    if (!warnings) return;
+    for (const HostTensor& out : reply.data) {
+        Arg a;
+        a.name = out.name;
+        a.dtype = out.dtype;
+        a.tolerance = program_tolerance(p, t, a.dtype);
+        for (const ReferenceOutput::Finding& f : reference_output(out, t, rq.case_index, a).findings)
+            if (std::find(warnings->begin(), warnings->end(), f.message) == warnings->end())
+                warnings->push_back(f.message);
+    }
+}
+
 std::shared_ptr<const ProgramRunReply> ProgramBackend::reference(const Task& t, const TaskPtr& task,
                                                                  const ProgramProtocol& p, const ProgramRunRequest& rq,
                                                                  std::vector<std::string>* warnings) {
@@ -431,41 +458,86 @@ std::shared_ptr<const ProgramRunReply> ProgramBackend::reference(const Task& t, 
         // right from wrong read them) or where the worker cannot compare.
         r.keep_outputs = true;
         r.data_limit = kHostOutputBytes;
-        auto run = std::make_shared<ProgramRunReply>(
-            refs_.with_worker([&](PythonWorkers& w) { return w.run(ProgramRole::reference, task, r); }));
-        if (run->failure)
-            fail(KB_ERR_REFERENCE_FAILED, "the reference worker failed at case '" + t.cases[size_t(rq.case_index)].name +
-                                              "': " + run->failure->message);
-        if (run->error)
-            fail(KB_ERR_REFERENCE_FAILED, "the reference failed at case '" + t.cases[size_t(rq.case_index)].name +
-                                              "': " + *run->error + "\n" + run->error_where);
+        auto run = reference_reply(t, task, r);
         refs_.cache().put(key, run);
         reply = run;
     }
     // Warnings of outputs that cannot tell right from wrong, once per case.
-    if (warnings)
-        for (const HostTensor& out : reply->data) {
-            Arg a;
-            a.name = out.name;
-            a.dtype = out.dtype;
-            a.tolerance = program_tolerance(p, t, a.dtype);
-            for (const ReferenceOutput::Finding& f : reference_output(out, t, rq.case_index, a).findings)
-                if (std::find(warnings->begin(), warnings->end(), f.message) == warnings->end())
-                    warnings->push_back(f.message);
-        }
+    note_warnings(t, p, rq, *reply, warnings);
     return reply;
 }
+
+std::shared_ptr<const ProgramRunReply> ProgramBackend::planned_reference(const Task& t, const ProgramProtocol& p,
+                                                                         const ProgramRunRequest& base) {
+    for (const ProgramRunPlan& run : p.correctness) {
+        if (run.case_index != base.case_index) continue;
+        ProgramRunRequest rq = base;
+        rq.seed = run.seed;
+        if (std::shared_ptr<const ProgramRunReply> r = refs_.cache().find(reference_key(t, rq))) return r;
+    }
+    return nullptr;
+}
+
+namespace {
+
+// The candidate's outputs that the reference worker can compare on the GPU
+// with the reference's of `ref`'s shapes: exported by the candidate worker,
+// of the reference's dtype and size, where the reference's are on the device.
+std::vector<GpuCompareItem> gpu_items(const Task& t, const ProgramProtocol& p, const ProgramRunReply& ref,
+                                      const ProgramRunReply& cand) {
+    std::vector<GpuCompareItem> items;
+    if (!ref.gpu_compare || cand.error) return items;
+    for (size_t i = 0; i < cand.outputs.size() && i < ref.outputs.size(); ++i) {
+        const ProgramOutputMeta& rm = ref.outputs[i];
+        const ProgramOutputMeta& cm = cand.outputs[i];
+        if (!rm.is_tensor && rm.dtype.empty()) continue;
+        if (i < cand.shared.size() && cand.shared[i] && cm.dtype == rm.dtype && output_bytes(cm) == output_bytes(rm)) {
+            GpuCompareItem it;
+            it.output = i;
+            it.candidate = *cand.shared[i];
+            it.tolerance = program_tolerance(p, t, *parse_dtype(rm.dtype));
+            items.push_back(it);
+        }
+    }
+    return items;
+}
+
+// Whether a run's outputs are what its plan said (dtype, size, on the
+// device) at every item the reference worker compared as it ran.
+bool as_planned(const ProgramRunReply& plan, const ProgramRunReply& got, const std::vector<GpuCompareItem>& items) {
+    if (got.compared.size() != items.size() || got.outputs.size() != plan.outputs.size()) return false;
+    for (const GpuCompareItem& it : items) {
+        const ProgramOutputMeta& a = plan.outputs[it.output];
+        const ProgramOutputMeta& b = got.outputs[it.output];
+        if (a.dtype != b.dtype || output_bytes(a) != output_bytes(b) || b.device.compare(0, 4, "cuda") != 0)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, const ProgramRunRequest& base,
                                        bool recheck, ProgramObservation& obs, bool audit) {
     const Task& t = *task;
     const ProgramCandidate& pc = *program_candidate(k);
     const ProgramProtocol& p = pc.protocol;
-    std::shared_ptr<const ProgramRunReply> ref = reference(t, task, p, base, &obs.reference_warnings);
+    // A run the host has not seen yet (a recheck seed's first use, a
+    // further trial's seed): where the reference's run at the same case on
+    // another seed says what its outputs look like, the candidate runs
+    // first, and the reference then runs and compares in one request
+    // (compare_inline). Asked for its description first, the reference ran
+    // once for it and, where its kept budget had no room for the outputs,
+    // once more at the compare.
+    std::shared_ptr<const ProgramRunReply> ref = refs_.cache().find(reference_key(t, base));
+    std::shared_ptr<const ProgramRunReply> plan = ref ? nullptr : planned_reference(t, p, base);
+    if (plan && !plan->gpu_compare) plan = nullptr;
+    if (!plan) ref = reference(t, task, p, base, &obs.reference_warnings);
+    const ProgramRunReply& shape = plan ? *plan : *ref;
     // A kernel's signature must fit what the problem makes and returns
     // (checked on every run: a program candidate may have cached the reply).
-    if (pc.kernel) check_kernel_signature(t, base.case_index, *ref);
-    GateHold held(refs_.gate(), run_footprint(*ref));
+    if (pc.kernel) check_kernel_signature(t, base.case_index, shape);
+    GateHold held(refs_.gate(), run_footprint(shape));
     ProgramRunRequest rq = base;
     rq.clone_inputs = p.clone_inputs;
     rq.record_ops = p.record_ops && !recheck;
@@ -473,13 +545,14 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     // the launch counter of the candidate's own module speaks, and a
     // TritonBench recheck launches through the performance script's import.
     rq.record_kernels = p.record_kernels;
-    rq.reference_ms = ref->run_ms;
-    poison_plan(*ref, rq);
-    rq.share_outputs = ref->gpu_compare;
+    rq.reference_ms = shape.run_ms;
+    poison_plan(shape, rq);
+    rq.share_outputs = shape.gpu_compare;
     ProgramRunReply cand = candidate().run(ProgramRole::candidate, task, rq);
     obs.later_builds.insert(obs.later_builds.end(), cand.builds.begin(), cand.builds.end());
     obs.build_fallbacks.insert(obs.build_fallbacks.end(), cand.build_fallbacks.begin(), cand.build_fallbacks.end());
-    if (cand.failure) return failure_result(t, rq.case_index, ref->seed_value, k.label, *cand.failure);
+    if (cand.failure)
+        return failure_result(t, rq.case_index, ref ? ref->seed_value : std::nullopt, k.label, *cand.failure);
     merge_attribution(obs.attribution, cand.attribution);
     merge(run_integrity_, cand.integrity);
     if (auto j = tampered(cand.integrity, p, pc.policy)) {
@@ -491,7 +564,37 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         r.run_ms = cand.run_ms;
         return r;
     }
-    CompareResult r = compare_outputs(task, p, base, rq, ref, cand, k.label);
+    CompareResult r;
+    std::vector<GpuCompareItem> items;
+    if (plan) items = gpu_items(t, p, *plan, cand);
+    if (plan && !items.empty()) {
+        ProgramRunRequest once = base;
+        once.clone_inputs = false;
+        once.record_ops = once.record_kernels = false;
+        once.keep_outputs = true;
+        once.data_limit = kHostOutputBytes;
+        once.compare_inline = items;
+        std::shared_ptr<ProgramRunReply> got = reference_reply(t, task, once);
+        if (as_planned(*plan, *got, items)) {
+            const std::vector<GpuCompareStats> stats = std::move(got->compared);
+            got->compared.clear();
+            refs_.cache().put(reference_key(t, base), got);
+            ref = got;
+            note_warnings(t, p, base, *ref, &obs.reference_warnings);
+            r = compare_outputs(task, p, base, rq, ref, cand, k.label, &items, &stats);
+        } else {
+            // Outputs of other shapes than the plan's (or a worker that
+            // kept this run though the host had not seen it): asked for
+            // its description first, as any run.
+            ref = reference(t, task, p, base, &obs.reference_warnings);
+            r = compare_outputs(task, p, base, rq, ref, cand, k.label);
+        }
+    } else {
+        // Nothing to compare on the GPU (the candidate failed or shared no
+        // output of the reference's kind): the reference's run as before.
+        if (!ref) ref = reference(t, task, p, base, &obs.reference_warnings);
+        r = compare_outputs(task, p, base, rq, ref, cand, k.label);
+    }
     // Before the release: the audit reads the outputs the candidate exported.
     if (audit && p.precision_audit) obs.precision = audit_precision(task, base, *ref, cand, r);
     if (rq.share_outputs) candidate().release_outputs();
@@ -557,7 +660,9 @@ std::optional<PrecisionAudit> ProgramBackend::audit_precision(const TaskPtr& tas
 CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const ProgramProtocol& p,
                                               const ProgramRunRequest& base, const ProgramRunRequest& rq,
                                               const std::shared_ptr<const ProgramRunReply>& ref,
-                                              ProgramRunReply& cand, const std::string& label) {
+                                              ProgramRunReply& cand, const std::string& label,
+                                              const std::vector<GpuCompareItem>* compared_items,
+                                              const std::vector<GpuCompareStats>* compared) {
     const Task& t = *task;
     // Outputs both workers hold on the device are compared there; the rest
     // on the host, with the reference's bytes fetched if its reply left them
@@ -565,30 +670,22 @@ CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const Program
     std::vector<std::optional<OutputReport>> gpu(cand.outputs.size());
     std::shared_ptr<const ProgramRunReply> ref_host = ref;
     if (!cand.error) {
-        std::vector<GpuCompareItem> items;
-        std::vector<size_t> at;
+        const std::vector<GpuCompareItem> items = compared_items ? *compared_items : gpu_items(t, p, *ref, cand);
+        std::vector<bool> on_gpu(cand.outputs.size(), false);
+        for (const GpuCompareItem& it : items) on_gpu[it.output] = true;
         bool need_ref_data = false;
         for (size_t i = 0; i < cand.outputs.size() && i < ref->outputs.size(); ++i) {
             const ProgramOutputMeta& rm = ref->outputs[i];
-            const ProgramOutputMeta& cm = cand.outputs[i];
             if (!rm.is_tensor && rm.dtype.empty()) continue;
             const bool shared = i < cand.shared.size() && cand.shared[i];
-            if (shared && ref->gpu_compare && cm.dtype == rm.dtype && output_bytes(cm) == output_bytes(rm)) {
-                GpuCompareItem it;
-                it.output = i;
-                it.candidate = *cand.shared[i];
-                it.tolerance = program_tolerance(p, t, *parse_dtype(rm.dtype));
-                items.push_back(it);
-                at.push_back(i);
-            } else if (!shared && (i >= ref->data_of.size() || ref->data_of[i] < 0)) {
-                need_ref_data = true;
-            }
+            if (!on_gpu[i] && !shared && (i >= ref->data_of.size() || ref->data_of[i] < 0)) need_ref_data = true;
         }
         if (!items.empty()) {
-            std::vector<GpuCompareStats> stats =
-                refs_.with_worker([&](PythonWorkers& w) { return w.compare_on_gpu(task, base, items); });
+            const std::vector<GpuCompareStats> stats =
+                compared ? *compared
+                         : refs_.with_worker([&](PythonWorkers& w) { return w.compare_on_gpu(task, base, items); });
             for (size_t i = 0; i < items.size(); ++i) {
-                const ProgramOutputMeta& rm = ref->outputs[at[i]];
+                const ProgramOutputMeta& rm = ref->outputs[items[i].output];
                 const GpuCompareStats& st = stats[i];
                 if (st.error) {
                     cand.error = "output " + rm.label + " could not be compared on the GPU: " + *st.error;
@@ -614,7 +711,7 @@ CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const Program
                 r.worst_got = load_as_double(&got, r.dtype, 0);
                 r.worst_expected = load_as_double(&expected, r.dtype, 0);
                 r.compared_on = "gpu";
-                gpu[at[i]] = r;
+                gpu[items[i].output] = r;
             }
         }
         if (need_ref_data && !cand.error) {
@@ -623,12 +720,7 @@ CompareResult ProgramBackend::compare_outputs(const TaskPtr& task, const Program
             ProgramRunRequest full = base;
             full.clone_inputs = false;
             full.record_ops = full.record_kernels = false;
-            auto reply = std::make_shared<ProgramRunReply>(
-                refs_.with_worker([&](PythonWorkers& w) { return w.run(ProgramRole::reference, task, full); }));
-            if (reply->failure || reply->error)
-                fail(KB_ERR_REFERENCE_FAILED,
-                     "the reference failed at case '" + t.cases[size_t(rq.case_index)].name + "' when run again");
-            ref_host = reply;
+            ref_host = reference_reply(t, task, full);
         }
     }
     return judge_run_against(t, p, rq, *ref_host, cand, label, gpu);

@@ -189,6 +189,18 @@ private:
     // go to `warnings`. A reference that fails is kb::Error(KB_ERR_REFERENCE_FAILED).
     std::shared_ptr<const ProgramRunReply> reference(const Task& t, const TaskPtr& task, const ProgramProtocol& p,
                                                      const ProgramRunRequest& rq, std::vector<std::string>* warnings);
+    // The reference worker's run `r`, failed as kbench's error where the
+    // reference failed.
+    std::shared_ptr<ProgramRunReply> reference_reply(const Task& t, const TaskPtr& task, const ProgramRunRequest& r);
+    // The warnings of a reference's outputs that cannot tell right from
+    // wrong (from the outputs that came to the host), each once.
+    void note_warnings(const Task& t, const ProgramProtocol& p, const ProgramRunRequest& rq,
+                       const ProgramRunReply& reply, std::vector<std::string>* warnings);
+    // The reference's run at the request's case on a seed of the protocol's
+    // correctness runs, where the host still holds it: what a single-use
+    // run's outputs look like before it runs (nullptr: not known).
+    std::shared_ptr<const ProgramRunReply> planned_reference(const Task& t, const ProgramProtocol& p,
+                                                             const ProgramRunRequest& base);
     // The candidate and the reference at one case, judged; what the run
     // showed goes into `obs`. `audit`: its precision audit too, into
     // obs.precision (compare/precision.h).
@@ -208,9 +220,14 @@ private:
     // A candidate's reply (a run's, or a timed call's last) judged against
     // the reference's run `base`: the outputs both workers hold on the
     // device are compared there, the rest on the host.
+    // `compared`: the GPU's statistics of `items`, which the reference
+    // worker took as it ran (a single-use run); without them, the outputs
+    // both hold on the device go to the reference worker now.
     CompareResult compare_outputs(const TaskPtr& task, const ProgramProtocol& p, const ProgramRunRequest& base,
                                   const ProgramRunRequest& rq, const std::shared_ptr<const ProgramRunReply>& ref,
-                                  ProgramRunReply& cand, const std::string& label);
+                                  ProgramRunReply& cand, const std::string& label,
+                                  const std::vector<GpuCompareItem>* items = nullptr,
+                                  const std::vector<GpuCompareStats>* compared = nullptr);
     ProgramReferences& refs_;
     Start start_candidate_;
     unsigned sharing_ = 1;

@@ -89,6 +89,30 @@ struct ProgramInput {
     std::string value;      // a non-tensor input, as repr() wrote it
 };
 
+// An output another process exported (CUDA IPC): the 64-byte handle of its
+// allocation, in hex, where in it the output starts, and its size.
+struct SharedOutput {
+    std::string handle;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+};
+
+// One candidate output to compare on the GPU against the reference output at
+// position `output` (of the reference's outputs) of the same run.
+struct GpuCompareItem {
+    size_t output = 0;
+    SharedOutput candidate;
+    Tolerance tolerance;
+};
+
+// The C core's comparator's statistics (Device::compare), or why there are none.
+struct GpuCompareStats {
+    std::optional<std::string> error;
+    uint64_t mismatches = 0, unwritten = 0;
+    double max_abs_err = 0, max_rel_err = 0, max_violation = 0;
+    uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
+};
+
 struct ProgramRunRequest {
     int case_index = 0;
     double reference_ms = 0;       // the reference's run time at the case (a candidate's deadline scales with it)
@@ -111,14 +135,13 @@ struct ProgramRunRequest {
     // shapes on torch's meta device, which hold no memory, for a case too
     // large to warm on real inputs beside the lanes' runs.
     bool warm_on_meta = false;
-};
-
-// An output another process exported (CUDA IPC): the 64-byte handle of its
-// allocation, in hex, where in it the output starts, and its size.
-struct SharedOutput {
-    std::string handle;
-    uint64_t offset = 0;
-    uint64_t bytes = 0;
+    // The reference worker compares these candidate outputs with the run's
+    // own as soon as it has them (kept outputs of the run: no run at all),
+    // in the request that runs it: a run the host has not seen yet (a
+    // recheck seed's first use), which otherwise ran once for its
+    // description and, where the kept budget had no room, again at the
+    // compare.
+    std::vector<GpuCompareItem> compare_inline;
 };
 
 struct ProgramRunReply {
@@ -129,6 +152,7 @@ struct ProgramRunReply {
     std::vector<int> data_of;      // per output: its index in `data`, or -1
     std::vector<std::optional<SharedOutput>> shared;  // per output: exported for a GPU comparison
     bool gpu_compare = false;      // reference: its outputs are kept on the device for compare_on_gpu
+    std::vector<GpuCompareStats> compared;  // reference: per compare_inline item, in order
     std::optional<uint64_t> seed_value;  // the seed the worker resolved
     std::optional<std::string> error;  // the model raised
     std::string error_stage, error_where;
@@ -182,22 +206,6 @@ struct ProgramTimeReply {
     std::string error_where;
     bool context_lost = false;  // the error broke the worker's CUDA context
     std::optional<ProgramWorkerFailure> failure;
-};
-
-// One candidate output to compare on the GPU against the reference output at
-// position `output` (of the reference's outputs) of the same run.
-struct GpuCompareItem {
-    size_t output = 0;
-    SharedOutput candidate;
-    Tolerance tolerance;
-};
-
-// The C core's comparator's statistics (Device::compare), or why there are none.
-struct GpuCompareStats {
-    std::optional<std::string> error;
-    uint64_t mismatches = 0, unwritten = 0;
-    double max_abs_err = 0, max_rel_err = 0, max_violation = 0;
-    uint64_t worst_index = 0, worst_bits = 0, expected_bits = 0;
 };
 
 // One candidate output for the precision audit (compare/precision.h), at

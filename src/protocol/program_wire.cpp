@@ -111,6 +111,20 @@ Json run_key_body(const ProgramRunRequest& rq) {
     return body;
 }
 
+// Candidate outputs for the reference worker to compare with its own.
+Json compare_list(const std::vector<GpuCompareItem>& items) {
+    Json list = Json::array();
+    for (const GpuCompareItem& it : items)
+        list.push_back(Json{{"output", it.output},
+                            {"handle", it.candidate.handle},
+                            {"offset", it.candidate.offset},
+                            {"bytes", it.candidate.bytes},
+                            {"atol", it.tolerance.atol},
+                            {"rtol", it.tolerance.rtol},
+                            {"equal_nan", it.tolerance.equal_nan}});
+    return list;
+}
+
 }  // namespace
 
 Json program_load_body(const std::string& id, const std::string& source_name, const KernelCandidate* kernel,
@@ -238,6 +252,7 @@ Json program_run_body(const ProgramRunRequest& rq) {
         body["poison_bytes"] = rq.poison_bytes;
         body["poison_sizes"] = rq.poison_sizes;
     }
+    if (!rq.compare_inline.empty()) body["compare"] = compare_list(rq.compare_inline);
     return body;
 }
 
@@ -313,6 +328,7 @@ ProgramRunReply program_run_reply(const Json& r, const std::vector<std::string>&
             out.outputs.push_back(meta);
         }
         out.gpu_compare = r.value("gpu_compare", false);
+        if (r.contains("compared")) out.compared = program_compare_reply(r, r["compared"].size());
         out.run_ms = r.value("run_ms", 0.0);
         if (r.contains("span_ms")) out.span_ms = r["span_ms"].get<double>();
         out.attribution = attribution_from(r.value("attribution", Json::object()));
@@ -326,16 +342,7 @@ ProgramRunReply program_run_reply(const Json& r, const std::vector<std::string>&
 Json program_compare_body(const ProgramRunRequest& rq, const std::vector<GpuCompareItem>& items) {
     Json body = run_key_body(rq);
     body["want_outputs"] = false;
-    Json list = Json::array();
-    for (const GpuCompareItem& it : items)
-        list.push_back(Json{{"output", it.output},
-                            {"handle", it.candidate.handle},
-                            {"offset", it.candidate.offset},
-                            {"bytes", it.candidate.bytes},
-                            {"atol", it.tolerance.atol},
-                            {"rtol", it.tolerance.rtol},
-                            {"equal_nan", it.tolerance.equal_nan}});
-    body["compare"] = list;
+    body["compare"] = compare_list(items);
     return body;
 }
 

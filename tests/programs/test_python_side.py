@@ -178,7 +178,8 @@ class WorkerRequests(unittest.TestCase):
         outputs, least recently used first, then its own task's that were
         used less of late (note_use); it is compared on the GPU even when
         not kept (run again at its compare), but not one larger than the
-        budget."""
+        budget. The budget holds two runs of a task's size (its correctness
+        case's and its recheck's) where 15% of the device does not."""
         import kbench_program_worker as kw
         import collections
 
@@ -205,25 +206,32 @@ class WorkerRequests(unittest.TestCase):
             if key not in w.kept:
                 return kw.Worker.keep_outputs(w, key, [T(gb)])
             return True
-        # The budget is 15% of 80 GiB: 12 GiB, room for one 7 GiB output.
-        # An untimed series: the correctness run's and the recheck's, each
-        # used once a candidate; the first kept stays.
+        # The budget is 15% of 80 GiB (12 GiB), or room for two runs of the
+        # newcomer's size up to 20% (16 GiB): two 7 GiB outputs. An untimed
+        # series: the correctness run's and the recheck's, each used once a
+        # candidate; both stay, and neither runs again.
         for _ in range(3):
             self.assertTrue(use(("a", 3, "S"), 7))
-            self.assertTrue(use(("a", 3, "R"), 7))  # not kept, compared all the same
-        self.assertEqual(list(w.kept), [("a", 3, "S")])
-        # A timed series: the timing's outputs, compared each round, win.
+            self.assertTrue(use(("a", 3, "R"), 7))
+        self.assertEqual(list(w.kept), [("a", 3, "S"), ("a", 3, "R")])
+        # A timed series: the timing's outputs, compared each round, win a
+        # place.
         for _ in range(3):
             use(("a", 3, "S"), 7)
             for _ in range(3):
                 use(("a", 3, "T"), 7)
             use(("a", 3, "R"), 7)
-        self.assertEqual(list(w.kept), [("a", 3, "T")])
-        # Another task's newcomer pushes the first task's out.
+        self.assertIn(("a", 3, "T"), w.kept)
+        self.assertEqual(len(w.kept), 2)
+        # Another task's newcomer pushes the first task's out, least
+        # recently used first, as far as it needs room.
         self.assertTrue(use(("b", 3, "S"), 7))
-        self.assertEqual(list(w.kept), [("b", 3, "S")])
+        self.assertEqual(len(w.kept), 2)
+        self.assertEqual(list(w.kept)[-1], ("b", 3, "S"))
+        # A small newcomer's budget is the 15%: the first task's last goes.
         self.assertTrue(use(("b", 0, "S"), 1))
-        self.assertFalse(use(("c", 3, "S"), 13))  # larger than the budget: the host compares
+        self.assertEqual(list(w.kept), [("b", 3, "S"), ("b", 0, "S")])
+        self.assertFalse(use(("c", 3, "S"), 17))  # larger than 20%: the host compares
         self.assertEqual(list(w.kept), [("b", 3, "S"), ("b", 0, "S")])
         self.assertEqual(w.kept_bytes, 8 << 30)
 

@@ -96,6 +96,33 @@ struct ProgramBatch : ::testing::Test {
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// One request as the stand-in worker logged it ($KBENCH_STANDIN_LOG).
+struct StandinRequest {
+    std::string role, pid;
+    int type = 0;
+    bool timing_inputs = false;
+    int warm = 0, meta = 0;
+    bool ran = false, compare = false;  // a program_run's: the model ran; it carried outputs to compare
+};
+
+std::vector<StandinRequest> standin_requests(const std::string& log) {
+    std::vector<StandinRequest> out;
+    std::istringstream lines(kb::read_file(log));
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::istringstream in(line);
+        StandinRequest rq;
+        int timing_inputs = 0, ran = 0, compare = 0;
+        if (!(in >> rq.role >> rq.pid >> rq.type >> timing_inputs >> rq.warm >> rq.meta)) continue;
+        in >> ran >> compare;
+        rq.timing_inputs = timing_inputs != 0;
+        rq.ran = ran != 0;
+        rq.compare = compare != 0;
+        out.push_back(rq);
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_F(ProgramBatch, ImportFailuresGetTheirVerdictsThroughTheQueue) {
@@ -157,14 +184,9 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     // Each load's warm-up: (runs, runs on the meta device), in order.
     std::vector<std::pair<int, int>> warmups;
     constexpr int kLoad = 9;  // ipc/frame.h
-    {
-        std::istringstream in(kb::read_file(log));
-        std::string role, pid;
-        int type = 0, timing_inputs = 0, warm = 0, meta = 0;
-        while (in >> role >> pid >> type >> timing_inputs >> warm >> meta) {
-            if (role == "candidate") requests[pid].push_back({type, timing_inputs != 0});
-            if (role == "candidate" && type == kLoad) warmups.push_back({warm, meta});
-        }
+    for (const StandinRequest& rq : standin_requests(log)) {
+        if (rq.role == "candidate") requests[rq.pid].push_back({rq.type, rq.timing_inputs});
+        if (rq.role == "candidate" && rq.type == kLoad) warmups.push_back({rq.warm, rq.meta});
     }
     // Every case is warmed: on the meta device before the reference has run
     // at it (its memory unknown), on real inputs after (the device-less
@@ -217,6 +239,72 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
         }
         EXPECT_EQ(reused, t["reference_rounds_reused"].get<size_t>()) << t.dump(1);
     }
+}
+
+TEST_F(ProgramBatch, ARunTheHostHasNotSeenRunsOnceAndComparesAsItGoes) {
+    // The stand-in workers act out the GPU comparison on files (its
+    // $KBENCH_STANDIN_SHARE_DIR): the reference keeps its outputs and
+    // compares the candidate's exported ones. The recheck's seed is new to
+    // the host at its first use: the candidate runs first, and the
+    // reference then runs and compares in one request
+    // (ProgramRunRequest::compare_inline). Asked for its description first,
+    // the reference ran once for it and, at KernelBench's sizes, where its
+    // kept budget had no room for a second 6 GiB output, again at the compare.
+    ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
+    ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
+    const std::string dir = kb::make_temp_dir("kbench-standin-share-");
+    const std::string log = dir + "/requests.log";
+    ::setenv("KBENCH_STANDIN_LOG", log.c_str(), 1);
+    ::setenv("KBENCH_STANDIN_SHARE_DIR", dir.c_str(), 1);
+    ::setenv("KBENCH_CONFINE_WRITE", dir.c_str(), 1);
+    kb_task* standin = nullptr;
+    ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
+        << kb_last_error();
+    const std::vector<std::string> files = {"correct.py", "wrong_on_the_recheck.py", "correct.py", "wrong.py"};
+    const std::vector<kb_verdict> want = {KB_VERDICT_PASS, KB_VERDICT_WRONG_ANSWER, KB_VERDICT_PASS,
+                                          KB_VERDICT_WRONG_ANSWER};
+    double s = 0;
+    // One lane: two lanes may both miss the host's cache of a case's
+    // reference and run it twice, which would blur the count below.
+    auto out = run(files, 1, false, &s, standin, "standin/candidates");
+    ::unsetenv("KBENCH_PROGRAM_WORKER");
+    ::unsetenv("KBENCH_CONFINE_READ");
+    ::unsetenv("KBENCH_STANDIN_LOG");
+    ::unsetenv("KBENCH_STANDIN_SHARE_DIR");
+    ::unsetenv("KBENCH_CONFINE_WRITE");
+    kb_task_destroy(standin);
+    const std::vector<StandinRequest> requests = standin_requests(log);
+    kb::remove_tree(dir);
+    ASSERT_EQ(out.size(), files.size());
+    for (size_t i = 0; i < files.size(); ++i)
+        EXPECT_EQ(out[i].verdict, want[i]) << files[i] << ": " << out[i].message << "\n" << out[i].json.dump(1);
+    // Every case compared on the "GPU", the recheck's too; the candidate
+    // right only while checked fails at its recheck.
+    for (size_t i : {size_t(0), size_t(1), size_t(2)}) {
+        const kb::Json& j = out[i].json;
+        ASSERT_TRUE(j.contains("recheck")) << files[i] << ": " << j.dump(1);
+        ASSERT_EQ(j["recheck"]["outputs"].size(), 1u) << j.dump(1);
+        EXPECT_EQ(j["recheck"]["outputs"][0].value("compared_on", ""), "gpu") << j.dump(1);
+        ASSERT_EQ(j["cases"].size(), 3u) << j.dump(1);
+        for (const kb::Json& c : j["cases"]) EXPECT_EQ(c["outputs"][0].value("compared_on", ""), "gpu") << j.dump(1);
+    }
+    EXPECT_EQ(out[1].json["recheck"].value("verdict", ""), "wrong_answer") << out[1].json.dump(1);
+    EXPECT_FALSE(out[3].json.contains("recheck")) << out[3].json.dump(1);
+    // The reference's requests: each of the three cases run once for the
+    // host (the score's seed is every candidate's); the recheck's seed run
+    // once, in the request that compared the first recheck; every other
+    // comparison (ten correctness runs, two rechecks) from kept outputs.
+    constexpr int kRun = 10;  // ipc/frame.h
+    size_t runs = 0, compared_as_run = 0, compares = 0;
+    for (const StandinRequest& rq : requests) {
+        if (rq.role != "reference" || rq.type != kRun) continue;
+        if (rq.ran && rq.compare) ++compared_as_run;
+        else if (rq.ran) ++runs;
+        else if (rq.compare) ++compares;
+    }
+    EXPECT_EQ(runs, 3u);
+    EXPECT_EQ(compared_as_run, 1u);
+    EXPECT_EQ(compares, 12u);
 }
 
 TEST_F(ProgramBatch, EveryLaneHasItsWorkerBeforeItTakesAJob) {

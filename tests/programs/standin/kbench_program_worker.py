@@ -16,8 +16,18 @@ Where $KBENCH_STANDIN_LOG names a file, each request is appended to it as
 one line: the worker's role and pid, the message type, for a release
 whether it drops a timing's inputs (`timing_inputs`), and for a load how
 many warm-up runs it names and how many of them on the meta device, so a
-test sees what the host asked of each worker. $KBENCH_STANDIN_HELLO_S (seconds) makes its
+test sees what the host asked of each worker; a program_run's line also
+says whether the model ran and whether the request carried candidate
+outputs to compare. $KBENCH_STANDIN_HELLO_S (seconds) makes its
 start that slow, as a real worker's import of torch is.
+
+Where $KBENCH_STANDIN_SHARE_DIR names a folder both workers may write, they
+act out the GPU comparison (docs/programs.md, "Processes") on files: the
+candidate worker "exports" each output as a file there (its handle is the
+file's path in hex), and the reference worker keeps its outputs, says
+`gpu_compare`, and compares the candidate's files with them by the same
+rule as the comparator (compare_math.h): a compare request is answered
+from the kept outputs, or runs the reference, keeps and compares.
 """
 import hashlib
 import os
@@ -54,6 +64,32 @@ def checksum(values):
     return hashlib.sha256(f32_bytes(values)).hexdigest()[:32]
 
 
+def compare_stats(cand, ref, atol, rtol):
+    """The comparator's statistics (GpuCompareStats) of two f32 lists,
+    NaN-free: |c - r| <= atol + rtol * |r| matches; the worst element is the
+    first of the largest violation."""
+    mism, max_abs, max_rel, max_vio, worst = 0, 0.0, 0.0, 0.0, 0
+    for i, (c, r) in enumerate(zip(cand, ref)):
+        diff = abs(c - r)
+        allowed = atol + rtol * abs(r)
+        vio = diff / allowed if allowed > 0 else (float("inf") if diff > 0 else 0.0)
+        if diff > allowed:
+            mism += 1
+        max_abs = max(max_abs, diff)
+        max_rel = max(max_rel, diff / abs(r) if r != 0 else (float("inf") if diff > 0 else 0.0))
+        if vio > max_vio:
+            max_vio, worst = vio, i
+
+    def bits(v):
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+
+    def number(v):
+        return "inf" if v == float("inf") else v
+    return {"mismatches": mism, "unwritten": 0, "max_abs_err": number(max_abs), "max_rel_err": number(max_rel),
+            "max_violation": number(max_vio), "worst_index": worst, "worst_bits": bits(cand[worst]) if cand else 0,
+            "expected_bits": bits(ref[worst]) if ref else 0}
+
+
 class Standin:
     def __init__(self, conn, role):
         self.conn = conn
@@ -61,6 +97,10 @@ class Standin:
         self.tasks = {}
         self.candidate = None
         self.candidate_name = ""
+        self.share_dir = os.environ.get("KBENCH_STANDIN_SHARE_DIR") or ""
+        self.kept = {}     # reference: a run's key -> its output values
+        self.exported = []  # candidate: the files of its last run's outputs
+        self.ran = False    # the last request ran the model
 
     # ---- tasks, inputs, models -------------------------------------------
     def task(self, doc, blobs):
@@ -147,12 +187,44 @@ class Standin:
         return [{"label": "output", "is_tensor": True, "dtype": "f32", "shape": [len(out)], "device": "cpu",
                  "blob": len(blobs) - 1}]
 
+    def export(self, out):
+        """The candidate's output as a file of the share folder, described
+        as the real worker describes an exported CUDA output."""
+        path = os.path.join(self.share_dir, "out-%d-%d.bin" % (os.getpid(), len(self.exported)))
+        with open(path, "wb") as f:
+            f.write(f32_bytes(out))
+        self.exported.append(path)
+        return {"label": "output", "is_tensor": True, "dtype": "f32", "shape": [len(out)], "device": "cuda:0",
+                "ipc": {"handle": path.encode().hex(), "offset": 0, "bytes": 4 * len(out)}}
+
+    def compare(self, expected, items):
+        out = []
+        for it in items:
+            with open(bytes.fromhex(it["handle"]).decode(), "rb") as f:
+                data = f.read()
+            if int(it.get("bytes", -1)) != 4 * len(expected) or len(data) != 4 * len(expected):
+                out.append({"error": "the candidate's output holds %s bytes, the reference's %d"
+                                     % (it.get("bytes"), 4 * len(expected))})
+                continue
+            cand = list(struct.unpack("<%df" % len(expected), data))
+            out.append(compare_stats(cand, expected, float(it["atol"]), float(it["rtol"])))
+        return out
+
     def program_run(self, doc, blobs):
         h, task = self.task(doc, blobs)
         if task is None:
             return {"missing": ["task:%s" % h]}, []
         who = self.role
         case = int(doc["case"])
+        key = (h, case, repr(doc.get("seed", 0)), doc.get("mode", "strict"), repr(doc.get("model_seed", 42)))
+        if doc.get("precision") is not None:
+            return {"case": case}, []  # no precision audit here
+        if doc.get("compare") is not None and key in self.kept:
+            return {"case": case, "compared": self.compare(self.kept[key], doc["compare"])}, []
+        if who == "candidate":
+            for path in self.exported:
+                os.remove(path)
+            self.exported = []
         seed = self.seed_of(doc.get("seed", 0))
         inputs = self.inputs(task, case, seed)
         descs = [{"index": i, "dtype": "f32", "shape": [len(x)], "checksum": checksum(x)}
@@ -162,6 +234,7 @@ class Standin:
         try:
             model = self.model(task, who)
             t0 = time.perf_counter()
+            self.ran = True
             out = model.forward(*args)
             result["run_ms"] = (time.perf_counter() - t0) * 1e3
         except RequestError:
@@ -173,7 +246,19 @@ class Standin:
                                "where": traceback.format_exc(limit=2)}
             return result, []
         out_blobs = []
-        result["outputs"] = self.outputs(out, out_blobs)
+        flat = isinstance(out, list) and all(isinstance(v, float) for v in out)
+        if self.share_dir and flat and who == "candidate" and doc.get("share_outputs"):
+            result["outputs"] = [self.export(out)]
+        else:
+            result["outputs"] = self.outputs(out, out_blobs)
+        if self.share_dir and flat and who == "reference":
+            for o in result["outputs"]:
+                o["device"] = "cuda:0"
+            if doc.get("keep_outputs") or doc.get("compare") is not None:
+                self.kept[key] = f32(out)
+                result["gpu_compare"] = True
+            if doc.get("compare") is not None:
+                result["compared"] = self.compare(f32(out), doc["compare"])
         if who == "candidate":
             result["inputs_after"] = [{"index": i, "checksum": checksum(x)} for i, x in enumerate(args)]
             result["integrity"] = {}
@@ -222,12 +307,17 @@ def serve(worker):
             return
         msg_type, msg_id, doc, blobs = frame
         log = os.environ.get("KBENCH_STANDIN_LOG")
-        if log:
-            with open(log, "a") as f:
-                warm = doc.get("warm") or []
-                f.write("%s %d %d %d %d %d\n" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(),
-                                                 msg_type, int(bool(doc.get("timing_inputs"))), len(warm),
-                                                 sum(1 for w in warm if w.get("meta"))))
+        warm = doc.get("warm") or []
+        line = "%s %d %d %d %d %d" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(), msg_type,
+                                      int(bool(doc.get("timing_inputs"))), len(warm),
+                                      sum(1 for w in warm if w.get("meta")))
+
+        def note(extra=""):
+            if log:
+                with open(log, "a") as f:
+                    f.write(line + extra + "\n")
+        if msg_type != kf.MSG_PROGRAM_RUN:
+            note()
         try:
             if msg_type == kf.MSG_HELLO:
                 time.sleep(float(os.environ.get("KBENCH_STANDIN_HELLO_S") or 0))
@@ -241,7 +331,12 @@ def serve(worker):
                 conn.reply(msg_type, msg_id, worker.program_load(doc, blobs))
             elif msg_type in (kf.MSG_PROGRAM_RUN, kf.MSG_PROGRAM_TIME):
                 f = worker.program_run if msg_type == kf.MSG_PROGRAM_RUN else worker.program_time
-                result, out_blobs = f(doc, blobs)
+                worker.ran = False
+                try:
+                    result, out_blobs = f(doc, blobs)
+                finally:
+                    if msg_type == kf.MSG_PROGRAM_RUN:
+                        note(" %d %d" % (int(worker.ran), int(doc.get("compare") is not None)))
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_RELEASE:
                 conn.reply(msg_type, msg_id, {})
