@@ -10,6 +10,7 @@
 #include "engine/efficiency.h"
 #include "engine/empty_candidate.h"
 #include "engine/local_backend.h"
+#include "util/env_number.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/release_together.h"
@@ -51,6 +52,15 @@ Context::Context(const ContextOptions& opts, const Isolation& isolation) : opts_
     if (cc.cache_dir.empty())
         if (const char* env = std::getenv("KBENCH_CACHE_DIR")) cc.cache_dir = env;
     if (!cc.cache_dir.empty()) make_dirs(cc.cache_dir);
+
+    // $KBENCH_GPU_SHARERS: how many lanes may run correctness work on the
+    // GPU at once (unset: all of them). Fewer than the lanes lets the rest
+    // import and compile candidates meanwhile without adding to the work
+    // that time-slices on the GPU.
+    if (auto n = env_number("KBENCH_GPU_SHARERS", 1, 1024,
+                            "every lane to run correctness work on the GPU at once (a number caps how many)"))
+        gpu_phase_.set_max_sharers(unsigned(*n));
+    info_["gpu_sharers"] = gpu_phase_.max_sharers();
 
     // Worker isolation (docs/isolation.md): asked for, or the default for a
     // context that runs kernels. A compile-only context runs no kernels and

@@ -33,12 +33,29 @@ public:
 
     explicit GpuPhaseLock(Clock::duration suspect = kSuspect) : suspect_(suspect) {}
 
+    // At most `n` sharers at once (0: any number), so that more lanes can
+    // import and compile their candidates, which needs no GPU phase, than
+    // run correctness work side by side on the GPU. A sharer that looks hung
+    // does not count against it: its slot would stay taken until its
+    // deadline.
+    void set_max_sharers(unsigned n) {
+        std::lock_guard<std::mutex> l(mu_);
+        max_sharers_ = n;
+        cv_.notify_all();
+    }
+    unsigned max_sharers() const {
+        std::lock_guard<std::mutex> l(mu_);
+        return max_sharers_;
+    }
+
     void lock_shared() {
         std::unique_lock<std::mutex> l(mu_);
         for (;;) {
-            if (!timing_ && (timers_waiting_ == 0 || oldest_sharer_is_suspect(Clock::now()))) break;
-            // A waiting timer: look again when the oldest sharer would turn
-            // suspect, unless something changes first.
+            const bool suspect = oldest_sharer_is_suspect(Clock::now());
+            const bool room = max_sharers_ == 0 || since_.size() < max_sharers_ || suspect;
+            if (!timing_ && room && (timers_waiting_ == 0 || suspect)) break;
+            // A waiting timer or no room: look again when the oldest sharer
+            // would turn suspect, unless something changes first.
             if (!timing_ && !since_.empty())
                 cv_.wait_until(l, oldest_since() + suspect_);
             else
@@ -50,7 +67,9 @@ public:
         std::lock_guard<std::mutex> l(mu_);
         auto it = since_.find(std::this_thread::get_id());
         if (it != since_.end()) since_.erase(it);
-        if (since_.empty()) cv_.notify_all();
+        // A timer waits for no sharer at all; a sharer held back by the cap
+        // for one slot.
+        if (since_.empty() || max_sharers_ != 0) cv_.notify_all();
     }
     void lock() {
         std::unique_lock<std::mutex> l(mu_);
@@ -124,6 +143,7 @@ private:
     // thread holds at most one share (a lane is one thread at a time).
     std::multimap<std::thread::id, Clock::time_point> since_;
     unsigned timers_waiting_ = 0;  // lanes waiting to time
+    unsigned max_sharers_ = 0;     // set_max_sharers
     bool timing_ = false;          // a lane is timing now
 };
 

@@ -171,6 +171,36 @@ TEST(CApi, TheContainmentFlagsReachTheContext) {
     }
 }
 
+// $KBENCH_GPU_SHARERS caps how many lanes run correctness work on the GPU
+// at once (engine/gpu_phase.h); the context says the cap (0: none), and a
+// setting that is not a number of lanes is refused with the fix.
+TEST(CApi, TheGpuSharersSettingReachesTheContext) {
+    const std::pair<const char*, unsigned> good[] = {{"", 0u}, {"3", 3u}};
+    for (const auto& [value, cap] : good) {
+        ::setenv("KBENCH_GPU_SHARERS", value, 1);
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        kb_context* c = nullptr;
+        ASSERT_EQ(kb_context_create(&o, &c), KB_OK) << kb_last_error();
+        EXPECT_EQ(kb::Json::parse(kb_context_json(c))["gpu_sharers"], cap) << "KBENCH_GPU_SHARERS=" << value;
+        kb_context_destroy(c);
+    }
+    for (const char* value : {"0", "two", "4x", "-1", "99999"}) {
+        ::setenv("KBENCH_GPU_SHARERS", value, 1);
+        kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
+        o.device = KB_DEVICE_NONE;
+        kb_context* c = nullptr;
+        EXPECT_EQ(kb_context_create(&o, &c), KB_ERR_INVALID_ARGUMENT) << "KBENCH_GPU_SHARERS=" << value;
+        EXPECT_EQ(c, nullptr);
+        const std::string why = kb_last_error();
+        EXPECT_NE(why.find("$KBENCH_GPU_SHARERS is '" + std::string(value) + "', not a number from 1 to 1024"),
+                  std::string::npos)
+            << why;
+        EXPECT_NE(why.find("unset it for every lane"), std::string::npos) << why;
+    }
+    ::unsetenv("KBENCH_GPU_SHARERS");
+}
+
 TEST(CApi, CompileOnlyContextCompilesAndRefusesToRun) {
     kb_context_options o = KB_CONTEXT_OPTIONS_INIT;
     o.device = KB_DEVICE_NONE;

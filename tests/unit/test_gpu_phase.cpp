@@ -264,3 +264,53 @@ TEST(GpuPhaseLock, ATimerThatMayGiveUpLeavesTheLineOnceASharerLooksHung) {
     release = true;
     hang.join();
 }
+
+// set_max_sharers: more lanes than may run correctness work at once (they
+// import and compile without the GPU phase). No more than the cap share the
+// GPU, the cap still lets that many overlap, and a sharer that looks hung
+// frees its slot rather than hold it until its deadline.
+TEST(GpuPhaseLock, NoMoreThanTheCapShareTheGpuAndAHungSharerFreesItsSlot) {
+    const auto suspect = 60ms;
+    kb::GpuPhaseLock lock(suspect);
+    lock.set_max_sharers(2);
+    EXPECT_EQ(lock.max_sharers(), 2u);
+    std::atomic<int> sharing{0}, max_sharing{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 40; ++i) {
+                std::shared_lock<kb::GpuPhaseLock> l(lock);
+                int now = sharing.fetch_add(1) + 1;
+                int seen = max_sharing.load();
+                while (now > seen && !max_sharing.compare_exchange_weak(seen, now)) {
+                }
+                std::this_thread::sleep_for(500us);
+                sharing.fetch_sub(1);
+            }
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_LE(max_sharing.load(), 2) << "more sharers than the cap";
+    EXPECT_EQ(max_sharing.load(), 2) << "the cap's sharers never overlapped";
+
+    // One slot, held by a sharer that stays (a hang): the next sharer waits
+    // until it looks hung, then gets in beside it.
+    lock.set_max_sharers(1);
+    std::atomic<bool> holding{false}, release{false};
+    std::chrono::steady_clock::time_point held_from;
+    std::thread hang([&] {
+        std::shared_lock<kb::GpuPhaseLock> l(lock);
+        held_from = std::chrono::steady_clock::now();  // just after its share began
+        holding = true;
+        wait_until([&] { return release.load(); });
+    });
+    wait_until([&] { return holding.load(); });
+    {
+        std::shared_lock<kb::GpuPhaseLock> next(lock);
+        EXPECT_TRUE(next.owns_lock());
+        EXPECT_GE(std::chrono::steady_clock::now() - held_from, suspect - 1ms)
+            << "it got in beside a sharer that filled the cap";
+        EXPECT_TRUE(lock.sharer_looks_hung());
+    }
+    release = true;
+    hang.join();
+}
