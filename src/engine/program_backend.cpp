@@ -566,10 +566,15 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         r.run_ms = cand.run_ms;
         return r;
     }
-    CompareResult r;
+    // The plan's run, compared as it ran where its outputs are what the plan
+    // said. Otherwise (the candidate failed or shared no output of the
+    // reference's kind, outputs of other shapes, or a worker that kept this
+    // run though the host had not seen it) the reference is asked for its
+    // description first, as for any run.
     std::vector<GpuCompareItem> items;
+    std::vector<GpuCompareStats> stats;
     if (plan) items = gpu_items(t, p, *plan, cand);
-    if (plan && !items.empty()) {
+    if (!items.empty()) {
         ProgramRunRequest once = base;
         once.clone_inputs = false;
         once.record_ops = once.record_kernels = false;
@@ -578,25 +583,17 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
         once.compare_inline = items;
         std::shared_ptr<ProgramRunReply> got = reference_reply(t, task, once);
         if (as_planned(*plan, *got, items)) {
-            const std::vector<GpuCompareStats> stats = std::move(got->compared);
+            stats = std::move(got->compared);
             got->compared.clear();
             refs_.cache().put(reference_key(t, base), got);
+            note_warnings(t, p, base, *got, &obs.reference_warnings);
             ref = got;
-            note_warnings(t, p, base, *ref, &obs.reference_warnings);
-            r = compare_outputs(task, p, base, rq, ref, cand, k.label, &items, &stats);
-        } else {
-            // Outputs of other shapes than the plan's (or a worker that
-            // kept this run though the host had not seen it): asked for
-            // its description first, as any run.
-            ref = reference(t, task, p, base, &obs.reference_warnings);
-            r = compare_outputs(task, p, base, rq, ref, cand, k.label);
         }
-    } else {
-        // Nothing to compare on the GPU (the candidate failed or shared no
-        // output of the reference's kind): the reference's run as before.
-        if (!ref) ref = reference(t, task, p, base, &obs.reference_warnings);
-        r = compare_outputs(task, p, base, rq, ref, cand, k.label);
     }
+    const bool compared = ref && plan;
+    if (!ref) ref = reference(t, task, p, base, &obs.reference_warnings);
+    CompareResult r = compare_outputs(task, p, base, rq, ref, cand, k.label, compared ? &items : nullptr,
+                                      compared ? &stats : nullptr);
     // Before the release: the audit reads the outputs the candidate exported.
     if (audit && p.precision_audit) obs.precision = audit_precision(task, base, *ref, cand, r);
     if (rq.share_outputs) candidate().release_outputs();

@@ -18,6 +18,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// One more sharer in: `sharing` counts it, `max_sharing` keeps the most
+// seen at once.
+void enter(std::atomic<int>& sharing, std::atomic<int>& max_sharing) {
+    int now = sharing.fetch_add(1) + 1;
+    int seen = max_sharing.load();
+    while (now > seen && !max_sharing.compare_exchange_weak(seen, now)) {
+    }
+}
+
 TEST(GpuPhaseLock, SharersOverlapAndATimerIsAlone) {
     kb::GpuPhaseLock lock;
     std::atomic<int> sharing{0}, max_sharing{0}, timing{0};
@@ -34,10 +43,7 @@ TEST(GpuPhaseLock, SharersOverlapAndATimerIsAlone) {
                 } else {
                     std::shared_lock<kb::GpuPhaseLock> l(lock);
                     if (timing.load() != 0) overlap_with_timer = true;
-                    int now = sharing.fetch_add(1) + 1;
-                    int seen = max_sharing.load();
-                    while (now > seen && !max_sharing.compare_exchange_weak(seen, now)) {
-                    }
+                    enter(sharing, max_sharing);
                     std::this_thread::sleep_for(50us);
                     sharing.fetch_sub(1);
                 }
@@ -280,10 +286,7 @@ TEST(GpuPhaseLock, NoMoreThanTheCapShareTheGpuAndAHungSharerFreesItsSlot) {
         threads.emplace_back([&] {
             for (int i = 0; i < 40; ++i) {
                 std::shared_lock<kb::GpuPhaseLock> l(lock);
-                int now = sharing.fetch_add(1) + 1;
-                int seen = max_sharing.load();
-                while (now > seen && !max_sharing.compare_exchange_weak(seen, now)) {
-                }
+                enter(sharing, max_sharing);
                 std::this_thread::sleep_for(500us);
                 sharing.fetch_sub(1);
             }

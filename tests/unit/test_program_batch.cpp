@@ -96,6 +96,37 @@ struct ProgramBatch : ::testing::Test {
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// The torch-free stand-in for the program worker (tests/programs/standin/)
+// for a test's scope, with its problem loaded: each worker's requests go to
+// log() ($KBENCH_STANDIN_LOG), and with `share` the workers act out the GPU
+// comparison on files in the same folder ($KBENCH_STANDIN_SHARE_DIR).
+struct Standin {
+    std::string dir;
+    kb_task* task = nullptr;
+    explicit Standin(bool share = false) {
+        ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
+        // Its frames come from kbench's own Python module, which the
+        // confined worker may read.
+        ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
+        dir = kb::make_temp_dir("kbench-standin-");
+        ::setenv("KBENCH_STANDIN_LOG", log().c_str(), 1);
+        ::setenv("KBENCH_CONFINE_WRITE", dir.c_str(), 1);
+        if (share) ::setenv("KBENCH_STANDIN_SHARE_DIR", dir.c_str(), 1);
+        EXPECT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &task), KB_OK)
+            << kb_last_error();
+    }
+    ~Standin() {
+        for (const char* name : {"KBENCH_PROGRAM_WORKER", "KBENCH_CONFINE_READ", "KBENCH_STANDIN_LOG",
+                                 "KBENCH_CONFINE_WRITE", "KBENCH_STANDIN_SHARE_DIR"})
+            ::unsetenv(name);
+        kb_task_destroy(task);
+        kb::remove_tree(dir);
+    }
+    Standin(const Standin&) = delete;
+    Standin& operator=(const Standin&) = delete;
+    std::string log() const { return dir + "/requests.log"; }
+};
+
 // One request as the stand-in worker logged it ($KBENCH_STANDIN_LOG).
 struct StandinRequest {
     std::string role, pid;
@@ -153,29 +184,15 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     // (tests/programs/standin/) serves the same requests, so that correctness,
     // timing with its check of the timed calls' outputs, and the recheck of
     // program candidates run on two lanes where no torch is installed.
-    ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
-    // Its frames come from kbench's own Python module, which the confined
-    // worker may read.
-    ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
     // Each worker's requests, in order (the stand-in's $KBENCH_STANDIN_LOG).
-    const std::string log_dir = kb::make_temp_dir("kbench-standin-log-");
-    const std::string log = log_dir + "/requests.log";
-    ::setenv("KBENCH_STANDIN_LOG", log.c_str(), 1);
-    ::setenv("KBENCH_CONFINE_WRITE", log_dir.c_str(), 1);
-    kb_task* standin = nullptr;
-    ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
-        << kb_last_error();
+    Standin standin;
+    ASSERT_NE(standin.task, nullptr);
     const std::vector<std::string> files = {"correct.py", "wrong.py", "edits_input.py", "raises.py",
                                             "fast_when_timed.py", "correct.py"};
     const std::vector<kb_verdict> want = {KB_VERDICT_PASS,          KB_VERDICT_WRONG_ANSWER,  KB_VERDICT_INPUT_MODIFIED,
                                           KB_VERDICT_RUNTIME_ERROR, KB_VERDICT_WRONG_ANSWER, KB_VERDICT_PASS};
     double s = 0;
-    auto out = run(files, 2, false, &s, standin, "standin/candidates", true);
-    ::unsetenv("KBENCH_PROGRAM_WORKER");
-    ::unsetenv("KBENCH_CONFINE_READ");
-    ::unsetenv("KBENCH_STANDIN_LOG");
-    ::unsetenv("KBENCH_CONFINE_WRITE");
-    kb_task_destroy(standin);
+    auto out = run(files, 2, false, &s, standin.task, "standin/candidates", true);
     // When a timing ends, the candidate worker that timed drops the inputs
     // it kept across the rounds (program_release with timing_inputs) before
     // its next request: an idle worker holding them (6-9 GB at
@@ -184,7 +201,7 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     // Each load's warm-up: (runs, runs on the meta device), in order.
     std::vector<std::pair<int, int>> warmups;
     constexpr int kLoad = 9;  // ipc/frame.h
-    for (const StandinRequest& rq : standin_requests(log)) {
+    for (const StandinRequest& rq : standin_requests(standin.log())) {
         if (rq.role == "candidate") requests[rq.pid].push_back({rq.type, rq.timing_inputs});
         if (rq.role == "candidate" && rq.type == kLoad) warmups.push_back({rq.warm, rq.meta});
     }
@@ -194,7 +211,6 @@ TEST_F(ProgramBatch, EveryStageRunsThroughTheQueueWithATorchFreeWorker) {
     ASSERT_GE(warmups.size(), files.size());
     EXPECT_EQ(warmups.front(), std::make_pair(3, 3));
     EXPECT_EQ(warmups.back(), std::make_pair(3, 0));
-    kb::remove_tree(log_dir);
     constexpr int kTime = 11, kRelease = 14;  // ipc/frame.h
     size_t timings = 0;
     for (const auto& [pid, seq] : requests)
@@ -250,31 +266,16 @@ TEST_F(ProgramBatch, ARunTheHostHasNotSeenRunsOnceAndComparesAsItGoes) {
     // (ProgramRunRequest::compare_inline). Asked for its description first,
     // the reference ran once for it and, at KernelBench's sizes, where its
     // kept budget had no room for a second 6 GiB output, again at the compare.
-    ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
-    ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
-    const std::string dir = kb::make_temp_dir("kbench-standin-share-");
-    const std::string log = dir + "/requests.log";
-    ::setenv("KBENCH_STANDIN_LOG", log.c_str(), 1);
-    ::setenv("KBENCH_STANDIN_SHARE_DIR", dir.c_str(), 1);
-    ::setenv("KBENCH_CONFINE_WRITE", dir.c_str(), 1);
-    kb_task* standin = nullptr;
-    ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
-        << kb_last_error();
+    Standin standin(true);
+    ASSERT_NE(standin.task, nullptr);
     const std::vector<std::string> files = {"correct.py", "wrong_on_the_recheck.py", "correct.py", "wrong.py"};
     const std::vector<kb_verdict> want = {KB_VERDICT_PASS, KB_VERDICT_WRONG_ANSWER, KB_VERDICT_PASS,
                                           KB_VERDICT_WRONG_ANSWER};
     double s = 0;
     // One lane: two lanes may both miss the host's cache of a case's
     // reference and run it twice, which would blur the count below.
-    auto out = run(files, 1, false, &s, standin, "standin/candidates");
-    ::unsetenv("KBENCH_PROGRAM_WORKER");
-    ::unsetenv("KBENCH_CONFINE_READ");
-    ::unsetenv("KBENCH_STANDIN_LOG");
-    ::unsetenv("KBENCH_STANDIN_SHARE_DIR");
-    ::unsetenv("KBENCH_CONFINE_WRITE");
-    kb_task_destroy(standin);
-    const std::vector<StandinRequest> requests = standin_requests(log);
-    kb::remove_tree(dir);
+    auto out = run(files, 1, false, &s, standin.task, "standin/candidates");
+    const std::vector<StandinRequest> requests = standin_requests(standin.log());
     ASSERT_EQ(out.size(), files.size());
     for (size_t i = 0; i < files.size(); ++i)
         EXPECT_EQ(out[i].verdict, want[i]) << files[i] << ": " << out[i].message << "\n" << out[i].json.dump(1);
@@ -313,19 +314,13 @@ TEST_F(ProgramBatch, EveryLaneHasItsWorkerBeforeItTakesAJob) {
     // job for it, before it takes one, so no job's load waits for a start
     // (a lane that started its worker at its first job held that job for
     // the start: one TritonBench-G job of 0.3 s took 8.4 s at eight lanes).
-    ::setenv("KBENCH_PROGRAM_WORKER", (kDir + "/standin/kbench_program_worker.py").c_str(), 1);
-    ::setenv("KBENCH_CONFINE_READ", (std::string(KB_SOURCE_DIR) + "/python/kbench_programs").c_str(), 1);
+    Standin standin;
+    ASSERT_NE(standin.task, nullptr);
     ::setenv("KBENCH_STANDIN_HELLO_S", "1.5", 1);
-    kb_task* standin = nullptr;
-    ASSERT_EQ(kb_load_task((kDir + "/tasks/standin_scale_shift/task.json").c_str(), &standin), KB_OK)
-        << kb_last_error();
     double s = 0;
     auto out = run({"correct.py", "correct.py", "correct.py", "correct.py", "correct.py", "correct.py"}, 3, false,
-                   &s, standin, "standin/candidates");
-    ::unsetenv("KBENCH_PROGRAM_WORKER");
-    ::unsetenv("KBENCH_CONFINE_READ");
+                   &s, standin.task, "standin/candidates");
     ::unsetenv("KBENCH_STANDIN_HELLO_S");
-    kb_task_destroy(standin);
     ASSERT_EQ(out.size(), 6u);
     for (auto& [tag, o] : out) {
         EXPECT_EQ(o.verdict, KB_VERDICT_PASS) << o.message;
