@@ -12,6 +12,7 @@
 // violation; non-finite mismatches are +inf.
 #pragma once
 
+#include <math.h>
 #include <stdint.h>
 
 #include "hostdev/hd.h"
@@ -71,6 +72,52 @@ KB_HD ElementCheck kb_check_float(double cand, double ref, double atol, double r
     r.rel_err = ref != 0.0 ? diff / kb_abs(ref) : (diff > 0.0 ? inf : 0.0);
     r.violation = allowed > 0.0 ? diff / allowed : (diff > 0.0 ? inf : 0.0);
     return r;
+}
+
+KB_HD bool kb_finite(double x) { return !kb_isnan(x) && !kb_isinf(x); }
+
+// m * a less its rounding error: where it is at least the smallest normal
+// double, `diff <= kb_below(m, a)` means diff / a, rounded, is at most m
+// (m * a and this bound are each one rounding off the exact product, and
+// the margin also covers a denominator one rounding off the rule's), and
+// `diff < kb_below(m, a)` means diff / a, rounded, is under m.
+KB_HD double kb_below(double m, double a) { return (m * a) * (1.0 - 0x1p-48); }
+KB_HD bool kb_quotient_at_most(double diff, double den, double m) {
+    if (diff == 0.0) return true;  // 0 / den is 0, and the rule makes 0 of 0 / 0
+    const double b = kb_below(m, den);
+    return b >= 0x1p-1022 && diff <= b;
+}
+KB_HD bool kb_quotient_under(double diff, double den, double t) {
+    if (kb_isinf(t) || t < 0x1p-1022) return false;
+    const double b = kb_below(t, den);
+    return b >= 0x1p-1022 && diff < b;
+}
+
+// Running maxima of kb_check_float's errors over a run of elements (the
+// GPU comparator's pass): the values folding each element's ElementCheck
+// with fmax gives, but the rule's two divisions are made only where they
+// may raise a maximum, which in a passing output almost no element does.
+// Returns whether the element matches.
+struct FloatFold {
+    double max_abs = 0.0, max_rel = 0.0, max_violation = 0.0;
+};
+KB_HD bool kb_fold_float(double cand, double ref, double atol, double rtol, bool equal_nan, FloatFold& f) {
+    if (!kb_finite(cand) || !kb_finite(ref)) {
+        ElementCheck e = kb_check_float(cand, ref, atol, rtol, equal_nan);
+        f.max_abs = fmax(f.max_abs, e.abs_err);
+        f.max_rel = fmax(f.max_rel, e.rel_err);
+        f.max_violation = fmax(f.max_violation, e.violation);
+        return e.match;
+    }
+    const double inf = kb_inf();
+    const double diff = kb_abs(cand - ref);
+    const double allowed = atol + rtol * kb_abs(ref);
+    f.max_abs = fmax(f.max_abs, diff);
+    if (!kb_quotient_at_most(diff, kb_abs(ref), f.max_rel))
+        f.max_rel = fmax(f.max_rel, ref != 0.0 ? diff / kb_abs(ref) : (diff > 0.0 ? inf : 0.0));
+    if (!kb_quotient_at_most(diff, allowed, f.max_violation))
+        f.max_violation = fmax(f.max_violation, allowed > 0.0 ? diff / allowed : (diff > 0.0 ? inf : 0.0));
+    return diff <= allowed;
 }
 
 KB_HD ElementCheck kb_check_bits(uint64_t cand_bits, uint64_t ref_bits, double cand, double ref) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "hostdev/compare_math.h"
 #include "compare/comparator.h"
@@ -41,6 +42,79 @@ TEST(CompareMath, ZeroReferenceRelativeError) {
     EXPECT_TRUE(c.match);
     EXPECT_TRUE(std::isinf(c.rel_err));
     EXPECT_EQ(kb_check_float(0.0, 0.0, 0.0, 0.0, true).violation, 0.0);
+}
+
+// The GPU comparator's pass folds floats with kb_fold_float, which skips
+// the rule's divisions where they cannot raise a maximum, and its search for
+// the worst element skips those surely under it (kb_quotient_under). Both
+// must give what the plain rule gives, on runs of elements of every kind:
+// equal, a rounding apart, near the tolerance, zero references, subnormal
+// and huge values, NaN and infinities, zero atol or rtol.
+TEST(CompareMath, TheFoldGivesThePlainRulesMaximaAndWorstElement) {
+    std::mt19937_64 g(1);
+    std::uniform_real_distribution<double> unit(-1, 1), wide(-3, 3);
+    auto near = [&](int kind, double r) -> double {
+        switch (kind) {
+            case 0: return r;
+            case 1: return r * (1 + unit(g) * 1e-7);
+            case 2: return r + unit(g) * 1e-5;
+            case 3: return double(float(r * (1 + unit(g) * 1e-6)));
+            case 4: return unit(g) * 1e300;
+            case 5: return unit(g) * 1e-310;
+            case 6: return -r;
+            default: return r + unit(g);
+        }
+    };
+    size_t skipped = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const int n = 1 + int(g() % 64);
+        const double atol = g() % 4 == 0 ? 0.0 : std::pow(10.0, -double(g() % 9));
+        const double rtol = g() % 4 == 0 ? 0.0 : std::pow(10.0, -double(g() % 9));
+        const int kind = int(g() % 9);
+        std::vector<double> cand, ref;
+        FloatFold fold;
+        double max_abs = 0, max_rel = 0, max_vio = 0;
+        uint64_t plain_mismatches = 0, fold_mismatches = 0;
+        for (int i = 0; i < n; ++i) {
+            double r = g() % 7 == 0    ? 0.0
+                       : g() % 11 == 0 ? wide(g) * 1e-310
+                       : g() % 13 == 0 ? wide(g) * 1e300
+                                       : double(float(wide(g)));
+            double c = near(kind == 8 ? int(g() % 8) : kind, r);
+            if (g() % 50 == 0) c = NAN;
+            if (g() % 60 == 0) r = INFINITY;
+            if (g() % 70 == 0) c = -INFINITY;
+            cand.push_back(c);
+            ref.push_back(r);
+            ElementCheck e = kb_check_float(c, r, atol, rtol, true);
+            max_abs = std::fmax(max_abs, e.abs_err);
+            max_rel = std::fmax(max_rel, e.rel_err);
+            max_vio = std::fmax(max_vio, e.violation);
+            plain_mismatches += !e.match;
+            fold_mismatches += !kb_fold_float(c, r, atol, rtol, true, fold);
+        }
+        // As numbers: fmax may keep either zero where +0 meets -0.
+        ASSERT_EQ(fold.max_abs, max_abs) << "trial " << trial;
+        ASSERT_EQ(fold.max_rel, max_rel) << "trial " << trial;
+        ASSERT_EQ(fold.max_violation, max_vio) << "trial " << trial;
+        ASSERT_EQ(fold_mismatches, plain_mismatches) << "trial " << trial;
+        // The worst element: the first whose violation is the maximum.
+        int plain = -1, skipping = -1;
+        for (int i = 0; i < n && plain < 0; ++i)
+            if (kb_double_bits(kb_check_float(cand[i], ref[i], atol, rtol, true).violation) == kb_double_bits(max_vio))
+                plain = i;
+        for (int i = 0; i < n && skipping < 0; ++i) {
+            if (kb_finite(cand[i]) && kb_finite(ref[i]) &&
+                kb_quotient_under(kb_abs(cand[i] - ref[i]), atol + rtol * kb_abs(ref[i]), max_vio)) {
+                ++skipped;
+                continue;
+            }
+            if (kb_double_bits(kb_check_float(cand[i], ref[i], atol, rtol, true).violation) == kb_double_bits(max_vio))
+                skipping = i;
+        }
+        ASSERT_EQ(skipping, plain) << "trial " << trial;
+    }
+    EXPECT_GT(skipped, 10000u);  // the search skips elements at all
 }
 
 TEST(CompareMath, IntegersCompareBits) {
