@@ -27,6 +27,9 @@
 #            RUN_WORKER_COSTS=1 measures a run's steps at a 6 GiB input
 #            (bench/kernelbench/worker_costs.py) into worker_costs.json,
 #            MEM_TRACE=1 samples each GPU process's memory into gpu_mem.txt,
+#            MEM_HOLDERS=1 (with PROFILE_PROGRAMS=1) has each Python worker
+#            say what it holds on the device when idle (KBENCH_PROFILE_MEMORY)
+#            into held_memory.jsonl,
 #            RUN_TB_BENCH=1 adds the TritonBench-G operators' correctness-only
 #            batches (TB_N, TB_LANES, TB_LATENCY) into tb_bench.json;
 #            PROGRAM_TASK_CACHE (default .task-cache/, carried along) holds
@@ -124,7 +127,9 @@ if [ $run_programs = 1 ]; then
   # The confined Python workers may write their spans only where
   # $KBENCH_CONFINE_WRITE lets them (docs/measurement.md).
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
-    ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
+    ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} \
+    ${MEM_HOLDERS:+KBENCH_PROFILE_MEMORY=${RETURN_DIR:-$OUT}/held_memory.jsonl} \
+    timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
     ${PROGRAM_MODES:+--modes "$PROGRAM_MODES"} ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} \
     --task-cache "$TASK_CACHE" --out "${RETURN_DIR:-$OUT}/program_bench.json" --stall-dump "${RETURN_DIR:-$OUT}/stalls.txt" >/dev/null \

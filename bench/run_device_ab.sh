@@ -20,9 +20,27 @@ git apply --check "$PATCH" 2>/dev/null || patch --dry-run -p1 <"$PATCH" >/dev/nu
   { echo "run_device_ab: '$PATCH' does not apply to this tree" >&2; exit 2; }
 RETURN=${OUT:-$PWD/out-ab}
 mkdir -p "$RETURN"
+# GPU processes left by the pass before (a worker still exiting) share the
+# card's bandwidth with the next pass's first figures: each pass waits up
+# to 60 s for the card to have no compute process, and its console names
+# any that stayed (pid, memory, command line).
+quiet_gpu() {
+  local apps i
+  for i in $(seq 60); do
+    apps=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>/dev/null)
+    [ -z "$apps" ] && return 0
+    sleep 1
+  done
+  echo "run_device_ab: GPU processes still running after 60 s:"
+  echo "$apps" | while IFS=', ' read -r pid mem unit; do
+    echo "  $pid $mem$unit $(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null | cut -c1-200)"
+  done
+}
 pass() {  # pass NAME: run_device.sh into /tmp/NAME, packed into $RETURN/NAME.tgz
   local dir=/tmp/kbench-ab-$1
   rm -rf "$dir" && mkdir -p "$dir"
+  quiet_gpu >"$dir/gpu_before.txt" 2>&1
+  cat "$dir/gpu_before.txt"
   # OUT unset: run_device.sh writes everything under RUN_DIR, packed below.
   env -u OUT RUN_DIR="$dir" bash bench/run_device.sh "$MODE" >"$dir/console.txt" 2>&1
   echo "== pass $1: run_device.sh $MODE exited $?"

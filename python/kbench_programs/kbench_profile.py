@@ -51,6 +51,97 @@ class laps:
             self.t = now
 
 
+_HELD_PATH = os.environ.get("KBENCH_PROFILE_MEMORY", "")
+_SCAN = [None]  # the object list held_memory walks: not a holder itself
+_HELD_LAST = [0.0]
+
+
+def _owner_of(obj, gc):
+    """A short name for what holds `obj`: an object's attribute, a list's
+    or dict's owner, a frame's function."""
+    names = []
+    for r in gc.get_referrers(obj):
+        if type(r).__name__ == "frame":
+            names.append("frame %s" % r.f_code.co_name)
+        elif isinstance(r, dict):
+            keys = [k for k, v in r.items() if v is obj][:1]
+            owners = [type(o).__name__ for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r][:1]
+            names.append("%s.%s" % (owners[0] if owners else "dict", keys[0] if keys else "?"))
+        elif isinstance(r, (list, tuple)):
+            names.append(type(r).__name__ + " in " + ",".join(_owner_of_container(r, gc)))
+        elif r is not _SCAN[0]:
+            attrs = [k for k, v in getattr(r, "__dict__", {}).items() if v is obj][:1]
+            names.append(type(r).__name__ + ("." + attrs[0] if attrs else ""))
+    return names[:6]
+
+
+def _owner_of_container(c, gc):
+    out = []
+    for r in gc.get_referrers(c):
+        if isinstance(r, dict):
+            keys = [k for k, v in r.items() if v is c][:1]
+            owners = [type(o).__name__ for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r][:1]
+            out.append("%s.%s" % (owners[0] if owners else "dict", keys[0] if keys else "?"))
+        elif type(r).__name__ == "frame":
+            out.append("frame %s" % r.f_code.co_name)
+        elif r is not _SCAN[0]:
+            attrs = [k for k, v in getattr(r, "__dict__", {}).items() if v is c][:1]
+            out.append(type(r).__name__ + ("." + attrs[0] if attrs else ""))
+    return out[:4]
+
+
+def tracing_memory():
+    """Whether held_memory writes anything ($KBENCH_PROFILE_MEMORY)."""
+    return bool(_HELD_PATH)
+
+
+def held_memory(torch, device, when):
+    """With $KBENCH_PROFILE_MEMORY (a file): one JSON line of what this
+    process holds on the device at `when` (an idle point), so a trace of a
+    batch says which worker keeps memory between its jobs and why: torch's
+    allocated and reserved bytes, each segment of 256 MiB or more with its
+    allocated part and active blocks, and each live CUDA tensor of 256 MiB
+    or more with what refers to it. Off, it costs one string test."""
+    if not _HELD_PATH or torch is None or not str(device).startswith("cuda"):
+        return
+    import gc
+    big = 256 << 20
+    cuda = torch.cuda
+    # Only a worker that holds 1 GiB or more, at most once in 2 s: the
+    # object walk takes tens of milliseconds, inside a lane's GPU phase.
+    now = time.time()
+    if cuda.memory_reserved(device) < 1 << 30 or now - _HELD_LAST[0] < 2.0:
+        return
+    _HELD_LAST[0] = now
+    segments = []
+    for seg in cuda.memory_snapshot():
+        if seg.get("total_size", 0) >= big:
+            segments.append([seg["total_size"], seg.get("allocated_size", 0),
+                             [b["size"] for b in seg.get("blocks", []) if b.get("state") == "active_allocated"][:8]])
+    import warnings
+    tensors = []
+    _SCAN[0] = everything = gc.get_objects()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # isinstance on deprecated module attributes warns
+        for o in everything:
+            try:
+                if isinstance(o, torch.Tensor) and o.is_cuda and o.untyped_storage().nbytes() >= big:
+                    tensors.append({"bytes": o.untyped_storage().nbytes(), "shape": list(o.shape),
+                                    "dtype": str(o.dtype), "held_by": _owner_of(o, gc)})
+            except Exception:
+                continue
+    _SCAN[0] = None
+    del everything
+    line = {"pid": os.getpid(), "process": _PROCESS[0], "when": when, "t": now,
+            "allocated": cuda.memory_allocated(device), "reserved": cuda.memory_reserved(device),
+            "segments": segments, "tensors": tensors[:16]}
+    try:
+        with open(_HELD_PATH, "a") as f:
+            f.write(json.dumps(line) + "\n")
+    except OSError:
+        pass
+
+
 def name_process(name):
     _PROCESS[0] = name
 

@@ -1621,6 +1621,11 @@ class Worker:
                 import gc
                 gc.collect()
                 cuda.empty_cache()
+        # What a candidate worker still holds between requests (the
+        # reference's kept outputs are its budget's; a timing's rounds keep
+        # their inputs): $KBENCH_PROFILE_MEMORY traces it.
+        if kprof.tracing_memory() and self.role != "reference" and self.timing_inputs is None:
+            kprof.held_memory(self.torch, self.device, "trimmed")
 
     def with_memory_retry(self, f, doc, blobs):
         """f(doc, blobs), run once more after release_caches() when it ran out

@@ -255,6 +255,76 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(calls, [False, True, False])
 
 
+class HeldMemory(unittest.TestCase):
+    """kbench_profile.held_memory ($KBENCH_PROFILE_MEMORY), on a torch-like
+    stand-in: what an idle worker holds on the device, and who holds it."""
+
+    def test_names_the_holder_of_a_large_device_tensor_once_in_two_seconds(self):
+        import kbench_profile as kprof
+
+        class Storage:
+            def __init__(self, n):
+                self.n = n
+
+            def nbytes(self):
+                return self.n
+
+        class Tensor:
+            is_cuda = True
+            dtype = "float32"
+
+            def __init__(self, n):
+                self.shape = [n // 4]
+                self.storage = Storage(n)
+
+            def untyped_storage(self):
+                return self.storage
+
+        class Cuda:
+            reserved = 7 << 30
+
+            def memory_snapshot(self):
+                return [{"total_size": 6 << 30, "allocated_size": 1 << 20,
+                         "blocks": [{"size": 1 << 20, "state": "active_allocated"}, {"size": 6 << 30, "state": "x"}]},
+                        {"total_size": 2 << 20, "allocated_size": 0, "blocks": []}]
+
+            def memory_allocated(self, device):
+                return (1 << 30) + (1 << 20)
+
+            def memory_reserved(self, device):
+                return Cuda.reserved
+
+        class Holder:
+            pass
+        fake = types.SimpleNamespace(Tensor=Tensor, cuda=Cuda())
+        holder = Holder()
+        holder.kept = Tensor(1 << 30)
+        small = Tensor(1 << 20)  # under 256 MiB: not listed
+        saved = kprof._HELD_PATH, kprof._HELD_LAST[0]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "held.jsonl")
+            kprof._HELD_PATH, kprof._HELD_LAST[0] = path, 0.0
+            try:
+                self.assertTrue(kprof.tracing_memory())
+                kprof.held_memory(fake, "cuda:0", "trimmed")
+                kprof.held_memory(fake, "cuda:0", "trimmed")  # within 2 s of the last: nothing
+                kprof._HELD_LAST[0] = 0.0
+                Cuda.reserved = 512 << 20  # under 1 GiB: nothing
+                kprof.held_memory(fake, "cuda:0", "trimmed")
+                kprof.held_memory(fake, "cpu", "trimmed")  # not a device: nothing
+            finally:
+                kprof._HELD_PATH, kprof._HELD_LAST[0] = saved
+            with open(path) as f:
+                lines = [json.loads(x) for x in f]
+        self.assertEqual(len(lines), 1)
+        self.assertEqual(lines[0]["when"], "trimmed")
+        self.assertEqual(lines[0]["reserved"], 7 << 30)
+        self.assertEqual(lines[0]["segments"], [[6 << 30, 1 << 20, [1 << 20]]])
+        self.assertEqual([(t["bytes"], t["shape"]) for t in lines[0]["tensors"]], [(1 << 30, [1 << 28])])
+        self.assertIn("Holder.kept", lines[0]["tensors"][0]["held_by"])
+        self.assertEqual(small.shape, [1 << 18])
+
+
 class ProblemFiles(unittest.TestCase):
     SRC = ("import torch\n"
            "N = 2048 * 2\n"
