@@ -1748,9 +1748,13 @@ def serve(worker):
             elif msg_type == kf.MSG_PROGRAM_RELEASE:
                 # The outputs exported for the comparison went above; with
                 # "timing_inputs", the copy a timing kept across its rounds
-                # goes too (the timing is over). Their memory goes back to
-                # the driver, for the other workers.
-                if doc.get("timing_inputs"):
+                # goes too (the timing is over); with "caches", everything
+                # kept for later requests (another lane ran out of device
+                # memory). Their memory goes back to the driver, for the
+                # other workers.
+                if doc.get("caches"):
+                    worker.release_caches()
+                elif doc.get("timing_inputs"):
                     worker.drop_timing_inputs()
                 worker.trim_cache()
                 conn.reply(msg_type, msg_id, {})

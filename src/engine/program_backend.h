@@ -140,6 +140,17 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         if (workers_) workers_->let_go();
     }
+    // As PythonWorkers::release_caches, of a reference worker that runs.
+    void release_caches() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (workers_) {
+            try {
+                workers_->release_caches(ProgramRole::reference);
+            } catch (const std::exception&) {
+                // best effort: a worker that fails here fails its next request
+            }
+        }
+    }
     Json info() {
         std::lock_guard<std::mutex> lock(mutex_);
         return workers_ ? workers_->info() : Json();

@@ -294,6 +294,13 @@ public:
     // `MEM_TRACE=1 PROGRAM_LANES=8 bash bench/run_device.sh programs`).
     // Best effort, as release_outputs.
     virtual void release_timing_inputs(ProgramRole role) { (void)role; }
+    // The worker of `role` drops everything it keeps for later requests (its
+    // input cache, a timing's inputs; the reference's kept outputs and
+    // precision recomputations, which it makes again when next asked) and
+    // hands torch's cached blocks back to the driver: asked of the reference
+    // before a run that ran out of device memory runs again with the GPU
+    // alone. Best effort, as release_outputs.
+    virtual void release_caches(ProgramRole role) { (void)role; }
     // As Backend::let_go.
     virtual void let_go() {}
 };

@@ -263,9 +263,13 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
     };
     // Out of device memory beside other lanes (their runs, warm-ups and
     // caches share the device; at KernelBench's sizes one run's working set
-    // is 20-30 GB): run once more with the GPU alone. A candidate that needs
-    // more than the device has fails the second time too, and says so.
+    // is 20-30 GB): run once more with the GPU alone, after the reference
+    // worker has dropped what it keeps for later runs (its kept outputs take
+    // up to a fifth of the device), which holds for a timing too: it has the
+    // GPU alone already, but not the memory. A candidate that needs more than
+    // the device has fails the second time too, and says so.
     auto attempt_alone = [&] {
+        if (program_refs_) program_refs_->release_caches();
         if constexpr (std::is_same_v<Phase, std::shared_lock<GpuPhaseLock>>) {
             std::unique_lock<GpuPhaseLock> alone(gpu_phase_, std::defer_lock);
             {
@@ -282,8 +286,10 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
     auto out_of_memory = [](const std::string& m) {
         return m.find("OutOfMemoryError") != std::string::npos || m.find("out of memory") != std::string::npos;
     };
-    const char* kAloneAgain = "a first attempt ran out of device memory while other lanes shared the GPU; this is "
-                              "a second attempt with the GPU alone. The first: ";
+    const std::string kAloneAgain =
+        std::string("a first attempt ran out of device memory, which other lanes' runs and the workers' caches "
+                    "share; this is a second attempt with the GPU alone") +
+        (program_refs_ ? ", after the reference worker dropped its caches" : "") + ". The first: ";
     std::optional<decltype(request())> first_try;
     try {
         first_try.emplace(attempt());
@@ -292,7 +298,7 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
         // task's failure yet.
         if (e.status() != KB_ERR_REFERENCE_FAILED || !out_of_memory(e.what())) throw;
         auto again = attempt_alone();
-        again.retried = kAloneAgain + std::string(e.what());
+        again.retried = kAloneAgain + e.what();
         return again;
     }
     auto r = std::move(*first_try);

@@ -511,6 +511,12 @@ void ProgramWorkers::release_timing_inputs(ProgramRole role) {
     (void)w->call(wire::Msg::program_release, Json{{"timing_inputs", true}}, {}, 10.0);
 }
 
+void ProgramWorkers::release_caches(ProgramRole role) {
+    auto& w = role == ProgramRole::reference ? reference_ : candidate_;
+    if (!w || w->pid() == 0) return;
+    (void)w->call(wire::Msg::program_release, Json{{"caches", true}}, {}, 10.0);
+}
+
 std::vector<GpuCompareStats> ProgramWorkers::compare_on_gpu(const TaskPtr& task, const ProgramRunRequest& rq,
                                                            const std::vector<GpuCompareItem>& items) {
     Json body = wire::program_compare_body(rq, items);

@@ -85,6 +85,7 @@ public:
                                                                const std::vector<std::string>& modes) override;
     void release_outputs() override;
     void release_timing_inputs(ProgramRole role) override;
+    void release_caches(ProgramRole role) override;
 
     void let_go() override {
         if (candidate_) candidate_->let_go();

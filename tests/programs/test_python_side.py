@@ -113,6 +113,25 @@ class WorkerRequests(unittest.TestCase):
         self.assertEqual(replies, [(kf.MSG_PROGRAM_RELEASE | kf.REPLY_BIT, 5, {"ok": True, "result": {}})])
         self.assertEqual(worker.shared, [])
         self.assertEqual(Stub.trims, 1)
+
+    def test_release_of_every_cache_drops_them_before_the_trim(self):
+        """program_release with "caches": the host asks it of the reference
+        before a run that ran out of device memory runs again."""
+        calls = []
+
+        class Stub:
+            def release_caches(self):
+                calls.append("release_caches")
+
+            def drop_timing_inputs(self):
+                calls.append("drop_timing_inputs")
+
+            def trim_cache(self):
+                calls.append("trim_cache")
+        replies = self.serve(Stub(), [(kf.MSG_PROGRAM_RELEASE, 6, {"caches": True}),
+                                      (kf.MSG_PROGRAM_RELEASE, 7, {"timing_inputs": True})])
+        self.assertEqual([r[2] for r in replies], [{"ok": True, "result": {}}] * 2)
+        self.assertEqual(calls, ["release_caches", "trim_cache", "drop_timing_inputs", "trim_cache"])
         self.assertEqual(kf.MSG_PROGRAM_RELEASE, 14)
 
     def test_release_after_a_timing_drops_the_inputs_its_rounds_shared(self):

@@ -8,6 +8,7 @@
 // (tests/programs/standin/); with torch, tests/torch/test_program_scores.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -131,7 +132,8 @@ struct Standin {
 struct StandinRequest {
     std::string role, pid;
     int type = 0;
-    bool timing_inputs = false;
+    bool timing_inputs = false;  // a release's: it drops a timing's inputs
+    bool caches = false;         // a release's: it drops every cache
     int warm = 0, meta = 0;
     bool ran = false, compare = false;  // a program_run's: the model ran; it carried outputs to compare
 };
@@ -146,7 +148,8 @@ std::vector<StandinRequest> standin_requests(const std::string& log) {
         int timing_inputs = 0, ran = 0, compare = 0;
         if (!(in >> rq.role >> rq.pid >> rq.type >> timing_inputs >> rq.warm >> rq.meta)) continue;
         in >> ran >> compare;
-        rq.timing_inputs = timing_inputs != 0;
+        rq.timing_inputs = timing_inputs == 1;
+        rq.caches = timing_inputs == 2;
         rq.ran = ran != 0;
         rq.compare = compare != 0;
         out.push_back(rq);
@@ -306,6 +309,36 @@ TEST_F(ProgramBatch, ARunTheHostHasNotSeenRunsOnceAndComparesAsItGoes) {
     EXPECT_EQ(runs, 3u);
     EXPECT_EQ(compared_as_run, 1u);
     EXPECT_EQ(compares, 12u);
+}
+
+TEST_F(ProgramBatch, ATimingOutOfDeviceMemoryRunsAgainAfterTheReferenceDropsItsCaches) {
+    // A timing has the GPU alone but not its memory: at eight lanes on an
+    // H100, idle workers and the reference's kept outputs filled the device
+    // and correct candidates' timings ran out of it. The timing runs again
+    // once the reference worker has dropped its caches (engine/score.cpp,
+    // with_retry), and the candidate passes.
+    Standin standin;
+    ASSERT_NE(standin.task, nullptr);
+    ::setenv("KBENCH_STANDIN_OOM_TIMING", "1", 1);
+    double s = 0;
+    auto out = run({"correct.py"}, 1, false, &s, standin.task, "standin/candidates", true);
+    ::unsetenv("KBENCH_STANDIN_OOM_TIMING");
+    ASSERT_EQ(out.size(), 1u);
+    const Outcome& o = out.begin()->second;
+    EXPECT_EQ(o.verdict, KB_VERDICT_PASS) << o.message;
+    EXPECT_TRUE(has(o.json.dump(), "after the reference worker dropped its caches")) << o.json.dump(1);
+    // In order: the candidate's timing that ran out of memory, the
+    // reference's release of every cache, the candidate's timing again.
+    constexpr int kTime = 11, kRelease = 14;  // ipc/frame.h
+    std::vector<std::string> order;
+    for (const StandinRequest& rq : standin_requests(standin.log())) {
+        if (rq.role == "candidate" && rq.type == kTime) order.push_back("candidate times");
+        if (rq.role == "reference" && rq.type == kRelease && rq.caches) order.push_back("reference drops its caches");
+    }
+    ASSERT_GE(order.size(), 3u);
+    EXPECT_EQ(std::vector<std::string>(order.begin(), order.begin() + 3),
+              (std::vector<std::string>{"candidate times", "reference drops its caches", "candidate times"}));
+    EXPECT_EQ(std::count(order.begin(), order.end(), "reference drops its caches"), 1);
 }
 
 TEST_F(ProgramBatch, EveryLaneHasItsWorkerBeforeItTakesAJob) {

@@ -14,12 +14,16 @@ The host starts it when $KBENCH_PROGRAM_WORKER names this file
 (worker_host/program_workers.cpp); tests/unit/test_program_batch.cpp does.
 Where $KBENCH_STANDIN_LOG names a file, each request is appended to it as
 one line: the worker's role and pid, the message type, for a release
-whether it drops a timing's inputs (`timing_inputs`), and for a load how
+what it drops (0 the exported outputs, 1 a timing's inputs too, 2 every
+cache), and for a load how
 many warm-up runs it names and how many of them on the meta device, so a
 test sees what the host asked of each worker; a program_run's line also
 says whether the model ran and whether the request carried candidate
 outputs to compare. $KBENCH_STANDIN_HELLO_S (seconds) makes its
-start that slow, as a real worker's import of torch is.
+start that slow, as a real worker's import of torch is, and
+$KBENCH_STANDIN_OOM_TIMING=1 makes a candidate worker's first timing fail
+as a real one does when other workers fill the device ("CUDA out of
+memory").
 
 Where $KBENCH_STANDIN_SHARE_DIR names a folder both workers may write, they
 act out the GPU comparison (docs/programs.md, "Processes") on files: the
@@ -101,6 +105,7 @@ class Standin:
         self.kept = {}     # reference: a run's key -> its output values
         self.exported = []  # candidate: the files of its last run's outputs
         self.ran = False    # the last request ran the model
+        self.oom_timings = 1 if os.environ.get("KBENCH_STANDIN_OOM_TIMING") == "1" else 0
 
     # ---- tasks, inputs, models -------------------------------------------
     def task(self, doc, blobs):
@@ -273,6 +278,10 @@ class Standin:
             return {"missing": ["task:%s" % h]}, []
         case = int(doc["case"])
         inputs = self.inputs(task, case, self.seed_of(doc.get("seed", 0)))
+        if self.role == "candidate" and self.oom_timings > 0:
+            self.oom_timings -= 1
+            return {"error": {"stage": "timing", "message": "OutOfMemoryError: CUDA out of memory. Tried to "
+                              "allocate 6.00 GiB (a stand-in: other workers fill the device)"}}, []
         try:
             model = self.model(task, self.role)
             warm = 0
@@ -308,8 +317,9 @@ def serve(worker):
         msg_type, msg_id, doc, blobs = frame
         log = os.environ.get("KBENCH_STANDIN_LOG")
         warm = doc.get("warm") or []
+        drops = 2 if doc.get("caches") else int(bool(doc.get("timing_inputs")))
         line = "%s %d %d %d %d %d" % (getattr(worker, "role", "") or doc.get("role", "?"), os.getpid(), msg_type,
-                                      int(bool(doc.get("timing_inputs"))), len(warm),
+                                      drops, len(warm),
                                       sum(1 for w in warm if w.get("meta")))
 
         def note(extra=""):
@@ -339,6 +349,8 @@ def serve(worker):
                         note(" %d %d" % (int(worker.ran), int(doc.get("compare") is not None)))
                 conn.reply(msg_type, msg_id, result, out_blobs)
             elif msg_type == kf.MSG_PROGRAM_RELEASE:
+                if doc.get("caches"):
+                    worker.kept.clear()
                 conn.reply(msg_type, msg_id, {})
             else:
                 conn.reply_error(msg_type, msg_id, KB_ERR_INVALID_ARGUMENT,
