@@ -528,8 +528,12 @@ def main():
             series.append({"lanes": lanes, "mode": mode, "jobs": len(jobs), "wall_s": round(wall, 3),
                            "per_s": round(len(jobs) / wall, 2), "gpu_busy": busy.fraction(),
                            "verdicts": verdicts(docs), "stages_ms": median_stages(docs),
+                           # A failure's message whole enough to hold an out-of-memory
+                           # report's list of processes, and what a first attempt said
+                           # where the stage ran again (`retried_stages`).
                            "failures": [{"verdict": d.get("verdict"), "task": d.get("task"),
-                                         "message": (d.get("message") or d.get("error") or "")[:400]}
+                                         "message": (d.get("message") or d.get("error") or "")[:1500],
+                                         "retried": [r[:1500] for r in d.get("retried_stages") or []]}
                                         for d in docs if d.get("verdict") != "pass"][:6],
                            "timeline_columns": ["done_s", "problem", "verdict"] + list(STAGES) + list(LOAD_PARTS),
                            "timeline": timeline})
