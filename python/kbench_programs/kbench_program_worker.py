@@ -1749,9 +1749,9 @@ def serve(worker):
                 # The outputs exported for the comparison went above; with
                 # "timing_inputs", the copy a timing kept across its rounds
                 # goes too (the timing is over); with "caches", everything
-                # kept for later requests (another lane ran out of device
-                # memory). Their memory goes back to the driver, for the
-                # other workers.
+                # kept for later requests (a run ran out of device memory
+                # and runs again). Their memory goes back to the driver, for
+                # the other workers.
                 if doc.get("caches"):
                     worker.release_caches()
                 elif doc.get("timing_inputs"):
