@@ -56,38 +56,32 @@ _SCAN = [None]  # the object list held_memory walks: not a holder itself
 _HELD_LAST = [0.0]
 
 
+def _referrer_name(r, target, gc):
+    """What `r`, which refers to `target`, is: a frame's function, an
+    object's attribute (through its __dict__ or directly), or a type."""
+    if type(r).__name__ == "frame":
+        return "frame %s" % r.f_code.co_name
+    if isinstance(r, dict):
+        keys = [k for k, v in r.items() if v is target][:1]
+        owners = [type(o).__name__ for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r][:1]
+        return "%s.%s" % (owners[0] if owners else "dict", keys[0] if keys else "?")
+    attrs = [k for k, v in getattr(r, "__dict__", {}).items() if v is target][:1]
+    return type(r).__name__ + ("." + attrs[0] if attrs else "")
+
+
 def _owner_of(obj, gc):
-    """A short name for what holds `obj`: an object's attribute, a list's
-    or dict's owner, a frame's function."""
+    """Short names for what holds `obj`; for a list or tuple, what holds
+    that in turn."""
     names = []
     for r in gc.get_referrers(obj):
-        if type(r).__name__ == "frame":
-            names.append("frame %s" % r.f_code.co_name)
-        elif isinstance(r, dict):
-            keys = [k for k, v in r.items() if v is obj][:1]
-            owners = [type(o).__name__ for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r][:1]
-            names.append("%s.%s" % (owners[0] if owners else "dict", keys[0] if keys else "?"))
-        elif isinstance(r, (list, tuple)):
-            names.append(type(r).__name__ + " in " + ",".join(_owner_of_container(r, gc)))
-        elif r is not _SCAN[0]:
-            attrs = [k for k, v in getattr(r, "__dict__", {}).items() if v is obj][:1]
-            names.append(type(r).__name__ + ("." + attrs[0] if attrs else ""))
+        if r is _SCAN[0]:
+            continue
+        if isinstance(r, (list, tuple)):
+            names.append(type(r).__name__ + " in " + ",".join(
+                [_referrer_name(c, r, gc) for c in gc.get_referrers(r) if c is not _SCAN[0]][:4]))
+        else:
+            names.append(_referrer_name(r, obj, gc))
     return names[:6]
-
-
-def _owner_of_container(c, gc):
-    out = []
-    for r in gc.get_referrers(c):
-        if isinstance(r, dict):
-            keys = [k for k, v in r.items() if v is c][:1]
-            owners = [type(o).__name__ for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r][:1]
-            out.append("%s.%s" % (owners[0] if owners else "dict", keys[0] if keys else "?"))
-        elif type(r).__name__ == "frame":
-            out.append("frame %s" % r.f_code.co_name)
-        elif r is not _SCAN[0]:
-            attrs = [k for k, v in getattr(r, "__dict__", {}).items() if v is c][:1]
-            out.append(type(r).__name__ + ("." + attrs[0] if attrs else ""))
-    return out[:4]
 
 
 def tracing_memory():

@@ -286,10 +286,12 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
     auto out_of_memory = [](const std::string& m) {
         return m.find("OutOfMemoryError") != std::string::npos || m.find("out of memory") != std::string::npos;
     };
-    const std::string kAloneAgain =
-        std::string("a first attempt ran out of device memory, which other lanes' runs and the workers' caches "
-                    "share; this is a second attempt with the GPU alone") +
-        (program_refs_ ? ", after the reference worker dropped its caches" : "") + ". The first: ";
+    // What a second attempt's `retried` says, made only where one runs.
+    auto alone_again = [&](const std::string& first) {
+        return std::string("a first attempt ran out of device memory, which other lanes' runs and the workers' "
+                           "caches share; this is a second attempt with the GPU alone") +
+               (program_refs_ ? ", after the reference worker dropped its caches" : "") + ". The first: " + first;
+    };
     std::optional<decltype(request())> first_try;
     try {
         first_try.emplace(attempt());
@@ -298,14 +300,14 @@ auto Context::with_retry(size_t lane, TimeoutRetry rule, Request request) -> dec
         // task's failure yet.
         if (e.status() != KB_ERR_REFERENCE_FAILED || !out_of_memory(e.what())) throw;
         auto again = attempt_alone();
-        again.retried = kAloneAgain + e.what();
+        again.retried = alone_again(e.what());
         return again;
     }
     auto r = std::move(*first_try);
     if (r.verdict == KB_VERDICT_RUNTIME_ERROR && out_of_memory(r.message)) {
         const std::string first = r.message;
         r = attempt_alone();
-        r.retried = kAloneAgain + first;
+        r.retried = alone_again(first);
         return r;
     }
     if (r.verdict != KB_VERDICT_TIMEOUT) return r;
