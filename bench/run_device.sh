@@ -36,6 +36,9 @@
 #            the problems' imported tasks (program_bench.py --task-cache);
 #            PROFILE_PROGRAMS=1 sums every process's spans (KBENCH_PROFILE)
 #            into profile_programs.jsonl and profile_tb.jsonl;
+#            TRACE_PROGRAMS=1 writes every span of the program benchmark as
+#            it happened (KBENCH_TRACE) and what the lanes did when
+#            (bench/trace_lanes.py) into trace_programs.txt;
 #            PROGRAM_TIMEOUT / TB_TIMEOUT (seconds) stop either benchmark, and
 #            a batch silent for 30 s writes every process's stacks into
 #            stalls.txt (py-spy, when its wheel travels in .whl/)
@@ -129,6 +132,7 @@ if [ $run_programs = 1 ]; then
   env PYTHONUNBUFFERED=1 ${PROFILE_PROGRAMS:+KBENCH_PROFILE=${RETURN_DIR:-$OUT}/profile_programs.jsonl} \
     ${PROFILE_PROGRAMS:+KBENCH_CONFINE_WRITE=${RETURN_DIR:-$OUT}} \
     ${MEM_HOLDERS:+KBENCH_PROFILE_MEMORY=${RETURN_DIR:-$OUT}/held_memory.jsonl} \
+    ${TRACE_PROGRAMS:+KBENCH_TRACE=$OUT/trace_programs.jsonl} \
     timeout ${PROGRAM_TIMEOUT:-0} python3 bench/kernelbench/program_bench.py \
     --build "$BUILD" -n ${PROGRAM_N:-4} --lanes ${PROGRAM_LANES:-1,4} --latency ${PROGRAM_LATENCY:-3} \
     ${PROGRAM_MODES:+--modes "$PROGRAM_MODES"} ${PROGRAM_ONLY:+--only "$PROGRAM_ONLY"} ${PROGRAM_CANDIDATES:+--candidates "$PROGRAM_CANDIDATES"} \
@@ -138,6 +142,7 @@ if [ $run_programs = 1 ]; then
   # Written under $OUT, which a remote runner returns as they grow.
   tail -12 "${RETURN_DIR:-$OUT}/program_bench.err"
   [ -n "${PROFILE_PROGRAMS:-}" ] && python3 bench/profile_sum.py "${RETURN_DIR:-$OUT}/profile_programs.jsonl" --top 30 >"$OUT/profile_programs.txt" 2>&1
+  [ -n "${TRACE_PROGRAMS:-}" ] && python3 bench/trace_lanes.py "$OUT/trace_programs.jsonl" >"${RETURN_DIR:-$OUT}/trace_programs.txt" 2>&1
   fi
   # RUN_TB_BENCH=1: the TritonBench-G operators of bench/tritonbench/operators,
   # correctness-only batches (TB_N variants each, TB_LANES lanes).
