@@ -106,8 +106,10 @@ Judgement judge_runs(const std::vector<RunObservation>& runs, const JudgeRules& 
     return first;
 }
 
-Judgement judge_recheck(Judgement recheck) {
-    if (recheck.verdict != KB_VERDICT_PASS) recheck.message = "after timing, on fresh inputs: " + recheck.message;
+Judgement judge_recheck(Judgement recheck, bool after_timing) {
+    if (recheck.verdict != KB_VERDICT_PASS)
+        recheck.message = (after_timing ? "after timing, on fresh inputs: " : "on fresh inputs from a secret seed: ") +
+                          recheck.message;
     return recheck;
 }
 

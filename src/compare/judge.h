@@ -107,8 +107,10 @@ Judgement judge_run(const RunObservation& run, const JudgeRules& rules);
 // failure deciding; then the determinism rule.
 Judgement judge_runs(const std::vector<RunObservation>& runs, const JudgeRules& rules);
 
-// The recheck after timing: the same verdict, its message saying when.
-Judgement judge_recheck(Judgement recheck);
+// The recheck on inputs from a secret seed: the same verdict, its message
+// saying when (after timing, or, where nothing was timed, as the run at the
+// problem's own sizes that correctness left to it).
+Judgement judge_recheck(Judgement recheck, bool after_timing);
 
 // ---- program candidates ------------------------------------------------------
 

@@ -354,7 +354,11 @@ LoadResult ProgramBackend::load(const TaskBinding& tb, const KernelPtr& kernel) 
     const uint64_t warm_limit = refs_.gate().capacity() / (2 * uint64_t(sharing_));
     if (pc.protocol.warm) {
         std::vector<int> seen;
-        for (const ProgramRunPlan& r : pc.protocol.correctness) {
+        // Where the recheck is the perf case's only run (perf_at_recheck),
+        // that case warms too, at the public seed: the recheck's is secret.
+        std::vector<ProgramRunPlan> runs = pc.protocol.correctness;
+        if (pc.protocol.perf_at_recheck && !runs.empty()) runs.push_back({tb.task->perf_index, runs.front().seed});
+        for (const ProgramRunPlan& r : runs) {
             if (std::find(seen.begin(), seen.end(), r.case_index) != seen.end()) continue;
             seen.push_back(r.case_index);
             ProgramRunRequest rq;
@@ -542,7 +546,9 @@ CompareResult ProgramBackend::run_case(const TaskPtr& task, const Kernel& k, con
     GateHold held(refs_.gate(), run_footprint(shape));
     ProgramRunRequest rq = base;
     rq.clone_inputs = p.clone_inputs;
-    rq.record_ops = p.record_ops && !recheck;
+    // torch's ops are recorded in correctness runs, and on the recheck where
+    // it is the perf case's only run (perf_at_recheck).
+    rq.record_ops = p.record_ops && (!recheck || p.perf_at_recheck);
     // Kernels are recorded on the recheck too: without CUPTI's records only
     // the launch counter of the candidate's own module speaks, and a
     // TritonBench recheck launches through the performance script's import.
@@ -816,7 +822,7 @@ CompareResult ProgramBackend::recheck(const TaskBinding& tb, const KernelPtr& ke
         rq.model_seed = pc.protocol.model_seed;
         rq.mode = pc.protocol.input_mode;
         run_integrity_ = {};
-        rc = run_case(tb.task, *kernel, rq, true, *obs);
+        rc = run_case(tb.task, *kernel, rq, true, *obs, pc.protocol.perf_at_recheck);
         judge_policy_into(*obs, obs->attribution, run_integrity_, pc.policy, "on the recheck: ");
         // The recheck's call is the timed call on inputs it had not seen:
         // timed calls far faster than it replayed their outputs.

@@ -25,6 +25,8 @@ constexpr uint64_t kTimingMix = 0x74696d65;  // "time"
 // negative controls build their models the same way
 // (kbench_problem.STRICT_MODEL_MIX).
 constexpr uint64_t kModelMix = 0x6d6f64656c;  // "model"
+// A case's further runs (correctness_trials) step their seeds by this.
+constexpr uint64_t kTrialSeedStep = 0x9e3779b97f4a7c15ull;
 
 bool known(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
@@ -139,7 +141,7 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     // The smaller cases first (cheap failures first), the problem's own sizes last.
     for (size_t i = 0; i < task.cases.size(); ++i)
         for (unsigned r = 0; r < runs; ++r)
-            p.correctness.push_back({int(i), SeedSpec::plain(r == 0 ? seed : seed + 0x9e3779b97f4a7c15ull * r)});
+            p.correctness.push_back({int(i), SeedSpec::plain(r == 0 ? seed : seed + kTrialSeedStep * r)});
     p.recheck = o.recheck;
     ProgramTimingPlan& t = p.time;
     t.case_index = perf;
@@ -182,7 +184,29 @@ ProgramProtocol make_program_protocol(const Task& task, const ProgramProtocolOpt
     t.measure = "spans";
     t.statistic = "median";
     apply_negative_controls(task, p);
+    leave_perf_case_to_recheck(task, p);
     return p;
+}
+
+void leave_perf_case_to_recheck(const Task& task, ProgramProtocol& p) {
+    if (p.timing || !p.recheck) return;
+    auto first = std::find_if(p.correctness.begin(), p.correctness.end(),
+                              [&](const ProgramRunPlan& r) { return r.case_index == task.perf_index; });
+    // A plan of the perf case alone keeps it: the correctness stage needs a run.
+    if (first == p.correctness.end() || p.correctness.size() == 1) return;
+    p.correctness.erase(first);
+    p.perf_at_recheck = true;
+    // The perf case's two runs also met a candidate that replays a result
+    // kept from an earlier call of the same shape: the first case now runs
+    // twice in its place, at the public seed and the next trial's, where it
+    // did not already.
+    const ProgramRunPlan lead = p.correctness.front();
+    const bool twice = std::count_if(p.correctness.begin(), p.correctness.end(), [&](const ProgramRunPlan& r) {
+                           return r.case_index == lead.case_index;
+                       }) > 1;
+    if (!twice && lead.seed.kernelbench_trial < 0)
+        p.correctness.insert(p.correctness.begin() + 1,
+                             {lead.case_index, SeedSpec::plain(lead.seed.value + kTrialSeedStep)});
 }
 
 void apply_negative_controls(const Task& task, ProgramProtocol& p) {

@@ -100,6 +100,11 @@ struct ProgramProtocol {
     bool record_ops = true;         // the torch dispatch mode in correctness runs
     bool record_kernels = true;     // CUPTI in correctness runs
     bool recheck = true;            // after timing, the perf case on a secret seed
+    // Where nothing is timed, the recheck is the perf case's only run: its
+    // first correctness run (at the public seed) is left out, and the
+    // recheck records torch's ops and takes the precision audit as that run
+    // did (leave_perf_case_to_recheck).
+    bool perf_at_recheck = false;
     // Each timing round's last timed call's outputs are compared with the
     // reference's at the timing inputs (a candidate that skips work while
     // timed fails); KernelBench's protocol does not.
@@ -110,7 +115,8 @@ struct ProgramProtocol {
     // with bench/kernelbench/program_bench.py).
     bool warm = true;
     // The precision audit (compare/precision.h) of the first correctness run
-    // at the problem's own sizes: reported in both protocols, never failed.
+    // at the problem's own sizes (the recheck's where perf_at_recheck):
+    // reported in both protocols, never failed.
     // $KBENCH_PRECISION_AUDIT=0 turns it off.
     bool precision_audit = true;
     bool enforce_policy = true;     // "fail" findings fail (policy_violation)
@@ -136,6 +142,17 @@ struct ProgramProtocol {
 // kb::Error(KB_ERR_TASK_INVALID) when the controls refused the task (no case
 // can tell right from wrong), naming the task and why.
 void apply_negative_controls(const Task& task, ProgramProtocol& p);
+
+// strict, correctness only: the perf case runs once, at the recheck's secret
+// seed, rather than at the public seed and again at the secret one. At
+// KernelBench's sizes each of those runs is tens of milliseconds of GPU work
+// (inputs of gigabytes made, poisoned outputs, checksums, the comparison;
+// bench/kernelbench/worker_costs.py), half of a verdict's. What the public
+// run guarded stays guarded: the smaller cases still run first at the
+// public seed, and a candidate that caches across calls or fits its results
+// to the public seed meets inputs at the perf case it has never seen. A plan
+// that times, has no recheck, or has the perf case alone is left as it is.
+void leave_perf_case_to_recheck(const Task& task, ProgramProtocol& p);
 
 struct ProgramProtocolOptions {
     std::string name = "strict";

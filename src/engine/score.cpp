@@ -491,7 +491,7 @@ void Context::run_stage(DeviceScore& s, size_t lane, bool in_gpu_alone_turn) {
                 lane, TimeoutRetry::always, [&] { return b.recheck(tb, kernel, t.perf_index, seed); });
             res.recheck->where.seed_secret = true;
             res.stages.recheck_ms = ms_since(stage);
-            Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message});
+            Judgement j = judge_recheck({res.recheck->verdict, res.recheck->message}, res.timing.has_value());
             if (j.verdict != KB_VERDICT_PASS) {
                 absorb_program(res, res.recheck->program);
                 finish(res, j.verdict, j.message, t0);

@@ -334,7 +334,7 @@ ScoreResult score_precision(const std::string& file) {
     in.language_given = true;
     in.path = kDir + "/precision/" + file;
     ScoreOptions so;
-    so.skip_timing = true;  // the audit is the correctness stage's
+    so.skip_timing = true;  // the audit is then the recheck's, the perf case's one run
     return shared_context()->score(t, in, so);
 }
 

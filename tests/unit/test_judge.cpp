@@ -203,8 +203,9 @@ TEST(JudgeRecheck, AFailedRecheckSaysWhen) {
     Judgement bad;
     bad.verdict = KB_VERDICT_WRONG_ANSWER;
     bad.message = "output 'y' wrong";
-    EXPECT_EQ(judge_recheck(bad).message, "after timing, on fresh inputs: output 'y' wrong");
+    EXPECT_EQ(judge_recheck(bad, true).message, "after timing, on fresh inputs: output 'y' wrong");
+    EXPECT_EQ(judge_recheck(bad, false).message, "on fresh inputs from a secret seed: output 'y' wrong");
     Judgement good;
     good.message = "all outputs match";
-    EXPECT_EQ(judge_recheck(good).message, "all outputs match");
+    EXPECT_EQ(judge_recheck(good, true).message, "all outputs match");
 }

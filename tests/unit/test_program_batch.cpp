@@ -293,11 +293,32 @@ TEST_F(ProgramBatch, ARunTheHostHasNotSeenRunsOnceAndComparesAsItGoes) {
         for (const kb::Json& c : j["cases"]) EXPECT_EQ(c["outputs"][0].value("compared_on", ""), "gpu") << j.dump(1);
     }
     EXPECT_EQ(out[1].json["recheck"].value("verdict", ""), "wrong_answer") << out[1].json.dump(1);
+    // Nothing is timed: the problem's own sizes ("large") are the
+    // recheck's alone, and the first case runs at a second seed instead.
+    for (size_t i : {size_t(0), size_t(2)}) {
+        const kb::Json& j = out[i].json;
+        EXPECT_EQ(j["recheck"].value("case", ""), "large") << j.dump(1);
+        std::vector<std::string> cases;
+        for (const kb::Json& c : j["cases"]) cases.push_back(c.value("case", ""));
+        EXPECT_EQ(cases, (std::vector<std::string>{"small_prime", "small_prime", "one"})) << j.dump(1);
+    }
     EXPECT_FALSE(out[3].json.contains("recheck")) << out[3].json.dump(1);
-    // The reference's requests: each of the three cases run once for the
-    // host (the score's seed is every candidate's); the recheck's seed run
-    // once, in the request that compared the first recheck; every other
-    // comparison (ten correctness runs, two rechecks) from kept outputs.
+    // The reference's requests: run once for the host each, the two smaller
+    // cases at the score's seed (every candidate's) and the perf case at
+    // the recheck's seed (no run at another seed says what its outputs look
+    // like); the first case's second seed run once, in the request that
+    // compared it first; every other comparison (ten correctness runs, two
+    // rechecks) from kept outputs.
+    // Each load warms the perf case too, though only the recheck runs it
+    // (its kernels compile on the CPU, not in a run that holds the gate).
+    constexpr int kLoad = 9;  // ipc/frame.h
+    size_t loads = 0;
+    for (const StandinRequest& rq : requests)
+        if (rq.role == "candidate" && rq.type == kLoad) {
+            ++loads;
+            EXPECT_EQ(rq.warm, 3) << "load " << loads;
+        }
+    EXPECT_EQ(loads, files.size());
     constexpr int kRun = 10;  // ipc/frame.h
     size_t runs = 0, compared_as_run = 0, compares = 0;
     for (const StandinRequest& rq : requests) {

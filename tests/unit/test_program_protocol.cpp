@@ -185,6 +185,52 @@ TEST(ProgramProtocol, StrictRunsPerCaseAndTimingOptions) {
 // A strict timing's request tells the worker when a round may end early:
 // after its share of the samples, once their median is known to the
 // target, in the measure the host judges; KernelBench's runs its trials.
+// Correctness only, the perf case runs once, at the recheck's secret seed:
+// its public-seed run leaves the plan (the smaller cases keep theirs), and
+// the recheck takes over that run's records. A timed plan, one without a
+// recheck and kernelbench's keep every run.
+TEST(ProgramProtocol, CorrectnessOnlyLeavesThePerfCaseToTheRecheck) {
+    TaskPtr t = program_task();
+    ASSERT_GT(t->cases.size(), 1u);
+    ProgramProtocolOptions o;
+    o.correctness_trials = 2;
+    const ProgramProtocol timed = make_program_protocol(*t, o);
+    EXPECT_FALSE(timed.perf_at_recheck);
+    o.skip_timing = true;
+    const ProgramProtocol p = make_program_protocol(*t, o);
+    EXPECT_TRUE(p.perf_at_recheck);
+    EXPECT_TRUE(p.recheck);
+    ASSERT_EQ(p.correctness.size(), timed.correctness.size() - 1);
+    std::vector<std::string> perf_seeds, timed_perf_seeds;
+    for (const ProgramRunPlan& r : p.correctness)
+        if (r.case_index == t->perf_index) perf_seeds.push_back(r.seed.key());
+    for (const ProgramRunPlan& r : timed.correctness)
+        if (r.case_index == t->perf_index) timed_perf_seeds.push_back(r.seed.key());
+    // The second trial's seed stays; the public seed's run is the one that leaves.
+    ASSERT_EQ(timed_perf_seeds.size(), 2u);
+    EXPECT_EQ(perf_seeds, std::vector<std::string>{timed_perf_seeds[1]});
+    // The smaller cases run first, as before.
+    EXPECT_NE(p.correctness.front().case_index, t->perf_index);
+    // One run of the first case at a second seed takes the place of the
+    // perf case's second run where each case runs once: a result replayed
+    // from an earlier call of the same shape still meets other inputs.
+    o.correctness_trials = 1;
+    const ProgramProtocol once = make_program_protocol(*t, o);
+    ASSERT_EQ(once.correctness.size(), t->cases.size());
+    EXPECT_EQ(once.correctness[0].case_index, once.correctness[1].case_index);
+    EXPECT_NE(once.correctness[0].seed.key(), once.correctness[1].seed.key());
+    for (const ProgramRunPlan& r : once.correctness) EXPECT_NE(r.case_index, t->perf_index);
+    o.correctness_trials = 2;
+    o.recheck = false;
+    const ProgramProtocol unchecked = make_program_protocol(*t, o);
+    EXPECT_FALSE(unchecked.perf_at_recheck);
+    EXPECT_EQ(unchecked.correctness.size(), timed.correctness.size());
+    ProgramProtocolOptions kb;
+    kb.name = "kernelbench";
+    kb.skip_timing = true;
+    EXPECT_FALSE(make_program_protocol(*t, kb).perf_at_recheck);
+}
+
 TEST(ProgramProtocol, TimingRequestsCarryTheRoundsNoiseStop) {
     TaskPtr t = program_task();
     ProgramTimeRequest tq;
