@@ -185,6 +185,8 @@ class WorkerRequests(unittest.TestCase):
             w.device = "cuda:0"
             w.inputs = {("t", 0, 1, "strict"): ([], [{"bytes": 64 << 20}])}
             w.input_bytes = 64 << 20
+            w.kept_bytes = w.audit_bytes = 0
+            w.timing_inputs = None
             kw.Worker.trim_cache(w)
             return cuda.empties, len(w.inputs), w.input_bytes
         gib = 1 << 30
@@ -272,6 +274,73 @@ class WorkerRequests(unittest.TestCase):
                 stub.device, stub.load_inline_cache = device, shared
                 kw.Worker.install_fast_load_inline(stub)
         self.assertEqual(calls, [False, True, False])
+
+
+class TrimCache(unittest.TestCase):
+    """Worker.trim_cache on a torch-like stand-in whose allocated memory is
+    that of the live stand-in tensors: a finished request's output kept only
+    by a reference cycle is collected when the worker holds over 1 GiB more
+    than its caches; memory the caches hold is not a reason to collect."""
+
+    def test_a_cycle_that_holds_an_output_is_collected_and_caches_are_not(self):
+        import gc
+        import weakref
+        import kbench_program_worker as kw
+        live = weakref.WeakSet()
+        collects = []
+
+        class Output:
+            def __init__(self, n):
+                self.n = n
+                live.add(self)
+
+        class Cuda:
+            def memory_allocated(self, device):
+                return sum(t.n for t in live)
+
+            def memory_reserved(self, device):
+                return self.memory_allocated(device)
+
+            def empty_cache(self):
+                pass
+
+        class Stub:
+            torch = types.SimpleNamespace(cuda=Cuda())
+            device = "cuda:0"
+            role = "candidate"
+            input_bytes = kept_bytes = audit_bytes = 0
+            timing_inputs = None
+            inputs = {}
+            cached_bytes = kw.Worker.cached_bytes
+
+        stub = Stub()
+        real_collect = gc.collect
+
+        def counting_collect(*a):
+            collects.append(1)
+            return real_collect(*a)
+        gc.collect = counting_collect
+        enabled = gc.isenabled()
+        gc.disable()  # only the trim collects here
+        try:
+            pair = ["output", Output(6 << 30)]
+            pair.append(pair)  # a cycle: unreachable once dropped, freed only by a collection
+            del pair
+            self.assertEqual(Cuda().memory_allocated("cuda:0"), 6 << 30)
+            kw.Worker.trim_cache(stub)
+            self.assertEqual(len(collects), 1)
+            self.assertEqual(Cuda().memory_allocated("cuda:0"), 0)
+            # 6 GiB of cached inputs: the caches' own, nothing to collect.
+            cached = Output(6 << 30)
+            stub.input_bytes = 6 << 30
+            kw.Worker.trim_cache(stub)
+            self.assertEqual(len(collects), 1)
+            self.assertEqual(Cuda().memory_allocated("cuda:0"), 6 << 30)
+            del cached
+        finally:
+            gc.collect = real_collect
+            if enabled:
+                gc.enable()
 
 
 class HeldMemory(unittest.TestCase):
