@@ -99,7 +99,7 @@ struct ProgramProtocol {
     bool check_device = true;
     bool record_ops = true;         // the torch dispatch mode in correctness runs
     bool record_kernels = true;     // CUPTI in correctness runs
-    bool recheck = true;            // after timing, the perf case on a secret seed
+    bool recheck = true;            // the perf case on a secret seed (after timing, where timed)
     // Where nothing is timed, the recheck is the perf case's only run: its
     // first correctness run (at the public seed) is left out, and the
     // recheck records torch's ops and takes the precision audit as that run
@@ -150,7 +150,9 @@ void apply_negative_controls(const Task& task, ProgramProtocol& p);
 // bench/kernelbench/worker_costs.py), half of a verdict's. What the public
 // run guarded stays guarded: the smaller cases still run first at the
 // public seed, and a candidate that caches across calls or fits its results
-// to the public seed meets inputs at the perf case it has never seen. A plan
+// to the public seed meets inputs at the perf case it has never seen; one
+// that replays a result of an earlier call of the same shape meets the
+// first case run at a second seed (added where that case ran once). A plan
 // that times, has no recheck, or has the perf case alone is left as it is.
 void leave_perf_case_to_recheck(const Task& task, ProgramProtocol& p);
 
