@@ -391,7 +391,9 @@ KB_API kb_status kb_time(kb_context* ctx, const kb_task* task, const kb_kernel* 
 
 /* Skip timing: correctness only. */
 #define KB_SCORE_SKIP_TIMING 0x1u
-/* Skip the post-timing recheck on fresh inputs from a secret seed. */
+/* Skip the recheck on fresh inputs from a secret seed (after timing; in a
+ * program candidate's correctness-only score, the problem's own sizes then
+ * run at the public seed instead, docs/programs.md). */
 #define KB_SCORE_NO_RECHECK 0x2u
 /* Stop after compiling: the result has the compile facts (or the compile
  * error) and verdict none. Needs no device: a compile-only context takes it. */

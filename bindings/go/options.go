@@ -85,7 +85,7 @@ type ScoreOptions struct {
 	Seed            uint64 // seed of the correctness inputs; 0: the fixed default
 	CorrectnessRuns uint   // runs per case; >1 also checks determinism
 	SkipTiming      bool   // correctness only
-	NoRecheck       bool   // skip the recheck on fresh inputs after timing
+	NoRecheck       bool   // skip the recheck on fresh inputs from a secret seed
 	CompileOnly     bool   // stop after compiling: verdict none, no device needed
 	Timing          TimeOptions
 }

@@ -23,7 +23,7 @@ const std::vector<OptionInfo>& all_options() {
         {"--budget-ms", "MS", "timing budget (default 100)"},
         {"--hot", "", "time back-to-back launches (CUDA graph) instead of cold, L2-flushed runs"},
         {"--skip-timing", "", "correctness only"},
-        {"--no-recheck", "", "skip the recheck on fresh inputs after timing"},
+        {"--no-recheck", "", "skip the recheck on fresh inputs from a secret seed"},
         {"--launch", "JSON", "the candidate's launch plan ({\"launch\":[...]}), overriding the task's default"},
         {"--oracle", "", "also run each reference on the CPU emulator on its small cases against the task's float64 oracle"},
         {"--oracles", "PATH", "the oracle library (default: libkbench_oracles.so beside kbench)"},

@@ -333,7 +333,7 @@ pub struct ScoreOptions {
     pub correctness_runs: u32,
     /// Correctness only.
     pub skip_timing: bool,
-    /// Skip the recheck on fresh inputs after timing.
+    /// Skip the recheck on fresh inputs from a secret seed.
     pub no_recheck: bool,
     /// Stop after compiling: verdict none, no device needed.
     pub compile_only: bool,
